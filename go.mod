@@ -1,0 +1,3 @@
+module github.com/webmcp-bridge/bridge
+
+go 1.26

@@ -1,0 +1,74 @@
+package webmcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Chunks cuts the JSON text msg into chunk messages, each of which encodes
+// to at most max bytes. id names the chunked message; the receiver joins the
+// pieces as the package documentation describes. max must leave room for a
+// chunk's own fields (a few hundred bytes at least).
+func Chunks(id string, msg []byte, max int) ([][]byte, error) {
+	const overhead = 128 // {"type":"chunk","id":…,"seq":…,"last":…,"data":""}
+	if max < overhead+len(id)+64 {
+		return nil, fmt.Errorf("chunk limit %d is too small", max)
+	}
+	var out [][]byte
+	budget := max - overhead - len(id)
+	for seq := 0; len(msg) > 0; seq++ {
+		// JSON escaping can make a piece up to six times longer; start
+		// with what fits unescaped and shrink until the encoding fits.
+		n := min(budget, len(msg))
+		for {
+			for n < len(msg) && n > 0 && !utf8.RuneStart(msg[n]) {
+				n--
+			}
+			b, err := json.Marshal(Message{Type: TypeChunk, ID: id, Seq: seq, Last: n == len(msg), Data: string(msg[:n])})
+			if err != nil {
+				return nil, err
+			}
+			if len(b) <= max {
+				out = append(out, b)
+				msg = msg[n:]
+				break
+			}
+			n = n * max / len(b) * 9 / 10
+			if n == 0 {
+				return nil, fmt.Errorf("cannot fit a chunk into %d bytes", max)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Joiner reassembles chunked messages. The zero value is ready to use; it is
+// not safe for concurrent use.
+type Joiner struct {
+	parts map[string][]byte
+	next  map[string]int
+}
+
+// Add takes one chunk message. When it was the last piece, Add returns the
+// whole message's JSON text.
+func (j *Joiner) Add(m *Message) (msg []byte, done bool, err error) {
+	if j.parts == nil {
+		j.parts = map[string][]byte{}
+		j.next = map[string]int{}
+	}
+	if want := j.next[m.ID]; m.Seq != want {
+		delete(j.parts, m.ID)
+		delete(j.next, m.ID)
+		return nil, false, fmt.Errorf("chunk %q: got piece %d, want %d; the message is dropped", m.ID, m.Seq, want)
+	}
+	j.parts[m.ID] = append(j.parts[m.ID], m.Data...)
+	j.next[m.ID]++
+	if !m.Last {
+		return nil, false, nil
+	}
+	msg = j.parts[m.ID]
+	delete(j.parts, m.ID)
+	delete(j.next, m.ID)
+	return msg, true, nil
+}

@@ -1,0 +1,80 @@
+// Package webmcp is the bridge protocol: the messages that the browser
+// extension, webmcp-host and webmcp-shim exchange, and the shared types they
+// carry. This comment is the protocol's reference; a new client needs nothing
+// else.
+//
+// # Links and framing
+//
+//	extension <-> webmcp-host   Chrome native messaging: each message is one
+//	                            frame, a 4-byte length in native byte order
+//	                            followed by that many bytes of UTF-8 JSON
+//	                            (package nativemsg). Host to browser frames are
+//	                            at most 1 MiB; larger messages travel as chunks.
+//	webmcp-shim <-> webmcp-host one Unix socket per host, in the runtime
+//	                            directory (see [RuntimeDir]); each message is
+//	                            one line of compact JSON ended by '\n'.
+//
+// Every message is a JSON object with a "type" field; the other fields depend
+// on the type. Unknown fields are ignored; unknown types are logged and
+// ignored, so either side may add messages in a later minor revision.
+// [ProtocolVersion] changes only when a message changes meaning.
+//
+// # Messages
+//
+// hello — first message on each link, in both directions.
+//
+//	extension -> host: {"type":"hello","protocol":1,"browser":{"name":"Chromium","version":"156.0.8078.73","instance":"4b1f…","extensionId":"…"}}
+//	host -> shim:      {"type":"hello","protocol":1,"session":"s3","host":{"pid":4242,"socket":"…/host-4242.sock"},"browser":{…}}
+//	shim -> host:      {"type":"hello","protocol":1,"client":{"name":"webmcp-shim","pid":777}}
+//
+// The host names each shim connection with a session id ("s3"); the shim
+// prefixes every call id it sends with that session id and a dot ("s3.17"),
+// which lets the host route results without re-encoding them. The host sends
+// its hello before the browser has said hello only when the browser is slow;
+// "browser" is then absent and follows in a later hello.
+//
+// state — the whole picture, replacing whatever the receiver had.
+//
+//	{"type":"state","state":{"tabs":[Tab…],"tools":[Tool…],"contexts":[…]}}
+//
+// The extension sends it after hello and whenever it rebuilt its registry (a
+// service-worker restart). The host keeps the latest state, applies every
+// change below to it, and sends it to each shim right after its hello.
+//
+// Incremental changes, extension -> host -> every shim:
+//
+//	{"type":"tabUpdated","tab":Tab}                 add or replace one tab
+//	{"type":"tabRemoved","tabId":7}                 the tab closed: it, its tools and its context go
+//	{"type":"toolsAdded","tools":[Tool…]}           add or replace tools (key: tabId, frameId, name)
+//	{"type":"toolsRemoved","removed":[ToolRef…]}    remove these tools
+//	{"type":"context","context":Context}            a tab's UI context changed (see Context)
+//
+// Calls, shim -> host -> extension, each with an id unique on the link:
+//
+//	{"type":"call","id":"s3.17","tabId":7,"frameId":0,"name":"select_slice","arguments":{"id":42}}
+//	{"type":"cancel","id":"s3.17"}
+//
+// and their answers, extension -> host -> the shim that asked; exactly one per
+// call:
+//
+//	{"type":"result","id":"s3.17","output":<the JSON value the page's tool returned>}
+//	{"type":"error","id":"s3.17","error":{"code":"tool_error","message":"no slice 42"}}
+//
+// An error's code is one of the Code constants (tool_error, not_found,
+// tab_closed, navigated, cancelled, timeout, bad_request, no_browser,
+// not_allowed, internal). A cancelled call is still answered, with code
+// "cancelled", unless its answer was already on the way. When a shim
+// disconnects the host cancels all of that shim's calls still under way.
+// When the browser disconnects, the host answers every call under way with
+// "no_browser" and exits.
+//
+// chunk — host -> extension only, for a message whose frame would exceed
+// [MaxHostFrame]. The message's JSON text is cut into pieces that are sent in
+// order as
+//
+//	{"type":"chunk","id":"c9","seq":0,"last":false,"data":"{\"type\":\"call\",…"}
+//	{"type":"chunk","id":"c9","seq":1,"last":true,"data":"…}"}
+//
+// The receiver concatenates "data" of one id in seq order and, after the piece
+// with "last":true, parses the text as one message.
+package webmcp

@@ -1,0 +1,143 @@
+package webmcp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// ProtocolVersion is the version of the bridge protocol that this package
+// speaks. Peers with another version are refused with a log line.
+const ProtocolVersion = 1
+
+// MaxHostFrame is the largest frame the host may send to the browser: Chrome
+// closes the native port on a bigger one. Larger messages go as chunks.
+const MaxHostFrame = 1 << 20
+
+// MaxBrowserFrame is the largest frame the host accepts from the browser
+// (Chrome's own limit for that direction); anything larger is refused before
+// it is allocated.
+const MaxBrowserFrame = 64 << 20
+
+// Message types.
+const (
+	TypeHello        = "hello"
+	TypeState        = "state"
+	TypeTabUpdated   = "tabUpdated"
+	TypeTabRemoved   = "tabRemoved"
+	TypeToolsAdded   = "toolsAdded"
+	TypeToolsRemoved = "toolsRemoved"
+	TypeContext      = "context"
+	TypeCall         = "call"
+	TypeCancel       = "cancel"
+	TypeResult       = "result"
+	TypeError        = "error"
+	TypeChunk        = "chunk"
+)
+
+// Error codes carried in [Error.Code].
+const (
+	CodeToolError  = "tool_error"  // the page's tool threw or rejected
+	CodeNotFound   = "not_found"   // no such tab, frame or tool (any more)
+	CodeTabClosed  = "tab_closed"  // the tab closed while the call ran
+	CodeNavigated  = "navigated"   // the frame navigated away while the call ran
+	CodeCancelled  = "cancelled"   // the caller cancelled the call
+	CodeTimeout    = "timeout"     // the call ran out of time
+	CodeBadRequest = "bad_request" // the message was malformed or misrouted
+	CodeNoBrowser  = "no_browser"  // no browser is connected to the host
+	CodeNotAllowed = "not_allowed" // the site is not on the user's allow list
+	CodeInternal   = "internal"    // a bug in the bridge
+)
+
+// Message is one bridge protocol message. Type says which of the other fields
+// are set; see the package documentation for each type's fields.
+type Message struct {
+	Type string `json:"type"`
+	// ID identifies a call (call, cancel, result, error) or a chunked
+	// message (chunk).
+	ID string `json:"id,omitempty"`
+
+	// hello
+	Protocol int         `json:"protocol,omitempty"`
+	Browser  *Browser    `json:"browser,omitempty"`
+	Host     *HostInfo   `json:"host,omitempty"`
+	Client   *ClientInfo `json:"client,omitempty"`
+	Session  string      `json:"session,omitempty"`
+
+	// state and changes
+	State   *Snapshot `json:"state,omitempty"`
+	Tab     *Tab      `json:"tab,omitempty"`
+	Tools   []Tool    `json:"tools,omitempty"`
+	Removed []ToolRef `json:"removed,omitempty"`
+	Context *Context  `json:"context,omitempty"`
+
+	// call: TabID, FrameID and Name name the tool; tabRemoved uses TabID.
+	TabID     int             `json:"tabId,omitempty"`
+	FrameID   int             `json:"frameId,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+
+	// result
+	Output json.RawMessage `json:"output,omitempty"`
+	// error
+	Error *Error `json:"error,omitempty"`
+
+	// chunk
+	Seq  int    `json:"seq,omitempty"`
+	Last bool   `json:"last,omitempty"`
+	Data string `json:"data,omitempty"`
+}
+
+// Browser identifies the browser profile behind a host.
+type Browser struct {
+	Name    string `json:"name,omitempty"`    // "Chromium", "Chrome", "Edge", …
+	Version string `json:"version,omitempty"` // the browser's version
+	// Instance is a random id that the extension keeps for its profile, so
+	// that two hosts of the same profile can be told from two profiles.
+	Instance    string `json:"instance,omitempty"`
+	ExtensionID string `json:"extensionId,omitempty"`
+}
+
+// HostInfo describes a webmcp-host process to its shims.
+type HostInfo struct {
+	PID    int    `json:"pid"`
+	Socket string `json:"socket,omitempty"`
+}
+
+// ClientInfo describes a shim (or another client) to its host.
+type ClientInfo struct {
+	Name string `json:"name"`
+	PID  int    `json:"pid,omitempty"`
+}
+
+// Error is the payload of an error message.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf builds an error payload.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Envelope is the part of a message that routing needs. Decoding into it
+// skips the payload, so a router can pass the original bytes on unchanged.
+type Envelope struct {
+	Type string `json:"type"`
+	ID   string `json:"id,omitempty"`
+}
+
+// PeekEnvelope decodes the type and id of a message.
+func PeekEnvelope(data []byte) (Envelope, error) {
+	var e Envelope
+	if err := json.Unmarshal(data, &e); err != nil {
+		return e, fmt.Errorf("malformed message: %w", err)
+	}
+	if e.Type == "" {
+		return e, fmt.Errorf("malformed message: no \"type\"")
+	}
+	return e, nil
+}
