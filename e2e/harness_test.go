@@ -1,0 +1,407 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/demo"
+)
+
+// The two ways a page gets document.modelContext.
+type mode string
+
+const (
+	native   mode = "native"   // the browser's own, --enable-features=WebMCP
+	polyfill mode = "polyfill" // the extension's polyfill
+)
+
+var modes = []mode{native, polyfill}
+
+var (
+	// Set by TestMain.
+	chromiumPath string // empty: no browser on this machine
+	installDir   string // PREFIX that install.sh installed into
+	profileDir   string // a --user-data-dir prepared by install.sh
+	repoRoot     string
+	// demo app servers: allowed origins (localhost and 127.0.0.1 on one
+	// port) and a loopback origin that is not on the default allow list.
+	demoPort      int
+	blockedOrigin string
+
+	verbose = flag.Bool("e2e.v", false, "show browser, host and shim logs")
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code, err := setup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e setup:", err)
+		os.Exit(1)
+	}
+	if code >= 0 {
+		os.Exit(code)
+	}
+	code = m.Run()
+	os.RemoveAll(installDir)
+	os.Exit(code)
+}
+
+// setup returns -1 to go on with the tests.
+func setup() (int, error) {
+	_, file, _, _ := runtime.Caller(0)
+	repoRoot = filepath.Dir(filepath.Dir(file))
+	chromiumPath = findChromium()
+	if chromiumPath == "" {
+		if os.Getenv("CI") != "" {
+			return 1, fmt.Errorf("no Chromium found and CI is set: install it (apt-get install -y chromium) or set WEBMCP_CHROMIUM")
+		}
+		// The tests skip, each with a message (go test -v shows it).
+		return -1, nil
+	}
+	var err error
+	installDir, err = os.MkdirTemp("", "webmcp-e2e-")
+	if err != nil {
+		return 1, err
+	}
+	profileDir = filepath.Join(installDir, "profile-template")
+	cmd := exec.Command(filepath.Join(repoRoot, "install.sh"), "--prefix", installDir, "--no-browsers", "--user-data-dir", profileDir)
+	cmd.Env = append(os.Environ(), "HOME="+installDir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return 1, fmt.Errorf("install.sh: %v\n%s", err, out)
+	}
+
+	// Serve the demo app on one port for every origin: localhost and
+	// 127.0.0.1 (allowed by default) and 127.0.0.2 (not allowed).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 1, err
+	}
+	demoPort = ln.Addr().(*net.TCPAddr).Port
+	go http.Serve(ln, demo.Handler())
+	ln2, err := net.Listen("tcp", fmt.Sprintf("127.0.0.2:%d", demoPort))
+	if err != nil {
+		return 1, fmt.Errorf("listen on 127.0.0.2 (a loopback address outside the default allow list): %w", err)
+	}
+	go http.Serve(ln2, demo.Handler())
+	blockedOrigin = fmt.Sprintf("http://127.0.0.2:%d", demoPort)
+	return -1, nil
+}
+
+func findChromium() string {
+	if p := os.Getenv("WEBMCP_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// demoURL is the demo app on an allowed origin; host is "localhost" or
+// "127.0.0.1".
+func demoURL(host, path string) string {
+	return fmt.Sprintf("http://%s:%d%s", host, demoPort, path)
+}
+
+// forEachMode runs f as a subtest for each WebMCP mode.
+func forEachMode(t *testing.T, f func(t *testing.T, m mode)) {
+	for _, m := range modes {
+		t.Run(string(m), func(t *testing.T) { f(t, m) })
+	}
+}
+
+// bridge is one browser with the extension, its host, and a shim driven by
+// an MCP client.
+type bridge struct {
+	t          testing.TB
+	mode       mode
+	browser    context.Context // chromedp context of the first tab
+	runtimeDir string
+	client     *mcp.ClientSession
+	changed    chan struct{} // tools/list_changed
+	updated    chan string   // resources/updated URIs
+	logs       *logBuffer
+}
+
+// start starts Chromium in mode m with a fresh profile prepared by
+// install.sh, and a webmcp-shim connected to it through an MCP client.
+func start(t testing.TB, m mode) *bridge {
+	t.Helper()
+	if chromiumPath == "" {
+		t.Skip("no Chromium on this machine (set WEBMCP_CHROMIUM, or install chromium); CI fails instead of skipping")
+	}
+	b := &bridge{t: t, mode: m, changed: make(chan struct{}, 1), updated: make(chan string, 16), logs: &logBuffer{}}
+	t.Cleanup(func() {
+		if t.Failed() || *verbose {
+			t.Logf("logs:\n%s", b.logs.String())
+		}
+	})
+
+	// A short runtime dir: Unix socket paths are limited to ~100 bytes.
+	rd, err := os.MkdirTemp("", "wmrt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(rd) })
+	b.runtimeDir = filepath.Join(rd, "run")
+
+	userData := t.TempDir()
+	copyDir(t, profileDir, userData)
+
+	ext := filepath.Join(installDir, "share", "webmcp-bridge", "extension")
+	features := "NetworkService,NetworkServiceInProcess"
+	if m == native {
+		features += ",WebMCP"
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath),
+		chromedp.UserDataDir(userData),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("headless", "new"),
+		chromedp.Flag("disable-extensions", false),
+		chromedp.Flag("load-extension", ext),
+		chromedp.Flag("disable-extensions-except", ext),
+		chromedp.Flag("enable-features", features),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Env("WEBMCP_RUNTIME_DIR="+b.runtimeDir),
+		chromedp.CombinedOutput(b.logs.prefixed("chromium: ")),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	b.browser, _ = chromedp.NewContext(allocCtx)
+	if err := chromedp.Do(b.browser, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	t.Cleanup(func() { chromedp.Cancel(b.browser) })
+
+	b.client = b.connectShim()
+	return b
+}
+
+// connectShim starts webmcp-shim as the agent would and connects an MCP
+// client to it.
+func (b *bridge) connectShim(args ...string) *mcp.ClientSession {
+	t := b.t
+	t.Helper()
+	cmd := exec.Command(filepath.Join(installDir, "bin", "webmcp-shim"), args...)
+	cmd.Env = append(os.Environ(), "WEBMCP_RUNTIME_DIR="+b.runtimeDir)
+	cmd.Stderr = b.logs.prefixed("shim: ")
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case b.changed <- struct{}{}:
+			default:
+			}
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			select {
+			case b.updated <- req.Params.URI:
+			default:
+			}
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect to webmcp-shim: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// shimCLI runs a webmcp-shim subcommand against this bridge's browser.
+func (b *bridge) shimCLI(args ...string) (stdout string, err error) {
+	cmd := exec.Command(filepath.Join(installDir, "bin", "webmcp-shim"), args...)
+	cmd.Env = append(os.Environ(), "WEBMCP_RUNTIME_DIR="+b.runtimeDir)
+	var out strings.Builder
+	cmd.Stdout = &out
+	cmd.Stderr = b.logs.prefixed("shim " + args[0] + ": ")
+	err = cmd.Run()
+	return out.String(), err
+}
+
+// open opens url in a new tab and returns the tab's context; the tab closes
+// at the end of the test, or earlier by calling close.
+func (b *bridge) open(url string) (tab context.Context, close func()) {
+	b.t.Helper()
+	tab, cancel := chromedp.NewContext(b.browser)
+	if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
+		b.t.Fatalf("open %s: %v", url, err)
+	}
+	var once sync.Once
+	close = func() { once.Do(cancel) }
+	b.t.Cleanup(close)
+	return tab, close
+}
+
+// waitTools lists tools until ok accepts them, waking on list_changed
+// notifications; it fails the test when that does not happen within the
+// deadline.
+func (b *bridge) waitTools(what string, ok func(tools map[string]*mcp.Tool) bool) map[string]*mcp.Tool {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var last map[string]*mcp.Tool
+	for {
+		res, err := b.client.ListTools(ctx, nil)
+		if err != nil {
+			b.t.Fatalf("waiting for %s: list tools: %v", what, err)
+		}
+		last = map[string]*mcp.Tool{}
+		for _, tool := range res.Tools {
+			last[tool.Name] = tool
+		}
+		if ok(last) {
+			return last
+		}
+		select {
+		case <-b.changed:
+		case <-ctx.Done():
+			b.t.Fatalf("waiting for %s: gave up; tools are %v", what, slices.Sorted(mapsKeys(last)))
+		}
+	}
+}
+
+// waitTool waits until a tool named name is listed.
+func (b *bridge) waitTool(name string) *mcp.Tool {
+	b.t.Helper()
+	return b.waitTools("tool "+name, func(m map[string]*mcp.Tool) bool { return m[name] != nil })[name]
+}
+
+// call calls a tool and returns its result.
+func (b *bridge) call(ctx context.Context, name string, args any) *mcp.CallToolResult {
+	b.t.Helper()
+	res, err := b.client.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		b.t.Fatalf("call %s: %v", name, err)
+	}
+	return res
+}
+
+// text is the text of a result's content.
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// eval evaluates a JavaScript expression in the page's main world, awaiting
+// a promise, and decodes the value into T.
+func eval[T any](t testing.TB, tab context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(tab, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitPage waits until the page-side expression cond (a JavaScript boolean
+// expression) is true, re-checking it on every DOM change; no polling.
+func waitPage(t testing.TB, tab context.Context, cond string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, 20*time.Second)
+	defer cancel()
+	js := `new Promise(resolve => {
+		const ok = () => { try { return !!(` + cond + `); } catch { return false; } };
+		if (ok()) return resolve(true);
+		const mo = new MutationObserver(() => { if (ok()) { mo.disconnect(); resolve(true); } });
+		mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+	})`
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("waiting in the page for %s: %v", cond, err)
+	}
+}
+
+func mapsKeys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func copyDir(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// logBuffer collects the logs of the processes of one test, shown when it
+// fails.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func (l *logBuffer) prefixed(prefix string) io.Writer {
+	return writerFunc(func(p []byte) (int, error) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for _, line := range strings.SplitAfter(string(p), "\n") {
+			if line != "" {
+				l.buf.WriteString(prefix + line)
+			}
+		}
+		return len(p), nil
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

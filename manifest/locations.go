@@ -1,0 +1,60 @@
+package manifest
+
+import (
+	"path/filepath"
+)
+
+// Location is a folder where a browser looks for user-level
+// native-messaging manifests.
+type Location struct {
+	Browser string // "Chrome", "Chromium", …
+	Dir     string // the NativeMessagingHosts folder
+}
+
+// UserDataDir is the manifest folder inside a browser profile started with
+// --user-data-dir=dir.
+func UserDataDir(dir string) Location {
+	return Location{Browser: "--user-data-dir " + dir, Dir: filepath.Join(dir, "NativeMessagingHosts")}
+}
+
+// Locations returns the user-level manifest folders of every supported
+// browser on goos ("linux" or "darwin"), for a user whose home is home and
+// whose $XDG_CONFIG_HOME is xdgConfig (empty means ~/.config). Other systems
+// have none.
+func Locations(goos, home, xdgConfig string) []Location {
+	type browser struct{ name, linux, darwin string }
+	browsers := []browser{
+		{"Chrome", "google-chrome", "Google/Chrome"},
+		{"Chrome Beta", "google-chrome-beta", "Google/Chrome Beta"},
+		{"Chrome Dev", "google-chrome-unstable", "Google/Chrome Dev"},
+		{"Chrome Canary", "", "Google/Chrome Canary"},
+		{"Chrome for Testing", "google-chrome-for-testing", "Google/Chrome for Testing"},
+		{"Chromium", "chromium", "Chromium"},
+		{"Edge", "microsoft-edge", "Microsoft Edge"},
+		{"Brave", "BraveSoftware/Brave-Browser", "BraveSoftware/Brave-Browser"},
+	}
+	var base string
+	switch goos {
+	case "linux":
+		base = xdgConfig
+		if base == "" {
+			base = filepath.Join(home, ".config")
+		}
+	case "darwin":
+		base = filepath.Join(home, "Library", "Application Support")
+	default:
+		return nil
+	}
+	var out []Location
+	for _, b := range browsers {
+		rel := b.linux
+		if goos == "darwin" {
+			rel = b.darwin
+		}
+		if rel == "" {
+			continue
+		}
+		out = append(out, Location{Browser: b.name, Dir: filepath.Join(base, filepath.FromSlash(rel), "NativeMessagingHosts")})
+	}
+	return out
+}

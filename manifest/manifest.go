@@ -1,0 +1,100 @@
+// Package manifest writes and removes the Chrome native-messaging manifest
+// that lets the bridge extension start webmcp-host, in the user-level
+// locations of each supported browser and in any --user-data-dir.
+//
+// Chrome looks for a host named [webmcp.HostName] in a file
+// "<dir>/dev.webmcp.bridge.json"; the file names the host binary by absolute
+// path and lists the only extension origin allowed to start it.
+package manifest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// FileName is the manifest's file name in a NativeMessagingHosts folder.
+const FileName = webmcp.HostName + ".json"
+
+// Manifest is a native-messaging host manifest.
+type Manifest struct {
+	Name           string   `json:"name"`
+	Description    string   `json:"description"`
+	Path           string   `json:"path"` // absolute path of webmcp-host
+	Type           string   `json:"type"` // always "stdio"
+	AllowedOrigins []string `json:"allowed_origins"`
+}
+
+// New returns the bridge's manifest for the host binary at hostPath, which
+// must be absolute (Chrome resolves a relative path against the manifest's
+// folder, which is never what an installer means).
+func New(hostPath string) (Manifest, error) {
+	if !filepath.IsAbs(hostPath) {
+		return Manifest{}, fmt.Errorf("host path %q is not absolute", hostPath)
+	}
+	return Manifest{
+		Name:           webmcp.HostName,
+		Description:    "WebMCP bridge: relays WebMCP tools and UI context between the browser and local AI agents",
+		Path:           hostPath,
+		Type:           "stdio",
+		AllowedOrigins: []string{webmcp.ExtensionOrigin},
+	}, nil
+}
+
+// Write writes m into dir (creating it) as FileName, and returns the file's
+// path. Writing the same manifest again changes nothing.
+func Write(m Manifest, dir string) (string, error) {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	data = append(data, '\n')
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, FileName)
+	if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
+		return path, nil
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return "", fmt.Errorf("write %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// Remove deletes the manifest from dir, and dir itself when that leaves it
+// empty. It reports whether there was a manifest to remove.
+func Remove(dir string) (bool, error) {
+	err := os.Remove(filepath.Join(dir, FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	os.Remove(dir) // only succeeds when empty
+	return true, nil
+}
+
+// Read reads the manifest in dir.
+func Read(dir string) (Manifest, error) {
+	var m Manifest
+	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return m, fmt.Errorf("%s: %w", filepath.Join(dir, FileName), err)
+	}
+	return m, nil
+}

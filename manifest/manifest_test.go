@@ -1,0 +1,127 @@
+package manifest_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/webmcp-bridge/bridge/manifest"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+func TestWriteReadRemove(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "profile", "NativeMessagingHosts")
+	m, err := manifest.New("/opt/webmcp/bin/webmcp-host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := manifest.Write(m, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := filepath.Base(path), "dev.webmcp.bridge.json"; got != want {
+		t.Errorf("file name = %q, want %q", got, want)
+	}
+	var raw map[string]any
+	data, _ := os.ReadFile(path)
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"name":            "dev.webmcp.bridge",
+		"description":     m.Description,
+		"path":            "/opt/webmcp/bin/webmcp-host",
+		"type":            "stdio",
+		"allowed_origins": []any{"chrome-extension://" + webmcp.ExtensionID + "/"},
+	}
+	if d := cmp.Diff(want, raw); d != "" {
+		t.Errorf("manifest JSON (-want +got):\n%s", d)
+	}
+
+	// Idempotent: a second write leaves the file as it was.
+	st1, _ := os.Stat(path)
+	if _, err := manifest.Write(m, dir); err != nil {
+		t.Fatal(err)
+	}
+	st2, _ := os.Stat(path)
+	if !st1.ModTime().Equal(st2.ModTime()) {
+		t.Errorf("second Write rewrote an identical manifest")
+	}
+
+	back, err := manifest.Read(dir)
+	if err != nil || back.Path != m.Path {
+		t.Fatalf("Read = %+v, %v", back, err)
+	}
+	removed, err := manifest.Remove(dir)
+	if err != nil || !removed {
+		t.Fatalf("Remove = %v, %v", removed, err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("empty manifest folder left behind: %v", err)
+	}
+	if removed, err := manifest.Remove(dir); err != nil || removed {
+		t.Errorf("second Remove = %v, %v; want false, nil", removed, err)
+	}
+}
+
+func TestRemoveKeepsOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	m, _ := manifest.New("/x/webmcp-host")
+	if _, err := manifest.Write(m, dir); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "com.example.other.json")
+	os.WriteFile(other, []byte("{}"), 0o644)
+	if _, err := manifest.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another host's manifest was removed: %v", err)
+	}
+}
+
+func TestNewRefusesRelativePath(t *testing.T) {
+	if _, err := manifest.New("bin/webmcp-host"); err == nil {
+		t.Error("New accepted a relative host path")
+	}
+}
+
+func TestLocations(t *testing.T) {
+	linux := manifest.Locations("linux", "/home/u", "")
+	byName := map[string]string{}
+	for _, l := range linux {
+		byName[l.Browser] = l.Dir
+	}
+	for name, dir := range map[string]string{
+		"Chrome":             "/home/u/.config/google-chrome/NativeMessagingHosts",
+		"Chromium":           "/home/u/.config/chromium/NativeMessagingHosts",
+		"Edge":               "/home/u/.config/microsoft-edge/NativeMessagingHosts",
+		"Brave":              "/home/u/.config/BraveSoftware/Brave-Browser/NativeMessagingHosts",
+		"Chrome for Testing": "/home/u/.config/google-chrome-for-testing/NativeMessagingHosts",
+	} {
+		if byName[name] != dir {
+			t.Errorf("linux %s = %q, want %q", name, byName[name], dir)
+		}
+	}
+	if got := manifest.Locations("linux", "/home/u", "/cfg")[0].Dir; got != "/cfg/google-chrome/NativeMessagingHosts" {
+		t.Errorf("XDG_CONFIG_HOME not honoured: %q", got)
+	}
+	mac := map[string]string{}
+	for _, l := range manifest.Locations("darwin", "/Users/u", "") {
+		mac[l.Browser] = l.Dir
+	}
+	if got, want := mac["Chrome"], "/Users/u/Library/Application Support/Google/Chrome/NativeMessagingHosts"; got != want {
+		t.Errorf("darwin Chrome = %q, want %q", got, want)
+	}
+	if got, want := mac["Chrome for Testing"], "/Users/u/Library/Application Support/Google/Chrome for Testing/NativeMessagingHosts"; got != want {
+		t.Errorf("darwin Chrome for Testing = %q, want %q", got, want)
+	}
+	if l := manifest.Locations("windows", `C:\Users\u`, ""); l != nil {
+		t.Errorf("windows has registry-based locations, got %v", l)
+	}
+	if got := manifest.UserDataDir("/tmp/p").Dir; got != "/tmp/p/NativeMessagingHosts" {
+		t.Errorf("UserDataDir = %q", got)
+	}
+}
