@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -278,7 +279,7 @@ func (b *bridge) waitTools(what string, ok func(tools map[string]*mcp.Tool) bool
 		select {
 		case <-b.changed:
 		case <-ctx.Done():
-			b.t.Fatalf("waiting for %s: gave up; tools are %v", what, slices.Sorted(mapsKeys(last)))
+			b.t.Fatalf("waiting for %s: gave up; tools are %v", what, sortedKeys(last))
 		}
 	}
 }
@@ -338,12 +339,8 @@ func waitPage(t testing.TB, tab context.Context, cond string) {
 	}
 }
 
-func mapsKeys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 func copyDir(t testing.TB, from, to string) {

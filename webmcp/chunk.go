@@ -9,11 +9,16 @@ import (
 // Chunks cuts the JSON text msg into chunk messages, each of which encodes
 // to at most max bytes. id names the chunked message; the receiver joins the
 // pieces as the package documentation describes. max must leave room for a
-// chunk's own fields (a few hundred bytes at least).
+// chunk's own fields (a few hundred bytes at least). msg must be UTF-8, as
+// JSON text is: pieces travel as JSON strings, which cannot carry other
+// bytes.
 func Chunks(id string, msg []byte, max int) ([][]byte, error) {
 	const overhead = 128 // {"type":"chunk","id":…,"seq":…,"last":…,"data":""}
 	if max < overhead+len(id)+64 {
 		return nil, fmt.Errorf("chunk limit %d is too small", max)
+	}
+	if !utf8.Valid(msg) {
+		return nil, fmt.Errorf("cannot cut a message that is not UTF-8 into chunks")
 	}
 	var out [][]byte
 	budget := max - overhead - len(id)
@@ -24,6 +29,10 @@ func Chunks(id string, msg []byte, max int) ([][]byte, error) {
 		for {
 			for n < len(msg) && n > 0 && !utf8.RuneStart(msg[n]) {
 				n--
+			}
+			if n == 0 {
+				// An empty piece would never end the loop.
+				return nil, fmt.Errorf("cannot fit a chunk into %d bytes", max)
 			}
 			b, err := json.Marshal(Message{Type: TypeChunk, ID: id, Seq: seq, Last: n == len(msg), Data: string(msg[:n])})
 			if err != nil {

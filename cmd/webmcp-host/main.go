@@ -1,0 +1,81 @@
+// Command webmcp-host is the native-messaging host of the WebMCP bridge. The
+// browser starts it when the bridge extension connects; see package host.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/webmcp-bridge/bridge/host"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+const usage = `webmcp-host is the native-messaging host of the WebMCP bridge.
+
+The browser starts it, through the native-messaging manifest
+` + webmcp.HostName + `.json, when the WebMCP bridge extension connects, and
+passes the extension's origin as the first argument:
+
+    webmcp-host ` + webmcp.ExtensionOrigin + `
+
+It is not meant to be run by hand, except to register it with the browsers:
+
+    webmcp-host install [--user-data-dir DIR]...    write the manifest
+    webmcp-host uninstall [--user-data-dir DIR]...  remove it
+    webmcp-host extension-id                       print the extension's ID
+
+It relays between the extension (native messaging on stdin and stdout) and
+any number of webmcp-shim processes, which connect to its Unix socket in the
+runtime directory, and it exits when the browser closes its stdin. It logs to
+stderr.
+
+Environment:
+    ` + webmcp.RuntimeDirEnv + `   the directory for the socket; default
+                         $XDG_RUNTIME_DIR/webmcp, else webmcp-<uid> in the
+                         temporary directory
+    WEBMCP_DEBUG=1       log every call, cancel and answer as well
+`
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	if args := os.Args[1:]; len(args) > 0 && (args[0] == "install" || args[0] == "uninstall") {
+		return installCmd(args[0], args[1:], os.Stdout, os.Stderr)
+	}
+	if args := os.Args[1:]; len(args) == 1 && args[0] == "extension-id" {
+		fmt.Println(webmcp.ExtensionID)
+		return 0
+	}
+	origin, help, err := host.ParseArgs(os.Args[1:])
+	if help {
+		fmt.Print(usage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "webmcp-host:", err)
+		return 2
+	}
+	// A write to a closed stdout must fail with EPIPE, not kill the host
+	// before it removed its socket.
+	signal.Ignore(syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = host.Run(ctx, host.Options{
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Debug:      os.Getenv("WEBMCP_DEBUG") != "",
+		Origin:     origin,
+		RuntimeDir: webmcp.RuntimeDir(),
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "webmcp-host:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,264 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/shim"
+	"github.com/webmcp-bridge/bridge/shim/cli"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// cliRun is one run of the webmcp-shim command line.
+type cliRun struct {
+	stdout, stderr string
+	code           int
+}
+
+// runCLI runs webmcp-shim with args and runtime directory dir.
+func runCLI(ctx context.Context, t *testing.T, dir, stdin string, args ...string) cliRun {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, shimBin, args...)
+	cmd.Env = append(os.Environ(), webmcp.RuntimeDirEnv+"="+dir)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := cliRun{stdout: stdout.String(), stderr: stderr.String()}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		r.code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("webmcp-shim %v: %v", args, err)
+	}
+	if strings.Contains(r.stderr, "DATA RACE") {
+		t.Errorf("webmcp-shim %v reported a data race:\n%s", args, r.stderr)
+	}
+	return r
+}
+
+func (r cliRun) expect(t *testing.T, what string, code int) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("%s: exit code %d, want %d\nstdout: %s\nstderr: %s", what, r.code, code, r.stdout, r.stderr)
+	}
+}
+
+func TestCLIWithoutBrowser(t *testing.T) {
+	ctx := testContext(t)
+	dir := runtimeDir(t)
+	const hint = "no browser connected: open Chrome/Chromium with the WebMCP bridge extension installed (see README)"
+
+	r := runCLI(ctx, t, dir, "", "status")
+	r.expect(t, "status", 0)
+	if !strings.HasPrefix(r.stdout, hint) {
+		t.Errorf("status stdout = %q", r.stdout)
+	}
+	r = runCLI(ctx, t, dir, "", "status", "--json")
+	r.expect(t, "status --json", 0)
+	var st cli.StatusJSON
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, r.stdout)
+	}
+	if len(st.Hosts) != 0 || st.Note != hint || st.RuntimeDir != dir {
+		t.Errorf("status --json = %+v", st)
+	}
+
+	r = runCLI(ctx, t, dir, "", "tools")
+	r.expect(t, "tools", 0)
+	if r.stdout != "" || strings.TrimSpace(r.stderr) != hint {
+		t.Errorf("tools: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+
+	r = runCLI(ctx, t, dir, "", "call", "echo", `{}`)
+	r.expect(t, "call", 1)
+	if r.stdout != "" || !strings.Contains(r.stderr, hint) {
+		t.Errorf("call: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+}
+
+func TestCLIHelpAndUsage(t *testing.T) {
+	ctx := testContext(t)
+	dir := runtimeDir(t)
+	r := runCLI(ctx, t, dir, "", "--help")
+	r.expect(t, "--help", 0)
+	for _, want := range []string{"claude mcp add webmcp -- webmcp-shim", "status [--json]", "tools [--json]", "call [--json] NAME [JSON]", "--timeout", "WEBMCP_RUNTIME_DIR"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("--help lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	runCLI(ctx, t, dir, "", "frobnicate").expect(t, "unknown command", 2)
+	runCLI(ctx, t, dir, "", "--timeout", "-1s", "status").expect(t, "negative timeout", 2)
+	runCLI(ctx, t, dir, "", "call").expect(t, "call without a name", 2)
+	r = runCLI(ctx, t, dir, "", "call", "echo", `{"a":`)
+	r.expect(t, "call with bad JSON", 2)
+	if !strings.Contains(r.stderr, "not valid JSON") {
+		t.Errorf("call with bad JSON: %q", r.stderr)
+	}
+}
+
+func TestCLIWithBrowser(t *testing.T) {
+	ctx := testContext(t)
+	dir := runtimeDir(t)
+	p := newPage()
+	p.handle("throws", func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+		return nil, webmcp.Errorf(webmcp.CodeToolError, "no slice 42")
+	})
+	ext := startHost(t, dir, p)
+	count := tool(12, "count")
+	count.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
+	bank := tab(13, "Bank")
+	bank.Allowed = false
+	if err := ext.SetState([]webmcp.Tab{tab(12, "Trace viewer"), bank}, []webmcp.Tool{tool(12, "echo"), tool(12, "throws"), count, tool(13, "transfer")}); err != nil {
+		t.Fatal(err)
+	}
+
+	r := runCLI(ctx, t, dir, "", "status", "--json")
+	r.expect(t, "status --json", 0)
+	var st cli.StatusJSON
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, r.stdout)
+	}
+	if len(st.Hosts) != 1 {
+		t.Fatalf("status --json hosts = %+v", st.Hosts)
+	}
+	h := st.Hosts[0]
+	if h.PID != ext.PID() || h.Browser == nil || h.Browser.Name != "Chromium" || h.Tools != 3 || !strings.HasPrefix(h.Session, "s") || filepath.Base(h.Socket) != filepath.Base(ext.Socket()) {
+		t.Errorf("host = %+v", h)
+	}
+	if len(h.Tabs) != 2 || h.Tabs[0].ID != 12 || h.Tabs[0].Tools != 3 || !h.Tabs[0].Allowed || !h.Tabs[0].Active ||
+		h.Tabs[1].ID != 13 || h.Tabs[1].Tools != 0 || h.Tabs[1].Allowed || h.Tabs[0].Title != "Trace viewer" || h.Tabs[0].URL != "http://localhost:8080/12" {
+		t.Errorf("tabs = %+v", h.Tabs)
+	}
+
+	r = runCLI(ctx, t, dir, "", "status")
+	r.expect(t, "status", 0)
+	for _, want := range []string{"Chromium 156.0.0.0", "2 tabs, 3 tools", "Trace viewer", "http://localhost:8080/12"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("status lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
+	r = runCLI(ctx, t, dir, "", "tools")
+	r.expect(t, "tools", 0)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("tools printed %d lines, want 4 (list_tabs, count, echo, throws):\n%s", len(lines), r.stdout)
+	}
+	for i, want := range []string{"list_tabs", "count", "echo", "throws"} {
+		f := strings.Fields(lines[i])
+		if f[0] != want {
+			t.Errorf("tools line %d = %q, want tool %s", i, lines[i], want)
+		}
+		if i > 0 && !strings.Contains(lines[i], `[localhost:8080 · tab 12 "Trace viewer"]`) {
+			t.Errorf("tools line %q lacks the provenance", lines[i])
+		}
+	}
+
+	r = runCLI(ctx, t, dir, "", "tools", "--json")
+	r.expect(t, "tools --json", 0)
+	var tools []shim.ToolInfo
+	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil {
+		t.Fatalf("tools --json: %v\n%s", err, r.stdout)
+	}
+	if len(tools) != 4 || tools[2].Name != "echo" || tools[2].PageName != "echo" || tools[2].TabID != 12 || tools[2].Origin != "http://localhost:8080" || !tools[0].Bridge {
+		t.Errorf("tools --json = %+v", tools)
+	}
+
+	r = runCLI(ctx, t, dir, "", "call", "echo", `{"x":1}`)
+	r.expect(t, "call echo", 0)
+	if strings.TrimSpace(r.stdout) != `{"tab":12,"frame":0,"name":"echo","args":{"x":1}}` {
+		t.Errorf("call echo printed %q", r.stdout)
+	}
+	r = runCLI(ctx, t, dir, `{"y":2}`, "call", "--json", "echo", "-")
+	r.expect(t, "call --json echo -", 0)
+	var res mcp.CallToolResult
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || res.IsError || !strings.Contains(text(&res), `"args":{"y":2}`) {
+		t.Errorf("call --json echo - printed %q (%v)", r.stdout, err)
+	}
+
+	r = runCLI(ctx, t, dir, "", "call", "throws")
+	r.expect(t, "call throws", 1)
+	if r.stdout != "" || !strings.Contains(r.stderr, "no slice 42") {
+		t.Errorf("call throws: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+	r = runCLI(ctx, t, dir, "", "call", "count", `{"n":"x"}`)
+	r.expect(t, "call count with bad arguments", 1)
+	if !strings.Contains(r.stderr, `invalid arguments for tool count: field "n"`) {
+		t.Errorf("call count: stderr %q", r.stderr)
+	}
+	r = runCLI(ctx, t, dir, "", "call", "transfer", `{}`)
+	r.expect(t, "call of a tool of a tab not allowed", 1)
+	if !strings.Contains(r.stderr, `no tool named "transfer"`) || !strings.Contains(r.stderr, "webmcp-shim tools") {
+		t.Errorf("call transfer: stderr %q", r.stderr)
+	}
+	r = runCLI(ctx, t, dir, "", "call", "list_tabs")
+	r.expect(t, "call list_tabs", 0)
+	if !strings.Contains(r.stdout, `"title":"Bank"`) {
+		t.Errorf("call list_tabs printed %q", r.stdout)
+	}
+	var seen []string
+	for _, c := range p.Calls() {
+		seen = append(seen, c.Name)
+	}
+	if strings.Join(seen, " ") != "echo echo throws" {
+		t.Errorf("the page saw calls of %v, want echo, echo, throws (invalid arguments never reach it)", seen)
+	}
+}
+
+// A host that accepts a connection but never answers is named in a clear
+// error; the command still reports the hosts that did answer.
+func TestCLIHostThatDoesNotAnswer(t *testing.T) {
+	ctx := testContext(t)
+	dir := runtimeDir(t)
+	ext := startHost(t, dir, newPage())
+	if err := ext.SetState([]webmcp.Tab{tab(12, "Trace viewer")}, []webmcp.Tool{tool(12, "echo")}); err != nil {
+		t.Fatal(err)
+	}
+	mute := webmcp.SocketPath(dir, 999999)
+	ln, err := net.Listen("unix", mute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // hold it open, silent, until the listener closes
+		}
+	}()
+	// And a socket left behind by a host that crashed.
+	stale, err := net.Listen("unix", webmcp.SocketPath(dir, 999998))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.(*net.UnixListener).SetUnlinkOnClose(false)
+	stale.Close()
+
+	r := runCLI(ctx, t, dir, "", "status")
+	r.expect(t, "status with a mute host", 1)
+	if !strings.Contains(r.stderr, "host-999999.sock did not send its state within 2s") {
+		t.Errorf("status stderr does not name the mute host: %q", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, "host-999998.sock") {
+		t.Errorf("status stderr does not mention the stale socket: %q", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "Trace viewer") {
+		t.Errorf("status left out the host that answered:\n%s", r.stdout)
+	}
+	r = runCLI(ctx, t, dir, "", "call", "echo")
+	r.expect(t, "call with a mute host beside", 0)
+}

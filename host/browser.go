@@ -1,0 +1,174 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/webmcp-bridge/bridge/nativemsg"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// readBrowser reads the browser's frames until stdin ends. It returns nil at
+// a clean end of input, and an error when the stream is broken (a cut or
+// oversized frame) or the browser is refused.
+func (h *host) readBrowser(r *nativemsg.Reader) error {
+	for {
+		body, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, nativemsg.ErrTooLarge) {
+				return fmt.Errorf("refusing the browser's frame: %w; the link cannot go on", err)
+			}
+			return fmt.Errorf("reading from the browser: %w", err)
+		}
+		if err := h.fromBrowser(body); err != nil {
+			return err
+		}
+	}
+}
+
+// fromBrowser handles one message from the browser. Malformed and unknown
+// messages are logged and skipped; only a protocol the host does not speak
+// is an error.
+func (h *host) fromBrowser(body []byte) error {
+	env, err := webmcp.PeekEnvelope(body)
+	if err != nil {
+		h.log.Printf("the browser sent a %v; skipped: %s", err, excerpt(body))
+		return nil
+	}
+	switch env.Type {
+	case webmcp.TypeResult, webmcp.TypeError:
+		if env.ID == "" {
+			h.log.Printf("the browser sent %s without a call id; skipped: %s", a(env.Type), excerpt(body))
+			return nil
+		}
+		h.routeAnswer(env, line(body))
+	case webmcp.TypeHello:
+		var m webmcp.Message
+		if err := json.Unmarshal(body, &m); err != nil {
+			h.log.Printf("the browser sent a malformed hello (%v); skipped: %s", err, excerpt(body))
+			return nil
+		}
+		if m.Protocol != webmcp.ProtocolVersion {
+			return fmt.Errorf("the extension speaks bridge protocol %d, this webmcp-host speaks %d: update whichever is older", m.Protocol, webmcp.ProtocolVersion)
+		}
+		h.setBrowser(m.Browser)
+	case webmcp.TypeState, webmcp.TypeTabUpdated, webmcp.TypeTabRemoved,
+		webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext:
+		var m webmcp.Message
+		if err := json.Unmarshal(body, &m); err != nil {
+			h.log.Printf("the browser sent a malformed %s message (%v); skipped: %s", env.Type, err, excerpt(body))
+			return nil
+		}
+		if what := missing(&m); what != "" {
+			h.log.Printf("the browser sent a %s message without %s; skipped: %s", env.Type, what, excerpt(body))
+			return nil
+		}
+		h.applyChange(&m, line(body))
+	case webmcp.TypeCall, webmcp.TypeCancel, webmcp.TypeChunk:
+		h.log.Printf("the browser sent %s message, which only goes from the host to the browser; ignored", a(env.Type))
+	default:
+		h.log.Printf("the browser sent a message of unknown type %q; ignored", env.Type)
+	}
+	return nil
+}
+
+// missing names the field that a change message needs and lacks.
+func missing(m *webmcp.Message) string {
+	switch {
+	case m.Type == webmcp.TypeState && m.State == nil:
+		return `"state"`
+	case m.Type == webmcp.TypeTabUpdated && m.Tab == nil:
+		return `"tab"`
+	case m.Type == webmcp.TypeTabRemoved && m.TabID == 0:
+		return `"tabId"`
+	case m.Type == webmcp.TypeContext && m.Context == nil:
+		return `"context"`
+	}
+	return ""
+}
+
+// toBrowser sends one message to the browser: as one frame, or as chunks
+// when it is over webmcp.MaxHostFrame. It is safe for concurrent use.
+func (h *host) toBrowser(msg []byte) error {
+	frames := [][]byte{msg}
+	if len(msg) > webmcp.MaxHostFrame {
+		id := "c" + strconv.FormatUint(h.chunkSeq.Add(1), 10)
+		var err error
+		if frames, err = webmcp.Chunks(id, msg, webmcp.MaxHostFrame); err != nil {
+			return fmt.Errorf("cutting a %d-byte message into chunks: %w", len(msg), err)
+		}
+		h.log.Debugf("sending a %d-byte message to the browser as %d chunks (%s)", len(msg), len(frames), id)
+	}
+	h.bmu.Lock()
+	defer h.bmu.Unlock()
+	for _, f := range frames {
+		if err := h.bw.Write(f); err != nil {
+			if !h.bwFailed.Swap(true) {
+				h.log.Printf("writing to the browser: %v", err)
+			}
+			return fmt.Errorf("writing to the browser: %w", err)
+		}
+	}
+	return nil
+}
+
+// sendHostHello tells the browser which host it talks to.
+func (h *host) sendHostHello() {
+	b, err := json.Marshal(&webmcp.Message{
+		Type:     webmcp.TypeHello,
+		Protocol: webmcp.ProtocolVersion,
+		Host:     &webmcp.HostInfo{PID: h.pid, Socket: h.socket},
+	})
+	if err == nil {
+		err = h.toBrowser(b)
+	}
+	if err != nil {
+		h.log.Printf("sending hello to the browser: %v", err)
+	}
+}
+
+// line makes a browser message one line for the shims: compact JSON and a
+// newline. The message is valid JSON (PeekEnvelope checked it), so a newline
+// in it can only be white space between tokens, which Compact removes; a
+// message without one is passed on as is.
+func line(body []byte) []byte {
+	if bytes.IndexByte(body, '\n') < 0 {
+		out := make([]byte, len(body)+1)
+		copy(out, body)
+		out[len(body)] = '\n'
+		return out
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(body) + 1)
+	if err := json.Compact(&buf, body); err != nil {
+		// Cannot happen for valid JSON; keep the line intact anyway.
+		return append(bytes.ReplaceAll(body, []byte("\n"), []byte(" ")), '\n')
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes()
+}
+
+// excerpt quotes the start of a message for a log line.
+func excerpt(b []byte) string {
+	const n = 200
+	if len(b) > n {
+		return strconv.Quote(string(b[:n])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
+// a puts an article before a message type for a log line.
+func a(typ string) string {
+	switch typ {
+	case webmcp.TypeError:
+		return "an error"
+	}
+	return "a " + typ
+}

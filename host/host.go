@@ -1,0 +1,239 @@
+// Package host is webmcp-host, the native-messaging host of the WebMCP
+// bridge: the browser starts it when the bridge extension connects, and it
+// relays between the extension (Chrome native messaging on its stdin and
+// stdout) and any number of webmcp-shim processes (newline-delimited JSON on
+// a Unix socket in the runtime directory). The bridge protocol is described
+// in package webmcp.
+//
+// The host keeps the browser's latest state so that a new shim gets it at
+// once, forwards each shim's calls and cancels to the browser without
+// re-encoding them, routes each answer back to the shim that asked by the
+// session prefix of its call id, cancels a shim's calls when it disconnects,
+// and answers every call under way with "no_browser" and exits when the
+// browser closes its stdin.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/webmcp-bridge/bridge/nativemsg"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// Default limits of a shim's outgoing queue.
+const (
+	DefaultQueueLen   = 1024
+	DefaultQueueBytes = 64 << 20
+)
+
+// drainTimeout bounds how long the host, when it exits, waits for a shim to
+// take the last messages (the "no_browser" answers).
+const drainTimeout = 5 * time.Second
+
+// Options configure [Run].
+type Options struct {
+	// Stdin and Stdout are the native-messaging link to the browser.
+	// Required.
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Stderr receives the log, one line per event, each starting with
+	// "webmcp-host: " after a time stamp. Once the socket is ready the host
+	// logs "webmcp-host: listening on <socket>". Nil discards the log.
+	Stderr io.Writer
+	// Debug adds debug lines to the log.
+	Debug bool
+	// Origin is the caller's origin that the browser passed as the first
+	// argument; anything but webmcp.ExtensionOrigin is refused.
+	Origin string
+	// RuntimeDir is where the socket goes; empty means webmcp.RuntimeDir().
+	RuntimeDir string
+	// QueueLen and QueueBytes bound the messages waiting to be written to
+	// one shim; a shim that falls further behind is disconnected. Zero
+	// means DefaultQueueLen and DefaultQueueBytes.
+	QueueLen   int
+	QueueBytes int
+}
+
+// host is the state of one running webmcp-host.
+type host struct {
+	log    *logger
+	pid    int
+	socket string
+
+	qlen, qbytes int
+
+	// bmu keeps each message to the browser whole, chunked or not.
+	bmu       sync.Mutex
+	bw        *nativemsg.Writer
+	chunkSeq  atomic.Uint64
+	bwFailed  atomic.Bool // a write to the browser failed (logged once)
+	sessionWG sync.WaitGroup
+
+	mu          sync.Mutex
+	state       webmcp.State
+	browser     *webmcp.Browser // from the browser's hello; nil before it
+	sessions    map[string]*session
+	pending     map[string]*session // call id → the shim that asked
+	gone        bool                // the browser link is gone: no new calls or shims
+	nextSession int
+}
+
+// Run is webmcp-host: it checks the caller's origin, listens on its socket
+// in the runtime directory and relays until the browser closes stdin (Run
+// then returns nil) or ctx ends (nil as well). It returns an error when it
+// cannot start or when the browser link fails (a malformed or oversized
+// frame, a protocol version it does not speak). The socket is removed
+// before Run returns. When Run returns because ctx ended, a read from Stdin
+// may still be under way; a main that exits right after does not mind.
+func Run(ctx context.Context, opts Options) error {
+	if err := CheckOrigin(opts.Origin); err != nil {
+		return err
+	}
+	if opts.Stdin == nil || opts.Stdout == nil {
+		return errors.New("host: Options.Stdin and Options.Stdout are required")
+	}
+	h := &host{
+		log:      newLogger(opts.Stderr, opts.Debug),
+		pid:      os.Getpid(),
+		bw:       nativemsg.NewWriter(opts.Stdout, webmcp.MaxHostFrame),
+		qlen:     opts.QueueLen,
+		qbytes:   opts.QueueBytes,
+		sessions: map[string]*session{},
+		pending:  map[string]*session{},
+	}
+	if h.qlen <= 0 {
+		h.qlen = DefaultQueueLen
+	}
+	if h.qbytes <= 0 {
+		h.qbytes = DefaultQueueBytes
+	}
+	dir := opts.RuntimeDir
+	if dir == "" {
+		dir = webmcp.RuntimeDir()
+	}
+	ln, err := listen(dir, h.pid, h.log)
+	if err != nil {
+		return err
+	}
+	h.socket = ln.Addr().String()
+
+	acceptDone := make(chan struct{})
+	go func() {
+		defer close(acceptDone)
+		h.acceptLoop(ln)
+	}()
+	browserDone := make(chan error, 1)
+	go func() {
+		browserDone <- h.readBrowser(nativemsg.NewReader(opts.Stdin, webmcp.MaxBrowserFrame))
+	}()
+	h.sendHostHello()
+	h.log.Printf("listening on %s", h.socket)
+
+	select {
+	case err = <-browserDone:
+		if err == nil {
+			h.log.Printf("the browser closed the connection; exiting")
+		}
+	case <-ctx.Done():
+		h.log.Printf("stopping: %v", context.Cause(ctx))
+	}
+	h.shutdown(ln, acceptDone)
+	return err
+}
+
+// CheckOrigin refuses every caller but the bridge extension.
+func CheckOrigin(origin string) error {
+	if origin == webmcp.ExtensionOrigin {
+		return nil
+	}
+	if origin == "" {
+		return fmt.Errorf("no caller origin: webmcp-host is started by the browser when the WebMCP bridge extension (%s) connects, with that origin as first argument; it is not meant to be run by hand (see --help)", webmcp.ExtensionOrigin)
+	}
+	return fmt.Errorf("refusing to serve %q: only the WebMCP bridge extension (%s) may start webmcp-host; check allowed_origins in the %s.json native-messaging manifest", origin, webmcp.ExtensionOrigin, webmcp.HostName)
+}
+
+// ParseArgs reads the command line that the browser passes: the caller's
+// origin first; Chrome on Windows adds --parent-window=N, and other flags a
+// browser may add are ignored as well. help reports -h or --help.
+func ParseArgs(args []string) (origin string, help bool, err error) {
+	for _, a := range args {
+		switch {
+		case a == "-h" || a == "-help" || a == "--help":
+			return "", true, nil
+		case len(a) > 1 && a[0] == '-':
+			// --parent-window=N and the like
+		case origin == "":
+			origin = a
+		}
+	}
+	if origin == "" {
+		return "", false, CheckOrigin("")
+	}
+	return origin, false, nil
+}
+
+// acceptLoop takes shim connections until ln is closed.
+func (h *host) acceptLoop(ln net.Listener) {
+	var backoff time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of file descriptors and the like: wait a little
+			// rather than spin.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			h.log.Printf("accepting a shim connection: %v; retrying in %v", err, backoff)
+			time.Sleep(backoff)
+			continue
+		}
+		backoff = 0
+		if err := checkPeer(c); err != nil {
+			h.log.Printf("refused a connection: %v", err)
+			c.Close()
+			continue
+		}
+		h.addSession(c)
+	}
+}
+
+// shutdown answers every call under way with no_browser, removes the socket
+// and lets each shim take its last messages before closing it.
+func (h *host) shutdown(ln net.Listener, acceptDone <-chan struct{}) {
+	h.mu.Lock()
+	h.gone = true
+	pending := h.pending
+	h.pending = map[string]*session{}
+	sessions := make([]*session, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		sessions = append(sessions, s)
+	}
+	h.mu.Unlock()
+
+	for id, s := range pending {
+		s.send(errorLine(id, webmcp.Errorf(webmcp.CodeNoBrowser,
+			"the browser disconnected from webmcp-host while the call was under way: reopen the browser with the WebMCP bridge extension and call again")))
+	}
+	if len(pending) > 0 {
+		h.log.Printf("answered %d calls under way with no_browser", len(pending))
+	}
+	if err := ln.Close(); err != nil { // also removes the socket file
+		h.log.Printf("closing the socket: %v", err)
+	}
+	<-acceptDone
+	deadline := time.Now().Add(drainTimeout)
+	for _, s := range sessions {
+		s.conn.SetWriteDeadline(deadline)
+		s.closeQueue()
+	}
+	h.sessionWG.Wait()
+}

@@ -1,0 +1,39 @@
+package host
+
+import (
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// listen creates the private runtime directory and the host's socket in it,
+// readable and writable by its owner only. A socket file already at the
+// host's own path was left by a dead process that had the same pid, and is
+// removed; other hosts' sockets are left alone.
+func listen(dir string, pid int, log *logger) (*net.UnixListener, error) {
+	if err := webmcp.EnsureRuntimeDir(dir); err != nil {
+		return nil, err
+	}
+	path := webmcp.SocketPath(dir, pid)
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s exists and is not a socket: remove it and restart the browser", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("remove the stale socket %s: %w", path, err)
+		}
+		log.Printf("removed a stale socket left at %s by an earlier process", path)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	// The directory is private already; the socket is made private too.
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("make the socket %s private: %w", path, err)
+	}
+	return ln, nil
+}

@@ -1,0 +1,232 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// maxShimLine is the longest line the host takes from a shim.
+const maxShimLine = webmcp.MaxBrowserFrame
+
+// errLineTooLong is returned by readLine for a line over maxShimLine.
+var errLineTooLong = fmt.Errorf("a line over %d bytes", maxShimLine)
+
+// session is one shim connection. A reader goroutine handles the shim's
+// messages; a writer goroutine drains a bounded queue of lines for the shim,
+// so that a slow shim never blocks the browser link or other shims.
+type session struct {
+	h    *host
+	id   string
+	conn net.Conn
+
+	// dropped is set, under h.mu, once the host has forgotten the session.
+	dropped bool
+
+	mu     sync.Mutex
+	queue  [][]byte
+	queued int  // bytes in queue
+	closed bool // no more lines are taken
+	why    string
+	wake   chan struct{}
+}
+
+// addSession starts serving a shim connection: it sends the shim hello and
+// the current state, and joins it to the broadcasts.
+func (h *host) addSession(c net.Conn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.gone {
+		c.Close()
+		return
+	}
+	h.nextSession++
+	s := &session{h: h, id: "s" + strconv.Itoa(h.nextSession), conn: c, wake: make(chan struct{}, 1)}
+	h.sessions[s.id] = s
+	h.greet(s)
+	h.sessionWG.Add(2)
+	go s.readLoop()
+	go s.writeLoop()
+	h.log.Printf("shim %s connected", s.id)
+}
+
+// send queues a line for the shim. It never blocks: a shim whose queue is
+// over the limits is disconnected.
+func (s *session) send(line []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	if len(s.queue) >= s.h.qlen || s.queued+len(line) > s.h.qbytes {
+		s.closed = true
+		s.why = fmt.Sprintf("it fell behind: %d messages (%d bytes) were waiting for it", len(s.queue), s.queued)
+		s.queue, s.queued = nil, 0
+		s.conn.Close() // ends both loops; the reader drops the session
+		return
+	}
+	s.queue = append(s.queue, line)
+	s.queued += len(line)
+	s.signal()
+}
+
+// closeQueue lets the writer finish what is queued and then close the
+// connection.
+func (s *session) closeQueue() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.signal()
+}
+
+func (s *session) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop writes queued lines to the shim, as many at a time as are
+// waiting, until the queue is closed and empty.
+func (s *session) writeLoop() {
+	defer s.h.sessionWG.Done()
+	defer s.conn.Close()
+	for {
+		s.mu.Lock()
+		batch, closed := s.queue, s.closed
+		s.queue, s.queued = nil, 0
+		s.mu.Unlock()
+		if len(batch) > 0 {
+			bufs := net.Buffers(batch)
+			if _, err := bufs.WriteTo(s.conn); err != nil {
+				s.mu.Lock()
+				if s.why == "" {
+					s.why = fmt.Sprintf("writing to it failed: %v", err)
+				}
+				s.closed = true
+				s.queue, s.queued = nil, 0
+				s.mu.Unlock()
+				return
+			}
+			continue
+		}
+		if closed {
+			return
+		}
+		<-s.wake
+	}
+}
+
+// readLoop handles the shim's lines until the connection ends, then drops
+// the session.
+func (s *session) readLoop() {
+	defer s.h.sessionWG.Done()
+	r := bufio.NewReaderSize(s.conn, 64<<10)
+	var why string
+	for {
+		l, err := readLine(r)
+		if err != nil {
+			switch {
+			case errors.Is(err, io.EOF):
+				why = "it closed the connection"
+			case errors.Is(err, errLineTooLong):
+				why = "it sent " + err.Error()
+			default:
+				why = err.Error()
+			}
+			break
+		}
+		if !s.handle(l) {
+			// Let the writer deliver the refusal, then close.
+			why = "it speaks another bridge protocol version"
+			s.conn.SetWriteDeadline(time.Now().Add(drainTimeout))
+			s.h.dropSession(s, why)
+			return
+		}
+	}
+	s.conn.Close()
+	s.mu.Lock()
+	if s.why != "" {
+		why = s.why
+	}
+	s.mu.Unlock()
+	s.h.dropSession(s, why)
+}
+
+// readLine returns the next line without its end, refusing one over
+// maxShimLine. A last line without a newline counts as a line.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var l []byte
+	for {
+		frag, err := r.ReadSlice('\n')
+		if len(l)+len(frag) > maxShimLine+1 {
+			return nil, errLineTooLong
+		}
+		switch {
+		case err == nil:
+			l = append(l, frag[:len(frag)-1]...)
+			return l, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			l = append(l, frag...)
+		case errors.Is(err, io.EOF) && len(l)+len(frag) > 0:
+			return append(l, frag...), nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// handle acts on one line from the shim. Malformed and unknown messages are
+// logged and skipped. It returns false when the connection must end.
+func (s *session) handle(l []byte) bool {
+	l = bytes.TrimRight(l, "\r")
+	if len(bytes.TrimSpace(l)) == 0 {
+		return true
+	}
+	if !utf8.Valid(l) {
+		s.h.log.Printf("shim %s sent a line that is not UTF-8; skipped: %s", s.id, excerpt(l))
+		return true
+	}
+	env, err := webmcp.PeekEnvelope(l)
+	if err != nil {
+		s.h.log.Printf("shim %s sent a %v; skipped: %s", s.id, err, excerpt(l))
+		return true
+	}
+	switch env.Type {
+	case webmcp.TypeCall:
+		s.h.forwardCall(s, env.ID, l)
+	case webmcp.TypeCancel:
+		s.h.forwardCancel(s, env.ID, l)
+	case webmcp.TypeHello:
+		var m webmcp.Message
+		if err := json.Unmarshal(l, &m); err != nil {
+			s.h.log.Printf("shim %s sent a malformed hello (%v); skipped: %s", s.id, err, excerpt(l))
+			return true
+		}
+		if m.Protocol != webmcp.ProtocolVersion {
+			s.h.log.Printf("shim %s speaks bridge protocol %d, this host speaks %d; disconnecting it", s.id, m.Protocol, webmcp.ProtocolVersion)
+			s.send(encodeLine(&webmcp.Message{Type: webmcp.TypeError, Error: webmcp.Errorf(webmcp.CodeBadRequest,
+				"this webmcp-host speaks bridge protocol %d, not %d: use a webmcp-shim of the same release", webmcp.ProtocolVersion, m.Protocol)}))
+			return false
+		}
+		if m.Client != nil {
+			s.h.log.Printf("shim %s is %s, pid %d", s.id, m.Client.Name, m.Client.PID)
+		}
+	case webmcp.TypeResult, webmcp.TypeError, webmcp.TypeChunk, webmcp.TypeState, webmcp.TypeTabUpdated,
+		webmcp.TypeTabRemoved, webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext:
+		s.h.log.Printf("shim %s sent %s message, which the host does not take from shims; ignored", s.id, a(env.Type))
+	default:
+		s.h.log.Printf("shim %s sent a message of unknown type %q; ignored", s.id, env.Type)
+	}
+	return true
+}

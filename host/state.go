@@ -1,0 +1,69 @@
+package host
+
+import (
+	"encoding/json"
+
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// applyChange applies a state message or change from the browser to the
+// host's state and passes it on to every shim as the browser sent it.
+func (h *host) applyChange(m *webmcp.Message, line []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.state.Apply(m)
+	for _, s := range h.sessions {
+		s.send(line)
+	}
+}
+
+// setBrowser records the browser's identity from its hello and sends every
+// shim a new hello that carries it.
+func (h *host) setBrowser(b *webmcp.Browser) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.browser = b
+	if b != nil {
+		h.log.Printf("browser: %s %s, extension %s, instance %s", b.Name, b.Version, b.ExtensionID, b.Instance)
+	}
+	for _, s := range h.sessions {
+		s.send(h.helloLine(s.id))
+	}
+}
+
+// greet queues the hello and the current state for a new shim. The caller
+// holds h.mu, so that no change slips in between the state and the
+// broadcasts that follow it.
+func (h *host) greet(s *session) {
+	s.send(h.helloLine(s.id))
+	s.send(encodeLine(&webmcp.Message{Type: webmcp.TypeState, State: h.state.Snapshot()}))
+}
+
+// helloLine is the host's hello to the shim with the given session id. The
+// caller holds h.mu.
+func (h *host) helloLine(session string) []byte {
+	return encodeLine(&webmcp.Message{
+		Type:     webmcp.TypeHello,
+		Protocol: webmcp.ProtocolVersion,
+		Session:  session,
+		Host:     &webmcp.HostInfo{PID: h.pid, Socket: h.socket},
+		Browser:  h.browser,
+	})
+}
+
+// errorLine is an error answer to a call, as a line for a shim.
+func errorLine(id string, e *webmcp.Error) []byte {
+	return encodeLine(&webmcp.Message{Type: webmcp.TypeError, ID: id, Error: e})
+}
+
+// encodeLine encodes a message of the host's own as a line for a shim.
+func encodeLine(m *webmcp.Message) []byte {
+	b, err := json.Marshal(m)
+	if err != nil {
+		// Only a RawMessage field could fail, and the host sets those
+		// from decoded JSON; answer with an internal error regardless.
+		b, _ = json.Marshal(&webmcp.Message{Type: webmcp.TypeError, ID: m.ID,
+			Error: webmcp.Errorf(webmcp.CodeInternal, "webmcp-host could not encode a %s message: %v", m.Type, err)})
+	}
+	return append(b, '\n')
+}

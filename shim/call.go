@@ -1,0 +1,65 @@
+package shim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/results"
+	"github.com/webmcp-bridge/bridge/shim/schemas"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// callPage calls the page tool key, known to the agent as name. The
+// arguments are checked against the tool's schema first; the call is
+// bounded by the Server's timeout and cancelled in the page when ctx ends
+// (the agent sent notifications/cancelled) or the time is up. Every outcome
+// is a result; failures are isError results that say what to do.
+func (s *Server) callPage(ctx context.Context, key toolKey, name string, args json.RawMessage) *mcp.CallToolResult {
+	s.mu.Lock()
+	pt := s.tools[key]
+	s.mu.Unlock()
+	if pt == nil {
+		return results.Gone(name)
+	}
+
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	var err error
+	if pt.validator != nil {
+		err = pt.validator.Validate(args)
+	} else {
+		err = schemas.CheckObject(args)
+	}
+	if err != nil {
+		return results.Errorf("invalid arguments for tool %s: %v. Nothing was sent to the page; fix the arguments to match the tool's inputSchema", name, err)
+	}
+
+	cctx := ctx
+	if s.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, s.opts.Timeout)
+		defer cancel()
+	}
+	out, err := pt.conn.Call(cctx, pt.tool.TabID, pt.tool.FrameID, pt.tool.Name, args)
+	var werr *webmcp.Error
+	switch {
+	case err == nil:
+		return results.FromOutput(out)
+	case ctx.Err() != nil:
+		return results.Cancelled()
+	case errors.Is(err, context.DeadlineExceeded):
+		return results.TimedOut(s.opts.Timeout)
+	case errors.As(err, &werr):
+		return results.FromError(name, werr)
+	case errors.Is(err, hosts.ErrClosed):
+		return results.Disconnected(err)
+	default:
+		return results.Errorf("tool %s: %v", name, err)
+	}
+}

@@ -1,0 +1,164 @@
+// Package cli is webmcp-shim's command line: with no command it serves MCP
+// on stdio (what an agent starts); its commands (status, tools, call) give
+// scripts and people the same view of the browser's tools that agents get.
+//
+// Commands are entries of commands(); a new one needs an entry there and a
+// Run function.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/webmcp-bridge/bridge/shim"
+	"github.com/webmcp-bridge/bridge/shim/results"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// Exit codes.
+const (
+	ExitOK    = 0 // done
+	ExitFail  = 1 // the command failed: no browser, no such tool, the tool said isError, …
+	ExitUsage = 2 // bad flags or arguments
+)
+
+// ConnectWait bounds how long one-shot commands wait for each host's state.
+const ConnectWait = 2 * time.Second
+
+// Env is what a command runs with: its streams and the global flags.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+
+	// Timeout bounds each tool call (--timeout).
+	Timeout time.Duration
+	// Verbose turns on debug logs (--verbose).
+	Verbose bool
+}
+
+// Command is one subcommand of webmcp-shim.
+type Command struct {
+	Name    string // as typed
+	Args    string // the arguments, for the usage line
+	Summary string // one line for --help
+	// Run runs the command with the arguments after its name and returns
+	// the exit code.
+	Run func(ctx context.Context, env *Env, args []string) int
+}
+
+// commands are webmcp-shim's subcommands, in the order --help lists them.
+func commands() []*Command {
+	return []*Command{statusCommand(), toolsCommand(), callCommand()}
+}
+
+func lookup(name string) *Command {
+	for _, c := range commands() {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Main runs webmcp-shim with args (without the program name) and returns
+// the exit code. ctx should end on SIGINT/SIGTERM.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Timeout: shim.DefaultTimeout}
+	fs := env.flagSet("webmcp-shim")
+	if code, ok := parse(fs, args, env); !ok {
+		return code
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return serve(ctx, env)
+	}
+	cmd := lookup(rest[0])
+	if cmd == nil {
+		fmt.Fprintf(stderr, "webmcp-shim: unknown command %q; see webmcp-shim --help\n", rest[0])
+		return ExitUsage
+	}
+	return cmd.Run(ctx, env, rest[1:])
+}
+
+// flagSet returns a flag set with the global flags, which every command
+// accepts too (so "webmcp-shim call --timeout 5s …" works).
+func (env *Env) flagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.DurationVar(&env.Timeout, "timeout", env.Timeout, "")
+	fs.BoolVar(&env.Verbose, "verbose", env.Verbose, "")
+	fs.BoolVar(&env.Verbose, "v", env.Verbose, "")
+	return fs
+}
+
+// parse parses args into fs; ok is false when the caller should return
+// code: help was asked for (0) or the flags were wrong (2).
+func parse(fs *flag.FlagSet, args []string, env *Env) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(env.Stdout, Usage())
+		return ExitOK, false
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "webmcp-shim: %v; see webmcp-shim --help\n", err)
+		return ExitUsage, false
+	case env.Timeout < 0:
+		fmt.Fprintf(env.Stderr, "webmcp-shim: --timeout must not be negative (0 means no limit)\n")
+		return ExitUsage, false
+	}
+	return ExitOK, true
+}
+
+// logger logs to stderr at level, or at debug level with --verbose.
+func (env *Env) logger(level slog.Level) *slog.Logger {
+	if env.Verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// Usage is the text of --help.
+func Usage() string {
+	var b strings.Builder
+	b.WriteString(`webmcp-shim: an MCP server that gives AI agents the tools of the web pages
+open in your browser (WebMCP), through the WebMCP bridge extension and its
+native host, webmcp-host. It starts with or without a browser, and follows
+browsers, tabs and tools as they come and go.
+
+Register it with your agent, e.g. Claude Code:
+
+  claude mcp add webmcp -- webmcp-shim
+
+Usage:
+`)
+	lines := [][2]string{{"webmcp-shim [flags]", "serve MCP on stdin/stdout (what agents start)"}}
+	for _, c := range commands() {
+		lines = append(lines, [2]string{"webmcp-shim " + strings.TrimSpace(c.Name+" "+c.Args), c.Summary})
+	}
+	width := 0
+	for _, l := range lines {
+		width = max(width, len(l[0]))
+	}
+	for _, l := range lines {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, l[0], l[1])
+	}
+	fmt.Fprintf(&b, `
+Flags:
+  --timeout DURATION   bound on each tool call, after which the call is
+                       cancelled in the page (default %v; 0: no bound)
+  -v, --verbose        debug logs on stderr
+  -h, --help           this text
+
+Environment:
+  %s   the directory where browsers' hosts put their sockets
+                       (default: $XDG_RUNTIME_DIR/webmcp, else webmcp-<uid> in
+                       the temporary directory); now: %s
+`, results.Seconds(shim.DefaultTimeout), webmcp.RuntimeDirEnv, webmcp.RuntimeDir())
+	return b.String()
+}

@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/webmcp-bridge/bridge/shim"
+)
+
+// connect starts a Server for a one-shot command, connected to every host
+// that answers. It prints what went wrong with the others; failed reports
+// whether a host did not answer.
+func connect(ctx context.Context, env *Env) (srv *shim.Server, failed bool) {
+	// One-shot commands log only warnings and worse, so that their output
+	// stays readable.
+	srv = shim.New(shim.Options{Timeout: env.Timeout, Logger: env.logger(slog.LevelWarn), Version: version()})
+	warnings, errs := srv.Connect(ctx, ConnectWait)
+	for _, w := range warnings {
+		fmt.Fprintf(env.Stderr, "webmcp-shim: warning: %v\n", w)
+	}
+	for _, e := range errs {
+		fmt.Fprintf(env.Stderr, "webmcp-shim: %v\n", e)
+	}
+	return srv, len(errs) > 0
+}

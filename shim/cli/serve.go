@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/shim"
+)
+
+// serve runs the MCP server on stdin/stdout until the client disconnects or
+// ctx ends.
+func serve(ctx context.Context, env *Env) int {
+	if f, ok := env.Stdin.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			fmt.Fprintln(env.Stderr, "webmcp-shim: serving MCP on stdin/stdout; agents start it this way. Try webmcp-shim --help, or webmcp-shim status.")
+		}
+	}
+	// The shim says when hosts come and go; the SDK's session chatter
+	// is for --verbose only.
+	srv := shim.New(shim.Options{
+		Timeout:   env.Timeout,
+		Logger:    env.logger(slog.LevelInfo),
+		SDKLogger: env.logger(slog.LevelWarn),
+		Version:   version(),
+	})
+	if err := srv.Serve(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(env.Stderr, "webmcp-shim: %v\n", err)
+		return ExitFail
+	}
+	return ExitOK
+}

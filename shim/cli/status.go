@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/webmcp-bridge/bridge/shim"
+	"github.com/webmcp-bridge/bridge/shim/results"
+)
+
+func statusCommand() *Command {
+	return &Command{
+		Name:    "status",
+		Args:    "[--json]",
+		Summary: "connected browsers, their tabs and tool counts",
+		Run:     runStatus,
+	}
+}
+
+// StatusJSON is what status --json prints.
+type StatusJSON struct {
+	RuntimeDir string            `json:"runtimeDir"`
+	Hosts      []shim.HostStatus `json:"hosts"`
+	Errors     []string          `json:"errors,omitempty"` // hosts that did not answer
+	Note       string            `json:"note,omitempty"`   // e.g. that no browser is connected
+}
+
+func runStatus(ctx context.Context, env *Env, args []string) int {
+	fs := env.flagSet("status")
+	asJSON := fs.Bool("json", false, "")
+	if code, ok := parse(fs, args, env); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.Stderr, "webmcp-shim: status takes no arguments (got %q)\n", fs.Args())
+		return ExitUsage
+	}
+	srv, failed := connect(ctx, env)
+	defer srv.Close()
+	hosts := srv.Hosts()
+	code := ExitOK
+	if failed {
+		code = ExitFail
+	}
+
+	if *asJSON {
+		out := StatusJSON{RuntimeDir: srv.Dir(), Hosts: hosts}
+		if out.Hosts == nil {
+			out.Hosts = []shim.HostStatus{}
+			out.Note = results.NoBrowser
+		}
+		b, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintf(env.Stdout, "%s\n", b)
+		return code
+	}
+	if len(hosts) == 0 {
+		fmt.Fprintln(env.Stdout, results.NoBrowser)
+		fmt.Fprintf(env.Stdout, "(looked for host sockets in %s)\n", srv.Dir())
+		return code
+	}
+	for i, h := range hosts {
+		if i > 0 {
+			fmt.Fprintln(env.Stdout)
+		}
+		browser := "a browser that has not said hello yet"
+		if h.Browser != nil {
+			browser = strings.TrimSpace(h.Browser.Name + " " + h.Browser.Version)
+		}
+		fmt.Fprintf(env.Stdout, "%s (host pid %d, %s, session %s): %s, %s\n",
+			browser, h.PID, filepath.Base(h.Socket), h.Session, plural(len(h.Tabs), "tab"), plural(h.Tools, "tool"))
+		if len(h.Tabs) == 0 {
+			continue
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  TAB\tACTIVE\tALLOWED\tTOOLS\tTITLE\tURL")
+		for _, t := range h.Tabs {
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%s\n", t.ID, yes(t.Active), yes(t.Allowed), t.Tools, clip(t.Title, 40), clip(t.URL, 60))
+		}
+		tw.Flush()
+	}
+	return code
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// clip cuts s to n characters, marking the cut, and flattens it to one line.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

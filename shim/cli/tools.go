@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/webmcp-bridge/bridge/shim"
+	"github.com/webmcp-bridge/bridge/shim/results"
+)
+
+func toolsCommand() *Command {
+	return &Command{
+		Name:    "tools",
+		Args:    "[--json]",
+		Summary: "the MCP tools: name and provenance, one line each",
+		Run:     runTools,
+	}
+}
+
+func runTools(ctx context.Context, env *Env, args []string) int {
+	fs := env.flagSet("tools")
+	asJSON := fs.Bool("json", false, "")
+	if code, ok := parse(fs, args, env); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.Stderr, "webmcp-shim: tools takes no arguments (got %q)\n", fs.Args())
+		return ExitUsage
+	}
+	srv, failed := connect(ctx, env)
+	defer srv.Close()
+	code := ExitOK
+	if failed {
+		code = ExitFail
+	}
+	if len(srv.Hosts()) == 0 {
+		if *asJSON {
+			fmt.Fprintln(env.Stdout, "[]")
+		}
+		fmt.Fprintln(env.Stderr, results.NoBrowser)
+		return code
+	}
+	tools := srv.Tools()
+	if *asJSON {
+		if tools == nil {
+			tools = []shim.ToolInfo{}
+		}
+		b, _ := json.MarshalIndent(tools, "", "  ")
+		fmt.Fprintf(env.Stdout, "%s\n", b)
+		return code
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	for _, t := range tools {
+		summary := t.Title
+		if summary == "" {
+			summary = t.Description
+			if !t.Bridge {
+				summary = t.Description[min(len(t.Provenance)+1, len(t.Description)):]
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Provenance, clip(summary, 60))
+	}
+	tw.Flush()
+	return code
+}

@@ -1,0 +1,395 @@
+package hosts
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// MaxLine is the longest message line a Conn accepts from a host; a longer
+// one ends the connection.
+const MaxLine = webmcp.MaxBrowserFrame + 1024
+
+// writeTimeout bounds one write to a host. A host that does not read for
+// that long is stuck, and the connection is dropped.
+const writeTimeout = 10 * time.Second
+
+// ErrClosed is wrapped by the errors of calls on a connection that ended:
+// the host exited (its browser went away) or the shim closed it.
+var ErrClosed = errors.New("connection to the browser's host closed")
+
+// errShimClosed marks a connection that the shim itself closed.
+var errShimClosed = errors.New("the shim closed it")
+
+// ConnOptions configure [Dial].
+type ConnOptions struct {
+	// Client is what the shim says about itself in its hello.
+	Client webmcp.ClientInfo
+	// Logger receives the connection's log lines; nil means slog.Default().
+	Logger *slog.Logger
+	// OnChange runs after each hello, state or change message has been
+	// applied, on the connection's reading goroutine (so in message order).
+	// It must not wait for this connection's calls.
+	OnChange func(*Conn)
+	// OnClose runs once when the connection has ended, after every pending
+	// call was answered and before Done is closed (so Close returns after
+	// it); err says why (ErrClosed wrapped). It must not call Close.
+	OnClose func(*Conn, error)
+	// ID is a number that tells this connection from others in logs and
+	// keys; the Pool numbers its connections.
+	ID uint64
+}
+
+// Conn is a connection to one webmcp-host.
+type Conn struct {
+	opts ConnOptions
+	path string
+	nc   net.Conn
+	log  *slog.Logger
+
+	wmu sync.Mutex // serializes writes
+
+	state webmcp.State
+	next  atomic.Uint64 // call counter
+
+	mu      sync.Mutex
+	session string
+	host    webmcp.HostInfo
+	browser *webmcp.Browser
+	pending map[string]chan answer
+	err     error // why the connection ended; nil while it runs
+
+	ready     chan struct{} // closed once the first state has been applied
+	readyOnce sync.Once
+	done      chan struct{} // closed when the connection has ended
+}
+
+// answer is the one answer to a call.
+type answer struct {
+	output json.RawMessage
+	err    error
+}
+
+// Dial connects to the host socket at path, sends the shim's hello and
+// starts reading. It returns once connected; [Conn.Ready] says when the
+// host's state has arrived.
+func Dial(ctx context.Context, path string, opts ConnOptions) (*Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	c := &Conn{
+		opts:    opts,
+		path:    path,
+		nc:      nc,
+		log:     log.With("host", filepath.Base(path)),
+		pending: map[string]chan answer{},
+		ready:   make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	hello := &webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &opts.Client}
+	if err := c.send(hello); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("say hello to %s: %w", path, err)
+	}
+	go c.readLoop()
+	return c, nil
+}
+
+// ID is the number given in ConnOptions.
+func (c *Conn) ID() uint64 { return c.opts.ID }
+
+// Path is the host's socket path.
+func (c *Conn) Path() string { return c.path }
+
+// Name names the host for people: its socket's file name.
+func (c *Conn) Name() string { return filepath.Base(c.path) }
+
+// Session is the session id the host gave this connection ("" before its
+// hello).
+func (c *Conn) Session() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
+}
+
+// Host is what the host said about itself in its hello.
+func (c *Conn) Host() webmcp.HostInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.host
+}
+
+// Browser is what the host said about its browser; nil while the browser
+// has not said hello.
+func (c *Conn) Browser() *webmcp.Browser {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.browser == nil {
+		return nil
+	}
+	b := *c.browser
+	return &b
+}
+
+// Snapshot returns a copy of the host's current state.
+func (c *Conn) Snapshot() *webmcp.Snapshot { return c.state.Snapshot() }
+
+// Ready is closed once the host's first state has arrived and OnChange has
+// run for it.
+func (c *Conn) Ready() <-chan struct{} { return c.ready }
+
+// Done is closed when the connection has ended and OnClose has run.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err says why the connection ended; nil while it runs.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close ends the connection. Pending calls are answered with an error
+// wrapping ErrClosed.
+func (c *Conn) Close() error {
+	c.end(fmt.Errorf("%w: %w", ErrClosed, errShimClosed))
+	<-c.done
+	return nil
+}
+
+// Call calls the tool name of frame frameID of tab tabID with args (a JSON
+// object) and waits for its one answer. It returns the page's output; an
+// error from the host or the page as a *webmcp.Error; an error wrapping
+// ErrClosed when the connection ended first; or ctx's error when ctx ended
+// first, in which case the call is cancelled in the page.
+func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args json.RawMessage) (json.RawMessage, error) {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	ch := make(chan answer, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return nil, err
+	}
+	id := c.session + "." + strconv.FormatUint(c.next.Add(1), 10)
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	// frameId is always written: 0 is the top frame, not "unset".
+	msg := struct {
+		Type      string          `json:"type"`
+		ID        string          `json:"id"`
+		TabID     int             `json:"tabId"`
+		FrameID   int             `json:"frameId"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{webmcp.TypeCall, id, tabID, frameID, name, args}
+	if err := c.send(msg); err != nil {
+		c.end(fmt.Errorf("%w: sending a call failed: %v", ErrClosed, err))
+		// end answered the call; fall through to read that answer.
+	}
+	select {
+	case a := <-ch:
+		return a.output, a.err
+	case <-ctx.Done():
+		c.mu.Lock()
+		_, still := c.pending[id]
+		delete(c.pending, id)
+		c.mu.Unlock()
+		if !still {
+			// The answer arrived at the same time; prefer it.
+			a := <-ch
+			return a.output, a.err
+		}
+		if err := c.send(&webmcp.Message{Type: webmcp.TypeCancel, ID: id}); err != nil {
+			c.log.Debug("could not send cancel", "id", id, "err", err)
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// send writes one message as one line.
+func (c *Conn) send(m any) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	_, err = c.nc.Write(b)
+	return err
+}
+
+// end ends the connection once, with err as the reason, and answers every
+// pending call with it.
+func (c *Conn) end(err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = err
+	pending := c.pending
+	c.pending = map[string]chan answer{}
+	c.mu.Unlock()
+	c.nc.Close()
+	for _, ch := range pending {
+		ch <- answer{err: err}
+	}
+}
+
+// readLoop reads and handles the host's messages until the connection ends.
+func (c *Conn) readLoop() {
+	r := bufio.NewReaderSize(c.nc, 64<<10)
+	var err error
+	for {
+		var line []byte
+		line, err = readLine(r, MaxLine)
+		if err != nil {
+			break
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err = c.handle(line); err != nil {
+			break
+		}
+	}
+	switch {
+	case errors.Is(err, io.EOF):
+		err = fmt.Errorf("%w: the host went away (its browser closed or restarted the extension)", ErrClosed)
+	case errors.Is(err, net.ErrClosed):
+		err = fmt.Errorf("%w: %w", ErrClosed, errShimClosed)
+	case !errors.Is(err, ErrClosed):
+		err = fmt.Errorf("%w: %v", ErrClosed, err)
+	}
+	c.end(err)
+	// Whatever ended the loop, c.err now holds the first reason.
+	err = c.Err()
+	if c.opts.OnClose != nil {
+		c.opts.OnClose(c, err)
+	}
+	close(c.done)
+}
+
+// handle handles one message line. An error ends the connection.
+func (c *Conn) handle(line []byte) error {
+	var m webmcp.Message
+	if err := json.Unmarshal(line, &m); err != nil {
+		c.log.Warn("ignoring a malformed message from the host", "err", err, "line", truncate(line, 200))
+		return nil
+	}
+	switch m.Type {
+	case webmcp.TypeHello:
+		if m.Protocol != 0 && m.Protocol != webmcp.ProtocolVersion {
+			return fmt.Errorf("%w: the host speaks bridge protocol %d, this shim speaks %d: install matching versions of the extension, webmcp-host and webmcp-shim", ErrClosed, m.Protocol, webmcp.ProtocolVersion)
+		}
+		c.mu.Lock()
+		if m.Session != "" {
+			c.session = m.Session
+		}
+		if m.Host != nil {
+			c.host = *m.Host
+		}
+		if m.Browser != nil {
+			b := *m.Browser
+			c.browser = &b
+		}
+		c.mu.Unlock()
+		c.changed()
+	case webmcp.TypeResult, webmcp.TypeError:
+		c.mu.Lock()
+		ch, ok := c.pending[m.ID]
+		delete(c.pending, m.ID)
+		c.mu.Unlock()
+		if !ok {
+			// A late answer to a call that timed out or was cancelled.
+			c.log.Debug("dropping an answer to a call no longer waiting", "id", m.ID)
+			return nil
+		}
+		if m.Type == webmcp.TypeError {
+			e := m.Error
+			if e == nil {
+				e = webmcp.Errorf(webmcp.CodeInternal, "the host sent an error without a payload")
+			}
+			ch <- answer{err: e}
+		} else {
+			ch <- answer{output: m.Output}
+		}
+	default:
+		if !c.state.Apply(&m) {
+			c.log.Debug("ignoring a message of unknown type", "type", m.Type)
+			return nil
+		}
+		c.changed()
+		if m.Type == webmcp.TypeState {
+			c.readyOnce.Do(func() { close(c.ready) })
+		}
+	}
+	return nil
+}
+
+func (c *Conn) changed() {
+	if c.opts.OnChange != nil {
+		c.opts.OnChange(c)
+	}
+}
+
+// readLine reads one '\n'-terminated line of at most max bytes, without the
+// '\n'. A last line without '\n' counts; a longer line is an error.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var long []byte
+	for {
+		frag, err := r.ReadSlice('\n')
+		if err == nil {
+			frag = frag[:len(frag)-1]
+			if len(long)+len(frag) > max {
+				return nil, fmt.Errorf("the host sent a line longer than %d bytes", max)
+			}
+			if long == nil {
+				return frag, nil
+			}
+			return append(long, frag...), nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long)+len(frag) > max {
+				return nil, fmt.Errorf("the host sent a line longer than %d bytes", max)
+			}
+			long = append(long, frag...)
+			continue
+		}
+		if errors.Is(err, io.EOF) && len(long)+len(frag) > 0 {
+			return append(long, frag...), nil
+		}
+		return nil, err
+	}
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,130 @@
+package hosts
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+func TestPoolFollowsSockets(t *testing.T) {
+	dir := filepath.Join(shortDir(t), "run") // does not exist yet
+	changes := make(chan *Conn, 10)
+	closes := make(chan error, 10)
+	pool := NewPool(PoolOptions{
+		Dir: dir, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet, Interval: 10 * time.Millisecond,
+		OnChange: func(c *Conn) { changes <- c },
+		OnClose:  func(_ *Conn, err error) { closes <- err },
+	})
+	ctx, cancel := context.WithCancel(testCtx(t))
+	watched := make(chan struct{})
+	go func() {
+		pool.Watch(ctx)
+		close(watched)
+	}()
+	defer func() { cancel(); <-watched }()
+
+	if err := webmcp.EnsureRuntimeDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	path := webmcp.SocketPath(dir, 1)
+	h := listen(t, path)
+	p := h.accept(t)
+	p.greet(t, "s1", nil)
+	for c := range changes {
+		if c.Path() != path {
+			t.Fatalf("change from %s", c.Path())
+		}
+		if c.Session() == "s1" {
+			break
+		}
+	}
+	if conns := pool.Conns(); len(conns) != 1 || conns[0].Path() != path {
+		t.Fatalf("Conns = %v", conns)
+	}
+
+	// The socket file goes while the connection stays open: the pool drops
+	// the connection.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-closes:
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("OnClose got %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the pool kept a connection whose socket vanished")
+	}
+	if conns := pool.Conns(); len(conns) != 0 {
+		t.Fatalf("Conns after the socket went = %v", conns)
+	}
+}
+
+func TestPoolStaleSocket(t *testing.T) {
+	dir := shortDir(t)
+	ln, err := net.Listen("unix", webmcp.SocketPath(dir, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close() // a host that crashed left its socket
+
+	pool := NewPool(PoolOptions{Dir: dir, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet})
+	defer pool.Close()
+	if errs := pool.Scan(testCtx(t)); len(errs) != 1 {
+		t.Fatalf("first scan: %v, want one error", errs)
+	}
+	// It is not dialled again at once (nor logged at every scan).
+	if errs := pool.Scan(testCtx(t)); len(errs) != 0 {
+		t.Fatalf("second scan: %v, want none", errs)
+	}
+	// A new host replaces the socket: it is tried at once.
+	os.Remove(webmcp.SocketPath(dir, 2))
+	h := listen(t, webmcp.SocketPath(dir, 2))
+	if errs := pool.Scan(testCtx(t)); len(errs) != 0 {
+		t.Fatalf("scan after the socket was replaced: %v", errs)
+	}
+	p := h.accept(t)
+	p.greet(t, "s1", nil)
+	if errs := pool.WaitReady(testCtx(t), 5*time.Second); len(errs) != 0 {
+		t.Fatalf("WaitReady: %v", errs)
+	}
+	if len(pool.Conns()) != 1 {
+		t.Fatalf("Conns = %v", pool.Conns())
+	}
+}
+
+func TestPoolWaitReadyNamesTheMuteHost(t *testing.T) {
+	dir := shortDir(t)
+	path := webmcp.SocketPath(dir, 3)
+	h := listen(t, path)
+	pool := NewPool(PoolOptions{Dir: dir, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet})
+	defer pool.Close()
+	if errs := pool.Scan(testCtx(t)); len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	h.accept(t) // and never answer
+	errs := pool.WaitReady(testCtx(t), 50*time.Millisecond)
+	if len(errs) != 1 || !contains(errs[0].Error(), path, "did not send its state within 50ms") {
+		t.Fatalf("WaitReady = %v", errs)
+	}
+	if len(pool.Conns()) != 0 {
+		t.Errorf("the mute host's connection was kept")
+	}
+}
+
+func contains(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,220 @@
+package shim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/schemas"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// toolKey identifies a page tool across hosts: the connection to its host,
+// and its tab, frame and page name there.
+type toolKey struct {
+	host uint64
+	ref  webmcp.ToolRef
+}
+
+// pageTool is a page tool exposed as an MCP tool.
+type pageTool struct {
+	name      string // the MCP name
+	conn      *hosts.Conn
+	tool      webmcp.Tool
+	tab       webmcp.Tab
+	mcpTool   *mcp.Tool
+	sig       []byte             // the advertised tool without its name, to spot changes
+	validator *schemas.Validator // nil: arguments go unchecked
+}
+
+// syncHost brings the exposed tools of c's host in line with its state. It
+// runs on c's reading goroutine after each change.
+func (s *Server) syncHost(c *hosts.Conn) {
+	type wanted struct {
+		key  toolKey
+		tool webmcp.Tool
+		tab  webmcp.Tab
+	}
+	var want []wanted
+	if c.Err() == nil {
+		snap := c.Snapshot()
+		allowed := map[int]webmcp.Tab{}
+		for _, t := range snap.Tabs {
+			if t.Allowed {
+				allowed[t.ID] = t
+			}
+		}
+		for _, t := range snap.Tools { // sorted by tab, frame and name
+			if tab, ok := allowed[t.TabID]; ok {
+				want = append(want, wanted{toolKey{c.ID(), t.Ref()}, t, tab})
+			}
+		}
+	}
+	keep := map[toolKey]bool{}
+	for _, w := range want {
+		keep[w.key] = true
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var gone []string
+	for key, pt := range s.tools {
+		if key.host == c.ID() && !keep[key] {
+			gone = append(gone, pt.name)
+			delete(s.tools, key)
+			s.names.Release(key)
+		}
+	}
+	if len(gone) > 0 {
+		slices.Sort(gone)
+		s.mcp.RemoveTools(gone...)
+	}
+	for _, w := range want {
+		old := s.tools[w.key]
+		mt, schema, problem := describeTool(w.tool, w.tab)
+		sig, err := json.Marshal(mt)
+		if err != nil {
+			s.log.Warn("cannot encode a page tool; leaving it out", "tool", w.tool.Name, "tab", w.tab.ID, "err", err)
+			continue
+		}
+		if old != nil && bytes.Equal(old.sig, sig) {
+			continue
+		}
+		pt := &pageTool{conn: c, tool: w.tool, tab: w.tab, mcpTool: mt, sig: sig}
+		pt.name = s.names.Assign(w.key, w.tool.Name)
+		mt.Name = pt.name
+		if problem != "" {
+			s.log.Warn("page tool schema unusable; its arguments go unchecked", "tool", pt.name, "problem", problem)
+		} else if v, fresh, err := s.schemas.Get(schema); err != nil {
+			if fresh {
+				s.log.Warn("cannot resolve a page tool's inputSchema; its arguments go unchecked", "tool", pt.name, "err", err)
+			}
+		} else {
+			pt.validator = v
+		}
+		s.addTool(w.key, pt) // may still change pt: publish it after
+		s.tools[w.key] = pt
+	}
+}
+
+// addTool adds pt to the MCP server (replacing a tool of the same name).
+// The SDK panics on schemas it refuses (e.g. a malformed x-mcp-header); such
+// a tool is exposed with the default schema instead, unchecked.
+func (s *Server) addTool(key toolKey, pt *pageTool) {
+	h := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return s.callPage(ctx, key, req.Params.Name, req.Params.Arguments), nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Warn("the MCP SDK refused a page tool's schema; exposing it with any-object arguments, unchecked", "tool", pt.name, "err", r)
+			pt.mcpTool.InputSchema = schemas.Default
+			pt.validator = nil
+			s.mcp.AddTool(pt.mcpTool, h)
+		}
+	}()
+	s.mcp.AddTool(pt.mcpTool, h)
+}
+
+// dropHost removes the tools of a host whose connection ended. Its pending
+// calls have already been answered by the connection.
+func (s *Server) dropHost(c *hosts.Conn, err error) {
+	s.syncHost(c) // c.Err() is set: nothing is wanted
+}
+
+// describeTool builds the MCP tool (without its name) for a page tool of
+// tab, and returns the schema to validate against (problem says why there
+// is none).
+func describeTool(t webmcp.Tool, tab webmcp.Tab) (mt *mcp.Tool, schema json.RawMessage, problem string) {
+	schema, problem = schemas.ForMCP(t.InputSchema)
+	desc := Provenance(t, tab)
+	if d := strings.TrimSpace(t.Description); d != "" {
+		desc += " " + d
+	}
+	return &mcp.Tool{
+		Title:       t.Title,
+		Description: desc,
+		InputSchema: schema,
+		Annotations: annotations(t),
+	}, schema, problem
+}
+
+// annotations maps a page tool's hints: readOnlyHint as given (default
+// false); destructiveHint as given, else the opposite of readOnlyHint;
+// idempotentHint and openWorldHint only when given; the page's title.
+func annotations(t webmcp.Tool) *mcp.ToolAnnotations {
+	a := t.Annotations
+	if a == nil {
+		a = &webmcp.Annotations{}
+	}
+	readOnly := a.ReadOnlyHint != nil && *a.ReadOnlyHint
+	destructive := !readOnly
+	if a.DestructiveHint != nil {
+		destructive = *a.DestructiveHint
+	}
+	out := &mcp.ToolAnnotations{
+		ReadOnlyHint:    readOnly,
+		DestructiveHint: &destructive,
+		Title:           t.Title,
+	}
+	if a.IdempotentHint != nil {
+		out.IdempotentHint = *a.IdempotentHint
+	}
+	if a.OpenWorldHint != nil {
+		v := *a.OpenWorldHint
+		out.OpenWorldHint = &v
+	}
+	return out
+}
+
+// maxTitle is the longest tab title quoted in a provenance.
+const maxTitle = 40
+
+// Provenance says in a few words where a page tool comes from, e.g.
+// [localhost:8080 · tab 12 "Trace viewer"]. The origin is the registering
+// frame's (the tab's if the tool does not say), without its scheme; a tool
+// of a subframe names the frame too.
+func Provenance(t webmcp.Tool, tab webmcp.Tab) string {
+	origin := t.Origin
+	if origin == "" {
+		origin = tab.Origin
+	}
+	origin = displayOrigin(origin)
+	var b strings.Builder
+	b.WriteString("[")
+	b.WriteString(origin)
+	fmt.Fprintf(&b, " · tab %d", t.TabID)
+	if t.FrameID != 0 {
+		fmt.Fprintf(&b, " frame %d", t.FrameID)
+	}
+	if title := clip(strings.TrimSpace(tab.Title), maxTitle); title != "" {
+		fmt.Fprintf(&b, " %q", title)
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+func displayOrigin(origin string) string {
+	if origin == "" || origin == "null" {
+		return "unknown origin"
+	}
+	if u, err := url.Parse(origin); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return origin
+}
+
+// clip cuts s to at most n characters, marking a cut with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,89 @@
+package shim
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+func TestProvenance(t *testing.T) {
+	tab := webmcp.Tab{ID: 12, Title: "Trace viewer", Origin: "http://localhost:8080"}
+	for _, tc := range []struct {
+		name string
+		tool webmcp.Tool
+		tab  webmcp.Tab
+		want string
+	}{
+		{"top frame", webmcp.Tool{TabID: 12, Origin: "http://localhost:8080"}, tab, `[localhost:8080 · tab 12 "Trace viewer"]`},
+		{"https default port", webmcp.Tool{TabID: 12, Origin: "https://ui.perfetto.dev"}, tab, `[ui.perfetto.dev · tab 12 "Trace viewer"]`},
+		{"subframe", webmcp.Tool{TabID: 12, FrameID: 7, Origin: "https://widgets.example.com"}, tab, `[widgets.example.com · tab 12 frame 7 "Trace viewer"]`},
+		{"tool without origin", webmcp.Tool{TabID: 12}, tab, `[localhost:8080 · tab 12 "Trace viewer"]`},
+		{"no origin at all", webmcp.Tool{TabID: 3}, webmcp.Tab{ID: 3}, `[unknown origin · tab 3]`},
+		{"file", webmcp.Tool{TabID: 3, Origin: "file://"}, webmcp.Tab{ID: 3, Title: "a.html"}, `[file:// · tab 3 "a.html"]`},
+		{"long title", webmcp.Tool{TabID: 12, Origin: "http://localhost:8080"}, webmcp.Tab{ID: 12, Title: strings.Repeat("é", 50)},
+			`[localhost:8080 · tab 12 "` + strings.Repeat("é", 39) + `…"]`},
+		{"quote in title", webmcp.Tool{TabID: 12, Origin: "http://a"}, webmcp.Tab{ID: 12, Title: `say "hi"`}, `[a · tab 12 "say \"hi\""]`},
+	} {
+		if got := Provenance(tc.tool, tc.tab); got != tc.want {
+			t.Errorf("%s: Provenance = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func ExampleProvenance() {
+	tool := webmcp.Tool{TabID: 12, Origin: "http://localhost:8080", Name: "select_slice"}
+	tab := webmcp.Tab{ID: 12, Title: "Trace viewer"}
+	fmt.Println(Provenance(tool, tab))
+	// Output: [localhost:8080 · tab 12 "Trace viewer"]
+}
+
+func TestAnnotations(t *testing.T) {
+	yes, no := true, false
+	tr := func(b bool) *bool { return &b }
+	for _, tc := range []struct {
+		name string
+		in   *webmcp.Annotations
+		want *mcp.ToolAnnotations
+	}{
+		{"none: may destroy", nil, &mcp.ToolAnnotations{DestructiveHint: tr(true), Title: "T"}},
+		{"read-only", &webmcp.Annotations{ReadOnlyHint: &yes}, &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: tr(false), Title: "T"}},
+		{"not read-only, says not destructive", &webmcp.Annotations{ReadOnlyHint: &no, DestructiveHint: &no}, &mcp.ToolAnnotations{DestructiveHint: tr(false), Title: "T"}},
+		{"idempotent, closed world", &webmcp.Annotations{IdempotentHint: &yes, OpenWorldHint: &no}, &mcp.ToolAnnotations{DestructiveHint: tr(true), IdempotentHint: true, OpenWorldHint: tr(false), Title: "T"}},
+	} {
+		got := annotations(webmcp.Tool{Title: "T", Annotations: tc.in})
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tc.name, diff)
+		}
+	}
+}
+
+func TestDescribeTool(t *testing.T) {
+	tab := webmcp.Tab{ID: 12, Title: "Trace viewer", Origin: "http://localhost:8080"}
+	tool := webmcp.Tool{TabID: 12, Origin: "http://localhost:8080", Name: "pin", Title: "Pin", Description: "  Pins a slice. ",
+		InputSchema: json.RawMessage(`{"properties":{"id":{"type":"integer"}}}`)}
+	mt, schema, problem := describeTool(tool, tab)
+	if problem != "" {
+		t.Fatalf("problem: %s", problem)
+	}
+	if mt.Description != `[localhost:8080 · tab 12 "Trace viewer"] Pins a slice.` || mt.Title != "Pin" || mt.Name != "" {
+		t.Errorf("tool = %+v", mt)
+	}
+	if string(schema) != `{"properties":{"id":{"type":"integer"}},"type":"object"}` {
+		t.Errorf("schema = %s", schema)
+	}
+
+	tool.Description = ""
+	tool.InputSchema = json.RawMessage(`{"type":"array"}`)
+	mt, _, problem = describeTool(tool, tab)
+	if problem == "" || mt.Description != `[localhost:8080 · tab 12 "Trace viewer"]` {
+		t.Errorf("array schema: problem %q, tool %+v", problem, mt)
+	}
+	if b, _ := json.Marshal(mt.InputSchema); string(b) != `{"type":"object"}` {
+		t.Errorf("array schema advertised as %s", b)
+	}
+}

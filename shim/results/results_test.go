@@ -1,0 +1,137 @@
+package results
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// wire is what the agent receives: the result as JSON, decoded generically.
+func wire(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("unmarshal %s: %v", b, err)
+	}
+	return m
+}
+
+func text(s string) map[string]any { return map[string]any{"type": "text", "text": s} }
+
+func TestFromOutput(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		output string
+		want   map[string]any
+	}{
+		{"string", `"slice 42 selected"`, map[string]any{
+			"content": []any{text("slice 42 selected")},
+		}},
+		{"string with escapes", `"a\n\"b\"\u00e9"`, map[string]any{
+			"content": []any{text("a\n\"b\"é")},
+		}},
+		{"object", `{ "id": 42,  "name": "x" }`, map[string]any{
+			"content":           []any{text(`{"id":42,"name":"x"}`)},
+			"structuredContent": map[string]any{"id": float64(42), "name": "x"},
+		}},
+		{"array", `[1, 2]`, map[string]any{
+			"content": []any{text(`[1,2]`)},
+		}},
+		{"number", `3.5`, map[string]any{"content": []any{text(`3.5`)}}},
+		{"null", `null`, map[string]any{"content": []any{text(`null`)}}},
+		{"missing", ``, map[string]any{"content": []any{text(`null`)}}},
+		{"mcp text", `{"content":[{"type":"text","text":"hi"},{"type":"text","text":"there"}]}`, map[string]any{
+			"content": []any{text("hi"), text("there")},
+		}},
+		{"mcp error", `{"content":[{"type":"text","text":"bad slice"}],"isError":true}`, map[string]any{
+			"content": []any{text("bad slice")},
+			"isError": true,
+		}},
+		{"mcp image", `{"content":[{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}]}`, map[string]any{
+			"content": []any{map[string]any{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}},
+		}},
+		{"mcp structured", `{"content":[{"type":"text","text":"{\"a\":1}"}],"structuredContent":{"a": 1}}`, map[string]any{
+			"content":           []any{text(`{"a":1}`)},
+			"structuredContent": map[string]any{"a": float64(1)},
+		}},
+		{"mcp empty content", `{"content":[]}`, map[string]any{"content": []any{}}},
+		{"content not an array", `{"content":"plain"}`, map[string]any{
+			"content":           []any{text(`{"content":"plain"}`)},
+			"structuredContent": map[string]any{"content": "plain"},
+		}},
+		{"unknown content type", `{"content":[{"type":"hologram"}]}`, map[string]any{
+			"content":           []any{text(`{"content":[{"type":"hologram"}]}`)},
+			"structuredContent": map[string]any{"content": []any{map[string]any{"type": "hologram"}}},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := wire(t, FromOutput(json.RawMessage(tc.output)))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("FromOutput(%s) mismatch (-want +got):\n%s", tc.output, diff)
+			}
+		})
+	}
+}
+
+func TestFromOutputMalformed(t *testing.T) {
+	res := FromOutput(json.RawMessage(`{not json`))
+	if !res.IsError {
+		t.Fatal("malformed output is not an error")
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, "malformed JSON") {
+		t.Fatalf("message = %q", got)
+	}
+}
+
+func errText(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if !res.IsError {
+		t.Fatalf("result is not an error: %+v", res)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("content = %+v", res.Content)
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+func TestFromError(t *testing.T) {
+	for _, tc := range []struct {
+		code, msg string
+		want      string
+	}{
+		{webmcp.CodeToolError, "no slice 42", "tool select threw: no slice 42"},
+		{webmcp.CodeNotFound, "no tool", "tool select is gone: the page unregistered it or navigated; list tools again"},
+		{webmcp.CodeNoBrowser, "browser gone", NoBrowser},
+		{webmcp.CodeTabClosed, "tab 7 closed", "tool select: its tab closed while the call ran (tab 7 closed); list tools again"},
+		{"brand_new", "what", "tool select failed in the bridge (brand_new: what)"},
+	} {
+		got := errText(t, FromError("select", &webmcp.Error{Code: tc.code, Message: tc.msg}))
+		if got != tc.want {
+			t.Errorf("code %s: got %q, want %q", tc.code, got, tc.want)
+		}
+	}
+	if got := errText(t, FromError("x", nil)); !strings.Contains(got, "without saying why") {
+		t.Errorf("nil error: %q", got)
+	}
+}
+
+func TestTimedOut(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		60 * time.Second:        "timed out after 60s; the call was cancelled in the page",
+		1500 * time.Millisecond: "timed out after 1.5s; the call was cancelled in the page",
+		200 * time.Millisecond:  "timed out after 200ms; the call was cancelled in the page",
+	} {
+		if got := errText(t, TimedOut(d)); got != want {
+			t.Errorf("TimedOut(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -1,0 +1,245 @@
+// Package schemas prepares the input schemas of page tools for MCP and
+// validates call arguments against them, before the page sees them.
+//
+// Pages write their schemas by hand or with a library (zod, …); this package
+// makes each one fit MCP (an object schema) without changing what it says,
+// resolves it once (github.com/google/jsonschema-go, the SDK's validator) and
+// caches the result. A schema that cannot be resolved — a remote $ref, a
+// draft the validator does not know — is reported once, and its tool's
+// arguments then go to the page unchecked.
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Default is the schema of a tool whose page gave none: any object.
+var Default = json.RawMessage(`{"type":"object"}`)
+
+// ForMCP returns the schema to advertise for a page's inputSchema raw: raw
+// itself when it is an object schema; raw with "type":"object" added when it
+// has no type; Default when raw is missing. A schema that cannot describe
+// MCP arguments (not a JSON object, or a type other than "object") gives
+// Default and a problem that says why.
+func ForMCP(raw json.RawMessage) (schema json.RawMessage, problem string) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return Default, ""
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return Default, "the page's inputSchema is not a JSON object"
+	}
+	t, ok := obj["type"]
+	if !ok {
+		obj["type"] = json.RawMessage(`"object"`)
+		b, err := json.Marshal(obj)
+		if err != nil {
+			return Default, fmt.Sprintf("the page's inputSchema cannot be encoded: %v", err)
+		}
+		return b, ""
+	}
+	var typ string
+	if json.Unmarshal(t, &typ) != nil || typ != "object" {
+		return Default, fmt.Sprintf("the page's inputSchema has type %s; MCP tools take an object", t)
+	}
+	return raw, ""
+}
+
+// Validator checks arguments against one resolved schema. It is safe for
+// concurrent use.
+type Validator struct {
+	resolved *jsonschema.Resolved
+}
+
+// ValidationError says which argument is wrong and how.
+type ValidationError struct {
+	// Field is the path of the offending field ("q.n", "items[]"), or ""
+	// when the problem is with the arguments as a whole (a missing required
+	// field is named in Detail).
+	Field string
+	// Detail is the validator's message.
+	Detail string
+}
+
+// Error implements the error interface.
+func (e *ValidationError) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("field %q: %s", e.Field, e.Detail)
+	}
+	return e.Detail
+}
+
+// Validate checks args, a JSON object, and returns a *ValidationError if
+// they do not fit the schema.
+func (v *Validator) Validate(args json.RawMessage) error {
+	var inst any
+	if err := json.Unmarshal(args, &inst); err != nil {
+		return &ValidationError{Detail: fmt.Sprintf("arguments are not valid JSON: %v", err)}
+	}
+	if _, ok := inst.(map[string]any); !ok {
+		return &ValidationError{Detail: fmt.Sprintf("arguments must be a JSON object, not %s", kind(inst))}
+	}
+	if err := v.resolved.Validate(inst); err != nil {
+		return describe(err)
+	}
+	return nil
+}
+
+// supportedDrafts are the $schema values the validator understands (it
+// refuses others at validation time).
+var supportedDrafts = map[string]bool{
+	"": true,
+	"http://json-schema.org/draft-07/schema#":      true,
+	"https://json-schema.org/draft-07/schema#":     true,
+	"https://json-schema.org/draft/2020-12/schema": true,
+}
+
+// Resolve resolves a schema for validation.
+func Resolve(schema json.RawMessage) (*Validator, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, fmt.Errorf("the schema is not a JSON Schema: %w", err)
+	}
+	if !supportedDrafts[s.Schema] {
+		return nil, fmt.Errorf("the schema's draft %q is not supported (draft-07 and 2020-12 are)", s.Schema)
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Validator{resolved: r}, nil
+}
+
+// maxCached bounds a Cache; when full it starts over. Pages reuse a small
+// set of schemas, so this is only a guard against unbounded growth.
+const maxCached = 1024
+
+// Cache resolves each distinct schema once. The zero value is ready to use
+// and safe for concurrent use.
+type Cache struct {
+	mu sync.Mutex
+	m  map[string]cached
+}
+
+type cached struct {
+	v   *Validator
+	err error
+}
+
+// Get returns the validator for schema, resolving it on first use. The
+// error of a schema that cannot be resolved is cached too; fresh reports
+// whether this call resolved it, so that a caller logs a problem once.
+func (c *Cache) Get(schema json.RawMessage) (v *Validator, fresh bool, err error) {
+	key := string(schema)
+	c.mu.Lock()
+	if e, ok := c.m[key]; ok {
+		c.mu.Unlock()
+		return e.v, false, e.err
+	}
+	c.mu.Unlock()
+	v, err = Resolve(schema)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCached {
+		c.m = map[string]cached{}
+	}
+	c.m[key] = cached{v, err}
+	c.mu.Unlock()
+	return v, true, err
+}
+
+// describe turns the validator's error chain ("validating root: validating
+// /properties/q: validating /properties/q/properties/n: type: …") into the
+// deepest field and the detail.
+func describe(err error) *ValidationError {
+	msg := err.Error()
+	var field string
+	for strings.HasPrefix(msg, "validating ") {
+		rest := msg[len("validating "):]
+		i := strings.Index(rest, ": ")
+		if i < 0 {
+			break
+		}
+		if f, ok := fieldPath(rest[:i]); ok {
+			field = f
+		}
+		msg = rest[i+2:]
+	}
+	return &ValidationError{Field: field, Detail: msg}
+}
+
+// fieldPath turns a schema pointer such as /properties/q/items/properties/n
+// into the instance path "q[].n". It reports false for pointers that are not
+// under the root's properties (the root, $defs, …).
+func fieldPath(ptr string) (string, bool) {
+	if !strings.HasPrefix(ptr, "/properties/") {
+		return "", false
+	}
+	toks := strings.Split(ptr[1:], "/")
+	var b strings.Builder
+	for i := 0; i < len(toks); i++ {
+		switch toks[i] {
+		case "properties", "patternProperties":
+			if i+1 < len(toks) {
+				i++
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(unescape(toks[i]))
+			}
+		case "items", "additionalItems":
+			b.WriteString("[]")
+		case "prefixItems":
+			if i+1 < len(toks) {
+				i++
+				b.WriteString("[" + toks[i] + "]")
+			}
+		case "additionalProperties":
+			b.WriteString(".*")
+		case "allOf", "anyOf", "oneOf":
+			i++ // skip the index
+		}
+	}
+	return b.String(), b.Len() > 0
+}
+
+func unescape(tok string) string {
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+}
+
+func kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// CheckObject reports, as a *ValidationError, whether args is not a JSON
+// object; it is the check for tools whose schema could not be resolved.
+func CheckObject(args json.RawMessage) error {
+	args = bytes.TrimSpace(args)
+	if !json.Valid(args) {
+		return &ValidationError{Detail: "arguments are not valid JSON"}
+	}
+	if len(args) == 0 || args[0] != '{' {
+		var v any
+		json.Unmarshal(args, &v)
+		return &ValidationError{Detail: fmt.Sprintf("arguments must be a JSON object, not %s", kind(v))}
+	}
+	return nil
+}

@@ -1,0 +1,145 @@
+package schemas
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestForMCP(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+		problem        bool
+	}{
+		{"missing", ``, `{"type":"object"}`, false},
+		{"null", `null`, `{"type":"object"}`, false},
+		{"object passes through", `{"type":"object","properties":{"id":{"type":"integer"}}}`, `{"type":"object","properties":{"id":{"type":"integer"}}}`, false},
+		{"no type", `{"properties":{"id":{"type":"integer"}}}`, `{"properties":{"id":{"type":"integer"}},"type":"object"}`, false},
+		{"array", `[1]`, `{"type":"object"}`, true},
+		{"string schema", `{"type":"string"}`, `{"type":"object"}`, true},
+		{"type list", `{"type":["object","null"]}`, `{"type":"object"}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, problem := ForMCP(json.RawMessage(tc.in))
+			if string(got) != tc.want {
+				t.Errorf("schema = %s, want %s", got, tc.want)
+			}
+			if (problem != "") != tc.problem {
+				t.Errorf("problem = %q, want one: %v", problem, tc.problem)
+			}
+		})
+	}
+}
+
+func mustResolve(t *testing.T, schema string) *Validator {
+	t.Helper()
+	v, err := Resolve(json.RawMessage(schema))
+	if err != nil {
+		t.Fatalf("Resolve(%s): %v", schema, err)
+	}
+	return v
+}
+
+func TestValidate(t *testing.T) {
+	const schema = `{"type":"object",
+		"properties":{
+			"count":{"type":"integer","minimum":1},
+			"q":{"type":"object","properties":{"n":{"type":"string"}}},
+			"tags":{"type":"array","items":{"type":"string"}},
+			"ref":{"$ref":"#/$defs/id"}
+		},
+		"required":["count"],
+		"$defs":{"id":{"type":"integer"}}}`
+	v := mustResolve(t, schema)
+	for _, tc := range []struct {
+		args        string
+		field       string
+		detailHas   string
+		wantSuccess bool
+	}{
+		{args: `{"count":3}`, wantSuccess: true},
+		{args: `{"count":3.0,"q":{"n":"x"},"tags":["a"],"ref":7}`, wantSuccess: true},
+		{args: `{"count":"x"}`, field: "count", detailHas: `want "integer"`},
+		{args: `{"count":0}`, field: "count", detailHas: "minimum"},
+		{args: `{}`, detailHas: `missing properties: ["count"]`},
+		{args: `{"count":1,"q":{"n":3}}`, field: "q.n", detailHas: `want "string"`},
+		{args: `{"count":1,"tags":["a",2]}`, field: "tags[]", detailHas: `want "string"`},
+		{args: `{"count":1,"ref":"s"}`, field: "ref", detailHas: `want "integer"`},
+		{args: `[1]`, detailHas: "must be a JSON object, not an array"},
+		{args: `"s"`, detailHas: "must be a JSON object, not a string"},
+		{args: `{`, detailHas: "not valid JSON"},
+	} {
+		err := v.Validate(json.RawMessage(tc.args))
+		if tc.wantSuccess {
+			if err != nil {
+				t.Errorf("Validate(%s) = %v, want success", tc.args, err)
+			}
+			continue
+		}
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			t.Errorf("Validate(%s) = %v, want a *ValidationError", tc.args, err)
+			continue
+		}
+		if ve.Field != tc.field || !strings.Contains(ve.Detail, tc.detailHas) {
+			t.Errorf("Validate(%s) = field %q, detail %q; want field %q, detail containing %q", tc.args, ve.Field, ve.Detail, tc.field, tc.detailHas)
+		}
+		if tc.field != "" && !strings.Contains(err.Error(), `"`+tc.field+`"`) {
+			t.Errorf("Validate(%s): message %q does not name the field", tc.args, err)
+		}
+	}
+}
+
+func TestResolveFailures(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"object","properties":{"a":{"$ref":"http://example.com/a.json"}}}`,
+		`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`,
+		`{"type":5}`,
+	} {
+		if _, err := Resolve(json.RawMessage(schema)); err == nil {
+			t.Errorf("Resolve(%s) succeeded, want an error", schema)
+		}
+	}
+	for _, schema := range []string{
+		`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`,
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`,
+	} {
+		if _, err := Resolve(json.RawMessage(schema)); err != nil {
+			t.Errorf("Resolve(%s): %v", schema, err)
+		}
+	}
+}
+
+func TestCacheResolvesOnce(t *testing.T) {
+	var c Cache
+	s := json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"}}}`)
+	v1, fresh1, err := c.Get(s)
+	if err != nil || !fresh1 {
+		t.Fatalf("first Get: %v, fresh %v", err, fresh1)
+	}
+	v2, fresh2, err := c.Get(s)
+	if err != nil || fresh2 || v2 != v1 {
+		t.Fatalf("second Get: %v, fresh %v, same %v", err, fresh2, v1 == v2)
+	}
+	bad := json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"http://example.com/x"}}}`)
+	if _, fresh, err := c.Get(bad); err == nil || !fresh {
+		t.Fatalf("bad schema: %v, fresh %v", err, fresh)
+	}
+	if _, fresh, err := c.Get(bad); err == nil || fresh {
+		t.Fatalf("bad schema again: %v, fresh %v (the failure should be cached)", err, fresh)
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	v, err := Resolve(json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"}},"required":["id"]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := json.RawMessage(`{"id":42,"name":"slice"}`)
+	for b.Loop() {
+		if err := v.Validate(args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package shim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/schemas"
+	"github.com/webmcp-bridge/bridge/shim/toolnames"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// Name is the shim's MCP server name and its client name towards hosts.
+const Name = "webmcp-shim"
+
+// DefaultTimeout bounds each tool call unless Options say otherwise.
+const DefaultTimeout = 60 * time.Second
+
+// Instructions are the MCP instructions the shim gives agents.
+const Instructions = `This server gives you the tools of the web pages the user has open in their browser (through the WebMCP bridge extension). ` +
+	`Each page tool's description starts with where it comes from: [origin · tab id "tab title"]. ` +
+	`Tools come and go as the user opens, closes and navigates tabs; list_tabs shows the open tabs. ` +
+	`A page tool acts on the user's real, live tab.`
+
+// Options configure a [Server].
+type Options struct {
+	// Dir is the runtime directory with the hosts' sockets; "" means
+	// webmcp.RuntimeDir().
+	Dir string
+	// Timeout bounds each page tool call; the call is then cancelled in the
+	// page. 0 means no bound.
+	Timeout time.Duration
+	// Logger receives log lines (stderr only: stdout is the MCP channel);
+	// nil means slog.Default().
+	Logger *slog.Logger
+	// SDKLogger receives the MCP SDK's log lines; nil means Logger.
+	SDKLogger *slog.Logger
+	// Version is the server version told to MCP clients; "" means "dev".
+	Version string
+}
+
+// Server is the shim's MCP server. Create it with [New].
+type Server struct {
+	opts    Options
+	log     *slog.Logger
+	mcp     *mcp.Server
+	pool    *hosts.Pool
+	schemas schemas.Cache
+	bridge  map[string]*BridgeTool
+
+	mu    sync.Mutex // guards names and tools, and orders changes to mcp's tool set
+	names *toolnames.Registry[toolKey]
+	tools map[toolKey]*pageTool
+}
+
+// New returns a Server with its bridge tools and no page tools yet: nothing
+// is connected until [Server.Serve], [Server.Watch] or [Server.Connect].
+func New(opts Options) *Server {
+	if opts.Dir == "" {
+		opts.Dir = webmcp.RuntimeDir()
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{
+		opts:   opts,
+		log:    log,
+		tools:  map[toolKey]*pageTool{},
+		bridge: map[string]*BridgeTool{},
+	}
+	sdkLog := opts.SDKLogger
+	if sdkLog == nil {
+		sdkLog = log
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "WebMCP bridge", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: Instructions,
+		Logger:       sdkLog,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	var reserved []string
+	for _, bt := range bridgeTools() {
+		s.bridge[bt.Tool.Name] = bt
+		reserved = append(reserved, bt.Tool.Name)
+		s.mcp.AddTool(bt.Tool, s.bridgeHandler(bt))
+	}
+	s.names = toolnames.NewRegistry[toolKey](reserved...)
+	s.pool = hosts.NewPool(hosts.PoolOptions{
+		Dir:      opts.Dir,
+		Client:   webmcp.ClientInfo{Name: Name, PID: os.Getpid()},
+		Logger:   log,
+		OnChange: s.syncHost,
+		OnClose:  s.dropHost,
+	})
+	return s
+}
+
+// MCP is the underlying MCP server, for transports other than stdio.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Dir is the runtime directory the Server takes its hosts from.
+func (s *Server) Dir() string { return s.opts.Dir }
+
+// Serve watches for hosts and serves MCP over t until the client
+// disconnects or ctx ends.
+func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { s.Watch(ctx) })
+	err := s.mcp.Run(ctx, t)
+	cancel()
+	wg.Wait()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// Watch keeps the Server connected to every host in the runtime directory
+// until ctx ends, then disconnects: hosts that appear are connected and
+// their tools exposed; hosts that go take their tools with them.
+func (s *Server) Watch(ctx context.Context) { s.pool.Watch(ctx) }
+
+// Connect connects once to every host in the runtime directory and waits,
+// at most wait, until each has sent its state, for one-shot commands. It
+// returns warnings (sockets that could not be used, e.g. left behind by a
+// host that crashed) and errors (hosts that did not answer in time, which
+// are dropped). Close the Server when done.
+func (s *Server) Connect(ctx context.Context, wait time.Duration) (warnings, errs []error) {
+	warnings = s.pool.Scan(ctx)
+	errs = s.pool.WaitReady(ctx, wait)
+	return warnings, errs
+}
+
+// Close disconnects from every host.
+func (s *Server) Close() { s.pool.Close() }
+
+// ErrNoTool is wrapped by CallTool's error for a name that no tool has.
+var ErrNoTool = errors.New("no such tool")
+
+// CallTool calls the tool that has the MCP name name, as an agent's
+// tools/call would. It returns an error wrapping ErrNoTool if there is no
+// such tool; every other failure is an isError result.
+func (s *Server) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	if bt, ok := s.bridge[name]; ok {
+		return bt.Handler(ctx, s, args), nil
+	}
+	s.mu.Lock()
+	key, ok := s.names.Lookup(name)
+	s.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrNoTool, name)
+	}
+	return s.callPage(ctx, key, name, args), nil
+}
+
+func (s *Server) bridgeHandler(bt *BridgeTool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return bt.Handler(ctx, s, req.Params.Arguments), nil
+	}
+}

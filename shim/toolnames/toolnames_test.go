@@ -1,0 +1,151 @@
+package toolnames
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestSanitize(t *testing.T) {
+	long := strings.Repeat("a", 70)
+	for _, tc := range []struct{ in, want string }{
+		{"echo", "echo"},
+		{"trace.select_slice", "trace_select_slice"},
+		{"a b/c:d", "a_b_c_d"},
+		{"Ünïcode", "_n_code"},
+		{"日本", "__"},
+		{"ok-name_9", "ok-name_9"},
+		{"", Fallback},
+		{long, long[:MaxLen]},
+		{strings.Repeat("é", 70), strings.Repeat("_", MaxLen)},
+	} {
+		got := Sanitize(tc.in)
+		if got != tc.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if !Valid(got) {
+			t.Errorf("Sanitize(%q) = %q is not Valid", tc.in, got)
+		}
+	}
+}
+
+func TestValid(t *testing.T) {
+	for name, want := range map[string]bool{
+		"echo":                      true,
+		"a-b_C9":                    true,
+		"":                          false,
+		"a.b":                       false,
+		"é":                         false,
+		strings.Repeat("x", MaxLen): true,
+		strings.Repeat("x", 65):     false,
+	} {
+		if got := Valid(name); got != want {
+			t.Errorf("Valid(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestRegistryClashAndStability(t *testing.T) {
+	r := NewRegistry[int]("list_tabs")
+	if got := r.Assign(1, "echo"); got != "echo" {
+		t.Fatalf("first echo = %q", got)
+	}
+	if got := r.Assign(2, "echo"); got != "echo_2" {
+		t.Fatalf("second echo = %q", got)
+	}
+	if got := r.Assign(3, "echo"); got != "echo_3" {
+		t.Fatalf("third echo = %q", got)
+	}
+	// Stable: asking again gives the same name, whatever is wanted now.
+	if got := r.Assign(2, "other"); got != "echo_2" {
+		t.Fatalf("re-assign = %q, want echo_2", got)
+	}
+	// The second goes: the first keeps its name, the third keeps its suffix.
+	if name, ok := r.Release(2); !ok || name != "echo_2" {
+		t.Fatalf("Release(2) = %q, %v", name, ok)
+	}
+	if got, _ := r.Name(1); got != "echo" {
+		t.Fatalf("first after release = %q", got)
+	}
+	if got, _ := r.Name(3); got != "echo_3" {
+		t.Fatalf("third after release = %q", got)
+	}
+	// A freed suffix is reused by the next clash.
+	if got := r.Assign(4, "echo"); got != "echo_2" {
+		t.Fatalf("fourth echo = %q, want echo_2", got)
+	}
+	// The first goes: a new tool gets the plain name back.
+	r.Release(1)
+	if got := r.Assign(5, "echo"); got != "echo" {
+		t.Fatalf("fifth echo = %q, want echo", got)
+	}
+	if key, ok := r.Lookup("echo_3"); !ok || key != 3 {
+		t.Fatalf("Lookup(echo_3) = %v, %v", key, ok)
+	}
+	if _, ok := r.Release(99); ok {
+		t.Fatal("Release of an unknown key reported ok")
+	}
+	if r.Len() != 3 {
+		t.Fatalf("Len = %d, want 3", r.Len())
+	}
+}
+
+func TestRegistryReserved(t *testing.T) {
+	r := NewRegistry[string]("list_tabs")
+	if got := r.Assign("a", "list_tabs"); got != "list_tabs_2" {
+		t.Fatalf("page list_tabs = %q, want list_tabs_2", got)
+	}
+}
+
+func TestRegistrySuffixFitsMaxLen(t *testing.T) {
+	r := NewRegistry[int]()
+	long := strings.Repeat("n", 80)
+	first := r.Assign(1, long)
+	second := r.Assign(2, long)
+	if first != long[:MaxLen] {
+		t.Fatalf("first = %q", first)
+	}
+	if len(second) != MaxLen || !strings.HasSuffix(second, "_2") || !Valid(second) {
+		t.Fatalf("second = %q (len %d)", second, len(second))
+	}
+	for i := 3; i <= 12; i++ {
+		n := r.Assign(i, long)
+		if len(n) > MaxLen || !Valid(n) {
+			t.Fatalf("name %d = %q", i, n)
+		}
+	}
+	if got, _ := r.Name(12); !strings.HasSuffix(got, "_12") {
+		t.Fatalf("twelfth = %q", got)
+	}
+}
+
+func TestRegistrySanitizedCollision(t *testing.T) {
+	// Two page names that sanitize to the same name clash too.
+	r := NewRegistry[int]()
+	a := r.Assign(1, "a.b")
+	b := r.Assign(2, "a_b")
+	if a != "a_b" || b != "a_b_2" {
+		t.Fatalf("got %q, %q", a, b)
+	}
+}
+
+func ExampleRegistry() {
+	r := NewRegistry[string]("list_tabs")
+	fmt.Println(r.Assign("tab 12: echo", "echo"))
+	fmt.Println(r.Assign("tab 13: echo", "echo"))
+	fmt.Println(r.Assign("tab 12: trace.select", "trace.select"))
+	r.Release("tab 13: echo")
+	fmt.Println(r.Assign("tab 14: echo", "echo"))
+	fmt.Println(r.Assign("tab 14: list_tabs", "list_tabs"))
+	// Output:
+	// echo
+	// echo_2
+	// trace_select
+	// echo_2
+	// list_tabs_2
+}
+
+func ExampleSanitize() {
+	fmt.Println(Sanitize("perfetto.select slice"))
+	// Output: perfetto_select_slice
+}
