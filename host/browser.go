@@ -60,7 +60,7 @@ func (h *host) fromBrowser(body []byte) error {
 		}
 		h.setBrowser(m.Browser)
 	case webmcp.TypeState, webmcp.TypeTabUpdated, webmcp.TypeTabRemoved,
-		webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext:
+		webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext, webmcp.TypePins:
 		var m webmcp.Message
 		if err := json.Unmarshal(body, &m); err != nil {
 			h.log.Printf("the browser sent a malformed %s message (%v); skipped: %s", env.Type, err, excerpt(body))
@@ -71,7 +71,7 @@ func (h *host) fromBrowser(body []byte) error {
 			return nil
 		}
 		h.applyChange(&m, line(body))
-	case webmcp.TypeCall, webmcp.TypeCancel, webmcp.TypeChunk:
+	case webmcp.TypeCall, webmcp.TypeRequest, webmcp.TypeCancel, webmcp.TypeChunk:
 		h.log.Printf("the browser sent %s message, which only goes from the host to the browser; ignored", a(env.Type))
 	default:
 		h.log.Printf("the browser sent a message of unknown type %q; ignored", env.Type)

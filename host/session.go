@@ -203,7 +203,7 @@ func (s *session) handle(l []byte) bool {
 		return true
 	}
 	switch env.Type {
-	case webmcp.TypeCall:
+	case webmcp.TypeCall, webmcp.TypeRequest:
 		s.h.forwardCall(s, env.ID, l)
 	case webmcp.TypeCancel:
 		s.h.forwardCancel(s, env.ID, l)
@@ -223,7 +223,7 @@ func (s *session) handle(l []byte) bool {
 			s.h.log.Printf("shim %s is %s, pid %d", s.id, m.Client.Name, m.Client.PID)
 		}
 	case webmcp.TypeResult, webmcp.TypeError, webmcp.TypeChunk, webmcp.TypeState, webmcp.TypeTabUpdated,
-		webmcp.TypeTabRemoved, webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext:
+		webmcp.TypeTabRemoved, webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext, webmcp.TypePins:
 		s.h.log.Printf("shim %s sent %s message, which the host does not take from shims; ignored", s.id, a(env.Type))
 	default:
 		s.h.log.Printf("shim %s sent a message of unknown type %q; ignored", s.id, env.Type)

@@ -35,7 +35,7 @@
 //
 // state — the whole picture, replacing whatever the receiver had.
 //
-//	{"type":"state","state":{"tabs":[Tab…],"tools":[Tool…],"contexts":[…]}}
+//	{"type":"state","state":{"tabs":[Tab…],"tools":[Tool…],"contexts":[Context…],"pins":[Pin…]}}
 //
 // The extension sends it after hello and whenever it rebuilt its registry (a
 // service-worker restart). The host keeps the latest state, applies every
@@ -48,14 +48,23 @@
 //	{"type":"toolsAdded","tools":[Tool…]}           add or replace tools (key: tabId, frameId, name)
 //	{"type":"toolsRemoved","removed":[ToolRef…]}    remove these tools
 //	{"type":"context","context":Context}            a tab's UI context changed (see Context)
+//	{"type":"pins","pins":[Pin…]}                   the pinned snapshots, the whole list
 //
 // Calls, shim -> host -> extension, each with an id unique on the link:
 //
 //	{"type":"call","id":"s3.17","tabId":7,"frameId":0,"name":"select_slice","arguments":{"id":42}}
 //	{"type":"cancel","id":"s3.17"}
 //
-// and their answers, extension -> host -> the shim that asked; exactly one per
-// call:
+// Requests, shim -> host -> extension, routed exactly like calls (same id
+// rule, same answers, cancelled alike): everything a shim asks of the
+// extension other than a tool call. Method is one of the Method constants:
+//
+//	{"type":"request","id":"s3.18","method":"sampleContext","params":{}}
+//	{"type":"request","id":"s3.19","method":"pin","params":{"providerId":"trace.Selection"}}
+//	{"type":"request","id":"s3.20","method":"unpin","params":{"providerId":"trace.Selection"}}
+//
+// Answers to calls and requests, extension -> host -> the shim that asked;
+// exactly one per call or request:
 //
 //	{"type":"result","id":"s3.17","output":<the JSON value the page's tool returned>}
 //	{"type":"error","id":"s3.17","error":{"code":"tool_error","message":"no slice 42"}}

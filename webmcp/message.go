@@ -27,11 +27,28 @@ const (
 	TypeToolsAdded   = "toolsAdded"
 	TypeToolsRemoved = "toolsRemoved"
 	TypeContext      = "context"
+	TypePins         = "pins"
 	TypeCall         = "call"
 	TypeCancel       = "cancel"
+	TypeRequest      = "request"
 	TypeResult       = "result"
 	TypeError        = "error"
 	TypeChunk        = "chunk"
+)
+
+// Request methods: what a shim may ask the extension besides tool calls.
+const (
+	// MethodSampleContext samples the UI context of a tab now. Params:
+	// {"tabId":N} or {} for the focused tab. Output: a [Context], which is
+	// also broadcast as a context message.
+	MethodSampleContext = "sampleContext"
+	// MethodPin freezes a provider's current snapshot. Params:
+	// {"providerId":"…","tabId":N} (tabId optional: the focused tab).
+	// Output: the new [Pin]; the pins list is broadcast.
+	MethodPin = "pin"
+	// MethodUnpin drops pins. Params: {"providerId":"…"}, or {} for all.
+	// Output: {"removed":N}; the pins list is broadcast.
+	MethodUnpin = "unpin"
 )
 
 // Error codes carried in [Error.Code].
@@ -69,12 +86,17 @@ type Message struct {
 	Tools   []Tool    `json:"tools,omitempty"`
 	Removed []ToolRef `json:"removed,omitempty"`
 	Context *Context  `json:"context,omitempty"`
+	Pins    []Pin     `json:"pins,omitempty"`
 
 	// call: TabID, FrameID and Name name the tool; tabRemoved uses TabID.
 	TabID     int             `json:"tabId,omitempty"`
 	FrameID   int             `json:"frameId,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+
+	// request: Method is one of the Method constants; Params its object.
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
 
 	// result
 	Output json.RawMessage `json:"output,omitempty"`

@@ -54,23 +54,60 @@ type ToolRef struct {
 	Name    string `json:"name"`
 }
 
-// Context is the UI context of one tab: what the user is looking at.
+// Context is the UI context of one tab: what the user is looking at. The
+// extension sends it only for tabs whose site the user allowed.
 type Context struct {
-	TabID int `json:"tabId"`
-	// Providers are the page's context providers' latest snapshots.
+	TabID int    `json:"tabId"`
+	URL   string `json:"url,omitempty"`
+	Title string `json:"title,omitempty"`
+	// Providers are the page's context providers' latest snapshots, in
+	// registration order; a provider that had nothing to say is absent.
 	Providers []ProviderSnapshot `json:"providers,omitempty"`
+	// Ambient is what the bridge sees without the page's help.
+	Ambient *Ambient `json:"ambient,omitempty"`
 	// Time is when the context was sampled, in Unix milliseconds.
 	Time int64 `json:"time,omitempty"`
 }
 
-// ProviderSnapshot is what one context provider returned.
+// ProviderSnapshot is what one context provider returned, or why it was left
+// out.
 type ProviderSnapshot struct {
 	ID          string          `json:"id"`
 	Description string          `json:"description,omitempty"` // invariant; said once
 	Summary     string          `json:"summary,omitempty"`
 	Data        json.RawMessage `json:"data,omitempty"`
-	// Note says why the provider was left out (threw, too slow), if it was.
+	// Note says why the provider was left out (it threw, or was too slow);
+	// Summary and Data are then empty.
 	Note string `json:"note,omitempty"`
+}
+
+// Ambient is the context every allowed page has: its text selection and its
+// focused element.
+type Ambient struct {
+	Selection string `json:"selection,omitempty"` // the selected text, cut to a few hundred characters
+	// SelectionCut is set when Selection was cut.
+	SelectionCut bool     `json:"selectionCut,omitempty"`
+	Focused      *Element `json:"focused,omitempty"`
+}
+
+// Element describes a focused element by its role and accessible name.
+type Element struct {
+	Role string `json:"role,omitempty"`
+	Name string `json:"name,omitempty"`
+	Tag  string `json:"tag,omitempty"`
+}
+
+// Pin is a frozen snapshot of one provider, kept until unpinned. Ids in it
+// stay valid, but the view may have moved on since.
+type Pin struct {
+	ProviderID  string          `json:"providerId"`
+	Description string          `json:"description,omitempty"`
+	Summary     string          `json:"summary,omitempty"`
+	Data        json.RawMessage `json:"data,omitempty"`
+	TabID       int             `json:"tabId"`
+	URL         string          `json:"url,omitempty"`
+	Title       string          `json:"title,omitempty"`
+	PinnedAt    int64           `json:"pinnedAt"` // Unix milliseconds
 }
 
 // State is everything a host knows about its browser. The zero value is an
@@ -80,6 +117,7 @@ type State struct {
 	tabs     map[int]Tab
 	tools    map[ToolRef]Tool
 	contexts map[int]Context
+	pins     []Pin
 }
 
 // Snapshot is a State as it travels in a "state" message.
@@ -87,10 +125,11 @@ type Snapshot struct {
 	Tabs     []Tab     `json:"tabs"`
 	Tools    []Tool    `json:"tools"`
 	Contexts []Context `json:"contexts,omitempty"`
+	Pins     []Pin     `json:"pins,omitempty"`
 }
 
 // Apply changes s by one message: state replaces everything; tabUpdated,
-// tabRemoved, toolsAdded, toolsRemoved and context change a part. It reports
+// tabRemoved, toolsAdded, toolsRemoved, context and pins change a part. It reports
 // whether the message was a state message or change; other messages are left
 // alone.
 func (s *State) Apply(m *Message) bool {
@@ -106,7 +145,9 @@ func (s *State) Apply(m *Message) bool {
 		clear(s.tabs)
 		clear(s.tools)
 		clear(s.contexts)
+		s.pins = nil
 		if m.State != nil {
+			s.pins = slices.Clone(m.State.Pins)
 			for _, t := range m.State.Tabs {
 				s.tabs[t.ID] = t
 			}
@@ -149,6 +190,8 @@ func (s *State) Apply(m *Message) bool {
 		if m.Context != nil {
 			s.contexts[m.Context.TabID] = *m.Context
 		}
+	case TypePins:
+		s.pins = slices.Clone(m.Pins)
 	default:
 		return false
 	}
@@ -173,6 +216,7 @@ func (s *State) Snapshot() *Snapshot {
 	slices.SortFunc(snap.Tabs, func(a, b Tab) int { return a.ID - b.ID })
 	slices.SortFunc(snap.Tools, func(a, b Tool) int { return CompareRefs(a.Ref(), b.Ref()) })
 	slices.SortFunc(snap.Contexts, func(a, b Context) int { return a.TabID - b.TabID })
+	snap.Pins = slices.Clone(s.pins)
 	return snap
 }
 
