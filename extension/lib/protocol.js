@@ -1,0 +1,216 @@
+// The extension's side of the bridge protocol (Go package webmcp, doc.go is
+// the reference): message types, error codes, and the builders and checks
+// for what the extension sends and receives.
+
+import { isValidToolName } from './names.js';
+
+/** The bridge protocol version this extension speaks. */
+export const PROTOCOL_VERSION = 1;
+
+/** The native-messaging host the extension connects to. */
+export const HOST_NAME = 'dev.webmcp.bridge';
+
+/** Message types. */
+export const T = Object.freeze({
+  hello: 'hello',
+  state: 'state',
+  tabUpdated: 'tabUpdated',
+  tabRemoved: 'tabRemoved',
+  toolsAdded: 'toolsAdded',
+  toolsRemoved: 'toolsRemoved',
+  context: 'context',
+  call: 'call',
+  cancel: 'cancel',
+  result: 'result',
+  error: 'error',
+  chunk: 'chunk',
+});
+
+/** Error codes of error messages. */
+export const Code = Object.freeze({
+  toolError: 'tool_error',
+  notFound: 'not_found',
+  tabClosed: 'tab_closed',
+  navigated: 'navigated',
+  cancelled: 'cancelled',
+  timeout: 'timeout',
+  badRequest: 'bad_request',
+  noBrowser: 'no_browser',
+  notAllowed: 'not_allowed',
+  internal: 'internal',
+});
+
+const CODES = new Set(Object.values(Code));
+
+/** The annotation hints a tool may carry, as MCP and WebMCP name them. */
+export const HINTS = Object.freeze([
+  'readOnlyHint',
+  'destructiveHint',
+  'idempotentHint',
+  'openWorldHint',
+  'untrustedContentHint',
+]);
+
+/** The largest tool (as JSON) that the extension passes on. */
+export const MAX_TOOL_BYTES = 1 << 20;
+
+/** Builds the extension's hello. */
+export function helloMessage({ name, version, instance, extensionId }) {
+  const browser = {};
+  if (name) browser.name = name;
+  if (version) browser.version = version;
+  if (instance) browser.instance = instance;
+  if (extensionId) browser.extensionId = extensionId;
+  return { type: T.hello, protocol: PROTOCOL_VERSION, browser };
+}
+
+/** Builds a result message. An undefined output travels as null. */
+export function resultMessage(id, output) {
+  return { type: T.result, id, output: output === undefined ? null : output };
+}
+
+/** Builds an error message. */
+export function errorMessage(id, code, message) {
+  return { type: T.error, id, error: { code: CODES.has(code) ? code : Code.internal, message: String(message ?? '') } };
+}
+
+const GREASE = /not.?a.?brand/i;
+const BRAND_NAMES = { 'Google Chrome': 'Chrome', 'Microsoft Edge': 'Edge' };
+
+/**
+ * Names the browser for hello from navigator.userAgentData's brand lists
+ * (fullVersionList when the high-entropy values were granted, else brands)
+ * and the user-agent string as a fallback.
+ * @returns {{name: string, version: string}}
+ */
+export function browserInfo({ fullVersionList, brands, userAgent } = {}) {
+  const list = (Array.isArray(fullVersionList) && fullVersionList.length ? fullVersionList : brands) || [];
+  const real = list.filter((b) => b && typeof b.brand === 'string' && !GREASE.test(b.brand));
+  const pick = real.find((b) => b.brand !== 'Chromium') || real.find((b) => b.brand === 'Chromium');
+  if (pick) {
+    let version = String(pick.version ?? '');
+    // Brands alone carry only the major version; take the rest from the UA.
+    const ua = typeof userAgent === 'string' ? /(?:Chrome|Chromium)\/([\d.]+)/.exec(userAgent) : null;
+    if (!version.includes('.') && ua && ua[1].split('.')[0] === version) version = ua[1];
+    return { name: BRAND_NAMES[pick.brand] || pick.brand, version };
+  }
+  if (typeof userAgent === 'string') {
+    const edge = /Edg\/([\d.]+)/.exec(userAgent);
+    if (edge) return { name: 'Edge', version: edge[1] };
+    const chrome = /(?:Chrome|Chromium)\/([\d.]+)/.exec(userAgent);
+    if (chrome) return { name: 'Chromium', version: chrome[1] };
+  }
+  return { name: 'Chromium', version: '' };
+}
+
+function isPlainObject(v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Checks and copies one tool as a content script reported it (the page wrote
+ * it, so nothing is trusted). It returns {tool} with the fields the protocol
+ * carries, or {problem} saying why the tool is left out.
+ * @returns {{tool?: {name: string, title?: string, description: string, inputSchema?: object, annotations?: object}, problem?: string}}
+ */
+export function normalizeTool(raw) {
+  if (!isPlainObject(raw)) return { problem: 'not an object' };
+  const { name } = raw;
+  if (!isValidToolName(name)) return { problem: `invalid tool name ${JSON.stringify(String(name)).slice(0, 140)}` };
+  const tool = { name };
+  if (typeof raw.title === 'string' && raw.title !== '') tool.title = raw.title;
+  tool.description = typeof raw.description === 'string' ? raw.description : '';
+  if (raw.inputSchema !== undefined && raw.inputSchema !== null) {
+    if (!isPlainObject(raw.inputSchema)) return { problem: `tool ${name}: inputSchema is not a JSON object` };
+    tool.inputSchema = raw.inputSchema;
+  }
+  if (isPlainObject(raw.annotations)) {
+    const a = {};
+    for (const h of HINTS) if (typeof raw.annotations[h] === 'boolean') a[h] = raw.annotations[h];
+    if (Object.keys(a).length) tool.annotations = a;
+  }
+  let size;
+  try {
+    size = JSON.stringify(tool).length;
+  } catch (e) {
+    return { problem: `tool ${name}: not JSON (${e.message})` };
+  }
+  if (size > MAX_TOOL_BYTES) return { problem: `tool ${name}: ${size} bytes of JSON, more than ${MAX_TOOL_BYTES}` };
+  return { tool };
+}
+
+/**
+ * Checks and copies a frame's tool list. Tools with problems and repeated
+ * names (the first wins) are left out and listed in problems.
+ */
+export function normalizeTools(list) {
+  const tools = [];
+  const problems = [];
+  const seen = new Set();
+  if (!Array.isArray(list)) return { tools, problems: ['the tool list is not an array'] };
+  for (const raw of list) {
+    const { tool, problem } = normalizeTool(raw);
+    if (problem) {
+      problems.push(problem);
+    } else if (seen.has(tool.name)) {
+      problems.push(`tool ${tool.name} is listed twice`);
+    } else {
+      seen.add(tool.name);
+      tools.push(tool);
+    }
+  }
+  return { tools, problems };
+}
+
+/** Builds a protocol Tool from a frame's normalised tool. */
+export function wireTool(tabId, frameId, origin, tool) {
+  const t = { tabId, frameId, origin, name: tool.name };
+  if (tool.title) t.title = tool.title;
+  t.description = tool.description;
+  if (tool.inputSchema) t.inputSchema = tool.inputSchema;
+  if (tool.annotations) t.annotations = tool.annotations;
+  return t;
+}
+
+/**
+ * Checks a message from the host that the extension acts on (call, cancel,
+ * chunk). It returns {msg} (a call with its defaults filled in: frameId 0 and
+ * arguments {} when Go left them out), {ignore: reason} for messages that need
+ * no action, or {reply} for a call that must be answered with an error right
+ * away.
+ */
+export function checkHostMessage(m) {
+  if (!isPlainObject(m) || typeof m.type !== 'string' || m.type === '') return { ignore: 'a message without "type"' };
+  switch (m.type) {
+    case T.call: {
+      if (typeof m.id !== 'string' || m.id === '') return { ignore: 'a call without "id"' };
+      const tabId = m.tabId ?? 0;
+      const frameId = m.frameId ?? 0;
+      const args = m.arguments ?? {};
+      if (!Number.isSafeInteger(tabId) || !Number.isSafeInteger(frameId) || frameId < 0) {
+        return { reply: errorMessage(m.id, Code.badRequest, 'call: "tabId" and "frameId" must be integers') };
+      }
+      if (typeof m.name !== 'string' || m.name === '') {
+        return { reply: errorMessage(m.id, Code.badRequest, 'call: "name" must name a tool') };
+      }
+      if (!isPlainObject(args)) {
+        return { reply: errorMessage(m.id, Code.badRequest, 'call: "arguments" must be a JSON object') };
+      }
+      return { msg: { type: T.call, id: m.id, tabId, frameId, name: m.name, arguments: args } };
+    }
+    case T.cancel:
+      if (typeof m.id !== 'string' || m.id === '') return { ignore: 'a cancel without "id"' };
+      return { msg: { type: T.cancel, id: m.id } };
+    case T.chunk:
+      return { msg: m };
+    case T.hello:
+      if (m.protocol !== undefined && m.protocol !== PROTOCOL_VERSION) {
+        return { ignore: `the host speaks protocol ${m.protocol}, this extension ${PROTOCOL_VERSION}` };
+      }
+      return { msg: m };
+    default:
+      return { ignore: `unknown message type ${JSON.stringify(m.type)}` };
+  }
+}

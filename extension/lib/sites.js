@@ -1,0 +1,136 @@
+// Site access: which origins may hand their tools (and later their UI
+// context) to agents outside the browser. The list lives in
+// chrome.storage.local under STORAGE_KEY as an array of pattern strings.
+//
+// A pattern is "scheme://host[:port]":
+//   scheme  "http", "https", or "*" for either (nothing else is ever allowed)
+//   host    an exact host name or IP literal ("localhost", "127.0.0.1",
+//           "[::1]"), "*.example.com" for example.com and every subdomain,
+//           or "*" for every host
+//   port    a number, or "*" for any port; without a port only the scheme's
+//           default port (80, 443) matches
+// A trailing "/" is tolerated; paths, queries and user info are not.
+
+/** The key of the allow list in chrome.storage.local. */
+export const STORAGE_KEY = 'allowList';
+
+/** The allow list used until the user changes it: loopback on any port. */
+export const DEFAULT_ALLOW_LIST = Object.freeze([
+  'http://localhost:*',
+  'https://localhost:*',
+  'http://127.0.0.1:*',
+  'https://127.0.0.1:*',
+  'http://[::1]:*',
+  'https://[::1]:*',
+]);
+
+const DEFAULT_PORTS = { http: '80', https: '443' };
+
+/**
+ * Parses one allow-list pattern. It returns {scheme, host, subdomains, port}
+ * (port is "*", "" for the default port, or digits) and throws an Error that
+ * says how to write the pattern when it cannot be parsed.
+ */
+export function parsePattern(pattern) {
+  if (typeof pattern !== 'string') throw new Error('an allow-list entry must be a string like "https://example.com"');
+  const text = pattern.trim().replace(/\/$/, '');
+  const m = /^(\*|https?):\/\/(\[[0-9A-Fa-f:.]+\]|[^/:?#@[\]]+)(?::(\*|\d{1,5}))?$/.exec(text);
+  if (!m) {
+    throw new Error(`allow-list entry ${JSON.stringify(pattern)} is not of the form "scheme://host[:port]" ` +
+      '(scheme http, https or *; host a name, "*.example.com" or "*"; port a number or *)');
+  }
+  const [, scheme, rawHost, port = ''] = m;
+  if (port !== '' && port !== '*' && Number(port) > 65535) {
+    throw new Error(`allow-list entry ${JSON.stringify(pattern)} has port ${port}, above 65535`);
+  }
+  let host = rawHost.toLowerCase();
+  let subdomains = false;
+  if (host === '*') return { scheme, host: '*', subdomains: false, port };
+  if (host.startsWith('*.')) {
+    subdomains = true;
+    host = host.slice(2);
+  }
+  if (host.includes('*')) {
+    throw new Error(`allow-list entry ${JSON.stringify(pattern)}: "*" may only stand alone or start the host as "*."`);
+  }
+  let normal;
+  try {
+    normal = new URL(`http://${host}`).hostname; // punycode, IPv4 forms, IPv6 brackets
+  } catch {
+    throw new Error(`allow-list entry ${JSON.stringify(pattern)} has an invalid host ${JSON.stringify(rawHost)}`);
+  }
+  return { scheme, host: normal, subdomains, port: port === DEFAULT_PORTS[scheme] ? '' : port };
+}
+
+/**
+ * Returns the origin ("https://example.com:8443") of an http or https URL or
+ * origin string, or "" for anything else (other schemes, opaque origins,
+ * garbage).
+ */
+export function webOrigin(url) {
+  if (typeof url !== 'string' || url === '') return '';
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return '';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return '';
+  return u.origin;
+}
+
+/** Reports whether the parsed pattern p matches the origin string. */
+function matches(p, origin) {
+  const u = new URL(origin);
+  const scheme = u.protocol.slice(0, -1);
+  if (p.scheme !== '*' && p.scheme !== scheme) return false;
+  if (p.port === '*') {
+    // any port
+  } else if (p.port === '') {
+    if (u.port !== '') return false; // URL leaves out the scheme's default port
+  } else if (u.port !== p.port && !(u.port === '' && DEFAULT_PORTS[scheme] === p.port)) {
+    return false;
+  }
+  if (p.host === '*') return true;
+  const host = u.hostname;
+  if (host === p.host) return true;
+  return p.subdomains && host.endsWith('.' + p.host);
+}
+
+/**
+ * Compiles an allow list into a predicate over origins (or URLs). Entries that
+ * cannot be parsed are left out and reported in `errors`.
+ * @returns {{allows: (origin: string) => boolean, errors: string[], patterns: string[]}}
+ */
+export function compileAllowList(list) {
+  const parsed = [];
+  const errors = [];
+  const patterns = [];
+  for (const entry of Array.isArray(list) ? list : []) {
+    try {
+      parsed.push(parsePattern(entry));
+      patterns.push(entry);
+    } catch (e) {
+      errors.push(e.message);
+    }
+  }
+  return {
+    patterns,
+    errors,
+    allows(originOrURL) {
+      const origin = webOrigin(originOrURL);
+      if (origin === '') return false;
+      return parsed.some((p) => matches(p, origin));
+    },
+  };
+}
+
+/**
+ * Returns the allow list to use given what chrome.storage.local holds under
+ * STORAGE_KEY: the stored array, or DEFAULT_ALLOW_LIST when nothing valid is
+ * stored.
+ */
+export function allowListFrom(stored) {
+  if (Array.isArray(stored) && stored.every((e) => typeof e === 'string')) return stored.slice();
+  return DEFAULT_ALLOW_LIST.slice();
+}

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  Code, MAX_TOOL_BYTES, browserInfo, checkHostMessage, errorMessage, helloMessage, normalizeTool, normalizeTools,
+  resultMessage, wireTool,
+} from '../lib/protocol.js';
+
+test('hello carries the browser, its instance and the extension id', () => {
+  assert.deepEqual(helloMessage({ name: 'Chromium', version: '156.0.8078.108', instance: 'i1', extensionId: 'ofcj' }), {
+    type: 'hello',
+    protocol: 1,
+    browser: { name: 'Chromium', version: '156.0.8078.108', instance: 'i1', extensionId: 'ofcj' },
+  });
+  assert.deepEqual(helloMessage({ name: 'Chromium' }).browser, { name: 'Chromium' });
+});
+
+test('browserInfo names the browser from its brands', () => {
+  const grease = { brand: 'Not.A/Brand', version: '99.0.0.0' };
+  assert.deepEqual(browserInfo({
+    fullVersionList: [grease, { brand: 'Chromium', version: '156.0.8078.108' }],
+  }), { name: 'Chromium', version: '156.0.8078.108' });
+  assert.deepEqual(browserInfo({
+    fullVersionList: [{ brand: 'Chromium', version: '140.0.1.2' }, { brand: 'Google Chrome', version: '140.0.1.2' }, grease],
+  }), { name: 'Chrome', version: '140.0.1.2' });
+  assert.deepEqual(browserInfo({
+    brands: [{ brand: 'Microsoft Edge', version: '139' }, { brand: 'Chromium', version: '139' }, { brand: 'Not_A Brand', version: '24' }],
+    userAgent: 'Mozilla/5.0 … Chrome/139.0.3405.86 Safari/537.36 Edg/139.0.3405.86',
+  }), { name: 'Edge', version: '139.0.3405.86' });
+  assert.deepEqual(browserInfo({ userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0.8078.108 Safari/537.36' }),
+    { name: 'Chromium', version: '156.0.8078.108' });
+  assert.deepEqual(browserInfo({}), { name: 'Chromium', version: '' });
+});
+
+test('results and errors', () => {
+  assert.deepEqual(resultMessage('s1.2', { a: 1 }), { type: 'result', id: 's1.2', output: { a: 1 } });
+  assert.deepEqual(resultMessage('s1.2', undefined), { type: 'result', id: 's1.2', output: null });
+  assert.deepEqual(errorMessage('s1.3', Code.toolError, 'boom'), { type: 'error', id: 's1.3', error: { code: 'tool_error', message: 'boom' } });
+  assert.equal(errorMessage('x', 'made_up', 'm').error.code, 'internal');
+});
+
+test('normalizeTool copies what the protocol carries, and only that', () => {
+  const { tool, problem } = normalizeTool({
+    name: 'find_slices',
+    title: 'Find slices',
+    description: 'Finds slices.',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    annotations: { readOnlyHint: true, destructiveHint: false, consequentialHint: true, openWorldHint: 'yes' },
+    execute: 'ignored',
+    extra: 1,
+  });
+  assert.equal(problem, undefined);
+  assert.deepEqual(tool, {
+    name: 'find_slices',
+    title: 'Find slices',
+    description: 'Finds slices.',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    annotations: { readOnlyHint: true, destructiveHint: false },
+  });
+  assert.deepEqual(normalizeTool({ name: 'a', title: '', description: 3, annotations: {} }).tool, { name: 'a', description: '' });
+});
+
+test('normalizeTool refuses what the host could not use', () => {
+  assert.match(normalizeTool(null).problem, /not an object/);
+  assert.match(normalizeTool([]).problem, /not an object/);
+  assert.match(normalizeTool({ name: 'bad name', description: 'd' }).problem, /invalid tool name "bad name"/);
+  assert.match(normalizeTool({ name: 'x', description: 'd', inputSchema: [] }).problem, /inputSchema is not a JSON object/);
+  assert.match(normalizeTool({ name: 'x', description: 'd', inputSchema: 'str' }).problem, /inputSchema is not a JSON object/);
+  const big = normalizeTool({ name: 'x', description: 'd'.repeat(MAX_TOOL_BYTES) });
+  assert.match(big.problem, /more than 1048576/);
+});
+
+test('normalizeTools drops bad and repeated tools and says why', () => {
+  const { tools, problems } = normalizeTools([
+    { name: 'a', description: 'first' },
+    { name: 'a', description: 'second' },
+    { name: '', description: 'x' },
+    'nonsense',
+  ]);
+  assert.deepEqual(tools, [{ name: 'a', description: 'first' }]);
+  assert.equal(problems.length, 3);
+  assert.match(problems[0], /listed twice/);
+  assert.deepEqual(normalizeTools('x').tools, []);
+});
+
+test('wireTool adds tab, frame and origin', () => {
+  assert.deepEqual(wireTool(7, 2, 'http://localhost:1', { name: 'echo', description: 'd' }), {
+    tabId: 7, frameId: 2, origin: 'http://localhost:1', name: 'echo', description: 'd',
+  });
+});
+
+test('checkHostMessage fills in what Go leaves out', () => {
+  assert.deepEqual(checkHostMessage({ type: 'call', id: 's1.1', tabId: 5, name: 'echo' }).msg,
+    { type: 'call', id: 's1.1', tabId: 5, frameId: 0, name: 'echo', arguments: {} });
+  assert.deepEqual(checkHostMessage({ type: 'cancel', id: 's1.1' }).msg, { type: 'cancel', id: 's1.1' });
+  assert.equal(checkHostMessage({ type: 'chunk', id: 'c', data: '' }).msg.type, 'chunk');
+  assert.equal(checkHostMessage({ type: 'hello', protocol: 1 }).msg.type, 'hello');
+});
+
+test('checkHostMessage answers bad calls at once and ignores the unanswerable', () => {
+  const bad = [
+    [{ type: 'call', id: 'x', tabId: 1.5, name: 'a' }, /integers/],
+    [{ type: 'call', id: 'x', tabId: 1, frameId: -1, name: 'a' }, /integers/],
+    [{ type: 'call', id: 'x', tabId: 1 }, /"name"/],
+    [{ type: 'call', id: 'x', tabId: 1, name: 'a', arguments: [1] }, /JSON object/],
+    [{ type: 'call', id: 'x', tabId: 1, name: 'a', arguments: 'str' }, /JSON object/],
+  ];
+  for (const [m, re] of bad) {
+    const { reply } = checkHostMessage(m);
+    assert.equal(reply.type, 'error');
+    assert.equal(reply.id, 'x');
+    assert.equal(reply.error.code, 'bad_request');
+    assert.match(reply.error.message, re);
+  }
+  assert.match(checkHostMessage({ type: 'call', tabId: 1, name: 'a' }).ignore, /without "id"/);
+  assert.match(checkHostMessage({ type: 'cancel' }).ignore, /without "id"/);
+  assert.match(checkHostMessage({ type: 'telepathy' }).ignore, /unknown message type "telepathy"/);
+  assert.match(checkHostMessage({ type: 'hello', protocol: 2 }).ignore, /protocol 2/);
+  assert.match(checkHostMessage([]).ignore, /without "type"/);
+  assert.match(checkHostMessage(null).ignore, /without "type"/);
+});
