@@ -37,17 +37,19 @@ func BenchmarkRoundTrip(b *testing.B) {
 	if _, err := chromedp.Call(tab, cdpwebmcp.Enable, cdp.Empty{}); err != nil {
 		b.Fatal(err)
 	}
-	responded := make(chan string, 1)
-	if err := chromedp.Listen(tab, func(ev any) {
-		if e, ok := ev.(*cdpwebmcp.EventToolResponded); ok {
-			select {
-			case responded <- e.InvocationID:
-			default:
+	// Subscribe before the first call, so that no answer is missed.
+	responded := make(chan string, 16)
+	evCtx, stopEvents := context.WithCancel(tab)
+	defer stopEvents()
+	events := chromedp.Events(evCtx, cdpwebmcp.ToolResponded)
+	go func() {
+		for e, err := range events {
+			if err != nil {
+				return
 			}
+			responded <- e.InvocationID
 		}
-	}); err != nil {
-		b.Fatal(err)
-	}
+	}()
 	cdpCall := func() time.Duration {
 		start := time.Now()
 		res, err := chromedp.Call(tab, cdpwebmcp.InvokeTool, cdpwebmcp.InvokeToolParams{FrameID: frame, ToolName: "echo", Input: []byte(`{"text":"x"}`)})

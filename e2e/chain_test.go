@@ -16,7 +16,10 @@ import (
 func TestToolsListed(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		b := start(t, m)
-		b.open(demoURL("localhost", "/"))
+		tab, _ := b.open(demoURL("localhost", "/"))
+		if got := eval[string](t, tab, `window.demo.ready.then(() => window.demo.mode)`); got != string(m) {
+			t.Fatalf("the page runs on %q WebMCP, want %q", got, m)
+		}
 		tools := b.waitTools("the demo app's tools", func(m map[string]*mcp.Tool) bool {
 			return m["select_slice"] != nil && m["find_slices"] != nil && m["get_selection"] != nil
 		})
