@@ -21,10 +21,17 @@ type BridgeTool struct {
 // bridgeTools are the bridge's own tools, in the order they are listed.
 // Add new ones here.
 func bridgeTools() []*BridgeTool {
-	return []*BridgeTool{listTabsTool()}
+	return []*BridgeTool{listTabsTool(), getUIContextTool()}
 }
 
 func boolPtr(b bool) *bool { return &b }
+
+// hiddenTab is what list_tabs says about a tab whose site is not allowed.
+type hiddenTab struct {
+	ID      int    `json:"id"`
+	Origin  string `json:"origin"`
+	Allowed bool   `json:"allowed"` // always false
+}
 
 // listTabsTool is list_tabs: the tabs of every connected browser.
 func listTabsTool() *BridgeTool {
@@ -33,8 +40,9 @@ func listTabsTool() *BridgeTool {
 			Name:  "list_tabs",
 			Title: "List browser tabs",
 			Description: "[WebMCP bridge] Lists the tabs of every connected browser: id, title, url, origin, " +
-				"whether the user allowed the site (only allowed tabs' tools are offered), whether it is the active tab of its window, " +
-				"and how many tools its pages offer.",
+				"whether the user allowed the site (only allowed tabs' tools are offered), whether it is the active tab of its window " +
+				"(focused: the tab the user is looking at), and how many tools its pages offer. " +
+				"A tab whose site is not allowed shows only its id and origin.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{}}`),
 			Annotations: &mcp.ToolAnnotations{
 				Title:           "List browser tabs",
@@ -46,9 +54,18 @@ func listTabsTool() *BridgeTool {
 		},
 		Handler: func(ctx context.Context, s *Server, args json.RawMessage) *mcp.CallToolResult {
 			out := struct {
-				Tabs []TabInfo `json:"tabs"`
-				Note string    `json:"note,omitempty"`
-			}{Tabs: s.Tabs()}
+				Tabs []any  `json:"tabs"`
+				Note string `json:"note,omitempty"`
+			}{Tabs: []any{}}
+			for _, t := range s.Tabs() {
+				if t.Allowed {
+					out.Tabs = append(out.Tabs, t)
+				} else {
+					// Only allowed sites reach agents: not even the
+					// title or URL of the others.
+					out.Tabs = append(out.Tabs, hiddenTab{ID: t.ID, Origin: t.Origin})
+				}
+			}
 			if len(s.pool.Conns()) == 0 {
 				out.Note = results.NoBrowser
 			}

@@ -11,7 +11,21 @@
 // stable for the tool's lifetime (package toolnames). Results and errors are
 // mapped by package results.
 //
+// Click-to-context: the bridge tool get_ui_context returns what the user is
+// looking at ([Server.UIContext]: the focused tab, its context providers'
+// reports, ambient context and pins; it asks the page for a fresh sample
+// first, within [SampleBudget]); the resource [UIContextURI] holds the same
+// and notifies subscribers when it changes; and the MCP instructions, made
+// at initialize ([Server.Instructions]), explain <ui_context> and
+// <pinned_context> and carry each known provider's description. Package
+// uicontext builds and renders the payload. [Server.Pin] and
+// [Server.Unpin] ask the extension, which keeps the pins, to change them.
+//
+// Only allowed sites reach agents: tools and context of other tabs are never
+// exposed, and list_tabs shows only their id and origin.
+//
 // The same Server backs the CLI's one-shot commands ([Server.Connect],
-// [Server.Tools], [Server.CallTool], [Server.Hosts]), so a script sees the
-// very names, validation and results that an agent sees.
+// [Server.Tools], [Server.CallTool], [Server.Hosts], [Server.UIContext],
+// [Server.Pins]), so a script sees the very names, validation, results and
+// context that an agent sees.
 package shim

@@ -14,6 +14,7 @@ import (
 	"github.com/webmcp-bridge/bridge/shim/hosts"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
 	"github.com/webmcp-bridge/bridge/shim/toolnames"
+	"github.com/webmcp-bridge/bridge/shim/uicontext"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -22,12 +23,6 @@ const Name = "webmcp-shim"
 
 // DefaultTimeout bounds each tool call unless Options say otherwise.
 const DefaultTimeout = 60 * time.Second
-
-// Instructions are the MCP instructions the shim gives agents.
-const Instructions = `This server gives you the tools of the web pages the user has open in their browser (through the WebMCP bridge extension). ` +
-	`Each page tool's description starts with where it comes from: [origin · tab id "tab title"]. ` +
-	`Tools come and go as the user opens, closes and navigates tabs; list_tabs shows the open tabs. ` +
-	`A page tool acts on the user's real, live tab.`
 
 // Options configure a [Server].
 type Options struct {
@@ -54,6 +49,7 @@ type Server struct {
 	pool    *hosts.Pool
 	schemas schemas.Cache
 	bridge  map[string]*BridgeTool
+	changes broadcast // signalled after every change of a host's state
 
 	mu    sync.Mutex // guards names and tools, and orders changes to mcp's tool set
 	names *toolnames.Registry[toolKey]
@@ -84,10 +80,15 @@ func New(opts Options) *Server {
 		sdkLog = log
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: Name, Title: "WebMCP bridge", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: Instructions,
-		Logger:       sdkLog,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		// The middleware replaces them with current ones at initialize.
+		Instructions:       uicontext.Brief,
+		Logger:             sdkLog,
+		Capabilities:       &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{Subscribe: true}},
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
 	})
+	s.mcp.AddReceivingMiddleware(s.instructionsMiddleware)
+	s.mcp.AddResource(uiContextResource(), s.readUIContext)
 	var reserved []string
 	for _, bt := range bridgeTools() {
 		s.bridge[bt.Tool.Name] = bt
@@ -96,11 +97,17 @@ func New(opts Options) *Server {
 	}
 	s.names = toolnames.NewRegistry[toolKey](reserved...)
 	s.pool = hosts.NewPool(hosts.PoolOptions{
-		Dir:      opts.Dir,
-		Client:   webmcp.ClientInfo{Name: Name, PID: os.Getpid()},
-		Logger:   log,
-		OnChange: s.syncHost,
-		OnClose:  s.dropHost,
+		Dir:    opts.Dir,
+		Client: webmcp.ClientInfo{Name: Name, PID: os.Getpid()},
+		Logger: log,
+		OnChange: func(c *hosts.Conn) {
+			s.syncHost(c)
+			s.changes.signal()
+		},
+		OnClose: func(c *hosts.Conn, err error) {
+			s.dropHost(c, err)
+			s.changes.signal()
+		},
 	})
 	return s
 }
@@ -128,8 +135,14 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 
 // Watch keeps the Server connected to every host in the runtime directory
 // until ctx ends, then disconnects: hosts that appear are connected and
-// their tools exposed; hosts that go take their tools with them.
-func (s *Server) Watch(ctx context.Context) { s.pool.Watch(ctx) }
+// their tools exposed; hosts that go take their tools with them. Meanwhile
+// it tells subscribers of UIContextURI when the UI context changes.
+func (s *Server) Watch(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { s.watchUIContext(ctx) })
+	s.pool.Watch(ctx)
+	wg.Wait()
+}
 
 // Connect connects once to every host in the runtime directory and waits,
 // at most wait, until each has sent its state, for one-shot commands. It

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -28,7 +27,7 @@ type cliRun struct {
 func runCLI(ctx context.Context, t *testing.T, dir, stdin string, args ...string) cliRun {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, shimBin, args...)
-	cmd.Env = append(os.Environ(), webmcp.RuntimeDirEnv+"="+dir)
+	cmd.Env = childEnv(dir)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -92,7 +91,9 @@ func TestCLIHelpAndUsage(t *testing.T) {
 	dir := runtimeDir(t)
 	r := runCLI(ctx, t, dir, "", "--help")
 	r.expect(t, "--help", 0)
-	for _, want := range []string{"claude mcp add webmcp -- webmcp-shim", "status [--json]", "tools [--json]", "call [--json] NAME [JSON]", "--timeout", "WEBMCP_RUNTIME_DIR"} {
+	for _, want := range []string{"claude mcp add webmcp -- webmcp-shim", "status [--json]", "tools [--json]", "call [--json] NAME [JSON]",
+		"context [--hook claude] [--json]", "pin PROVIDER_ID", "unpin [PROVIDER_ID]", "pins [--json]",
+		`"command":"webmcp-shim context --hook claude"`, "--timeout", "WEBMCP_RUNTIME_DIR"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--help lacks %q:\n%s", want, r.stdout)
 		}
@@ -152,15 +153,15 @@ func TestCLIWithBrowser(t *testing.T) {
 	r = runCLI(ctx, t, dir, "", "tools")
 	r.expect(t, "tools", 0)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("tools printed %d lines, want 4 (list_tabs, count, echo, throws):\n%s", len(lines), r.stdout)
+	if len(lines) != 5 {
+		t.Fatalf("tools printed %d lines, want 5 (list_tabs, get_ui_context, count, echo, throws):\n%s", len(lines), r.stdout)
 	}
-	for i, want := range []string{"list_tabs", "count", "echo", "throws"} {
+	for i, want := range []string{"list_tabs", "get_ui_context", "count", "echo", "throws"} {
 		f := strings.Fields(lines[i])
 		if f[0] != want {
 			t.Errorf("tools line %d = %q, want tool %s", i, lines[i], want)
 		}
-		if i > 0 && !strings.Contains(lines[i], `[localhost:8080 · tab 12 "Trace viewer"]`) {
+		if i > 1 && !strings.Contains(lines[i], `[localhost:8080 · tab 12 "Trace viewer"]`) {
 			t.Errorf("tools line %q lacks the provenance", lines[i])
 		}
 	}
@@ -171,7 +172,7 @@ func TestCLIWithBrowser(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil {
 		t.Fatalf("tools --json: %v\n%s", err, r.stdout)
 	}
-	if len(tools) != 4 || tools[2].Name != "echo" || tools[2].PageName != "echo" || tools[2].TabID != 12 || tools[2].Origin != "http://localhost:8080" || !tools[0].Bridge {
+	if len(tools) != 5 || tools[3].Name != "echo" || tools[3].PageName != "echo" || tools[3].TabID != 12 || tools[3].Origin != "http://localhost:8080" || !tools[0].Bridge || !tools[1].Bridge {
 		t.Errorf("tools --json = %+v", tools)
 	}
 
@@ -204,8 +205,8 @@ func TestCLIWithBrowser(t *testing.T) {
 	}
 	r = runCLI(ctx, t, dir, "", "call", "list_tabs")
 	r.expect(t, "call list_tabs", 0)
-	if !strings.Contains(r.stdout, `"title":"Bank"`) {
-		t.Errorf("call list_tabs printed %q", r.stdout)
+	if !strings.Contains(r.stdout, `"title":"Trace viewer"`) || !strings.Contains(r.stdout, `{"id":13,"origin":"http://localhost:8080","allowed":false}`) || strings.Contains(r.stdout, "Bank") {
+		t.Errorf("call list_tabs printed %q; want the allowed tab in full and only the id and origin of the other", r.stdout)
 	}
 	var seen []string
 	for _, c := range p.Calls() {

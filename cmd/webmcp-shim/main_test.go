@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -52,6 +53,18 @@ func runMain(m *testing.M) int {
 	shimBin = filepath.Join(dir, "webmcp-shim")
 	hostBin = filepath.Join(dir, "webmcp-host")
 	return m.Run()
+}
+
+// childEnv is the environment of a child process with runtime directory dir.
+func childEnv(dir string) []string {
+	return append(os.Environ(), webmcp.RuntimeDirEnv+"="+dir, goRace())
+}
+
+// goRace keeps the GORACE options of the test and shortens the second that
+// a -race binary sleeps at exit (reports are written when a race happens,
+// not at exit), so that the many CLI runs stay quick.
+func goRace() string {
+	return strings.TrimSpace("GORACE=" + os.Getenv("GORACE") + " atexit_sleep_ms=20")
 }
 
 // testTimeout bounds each wait of a test; nothing should take this long.
@@ -119,17 +132,44 @@ func (l *testLog) Write(p []byte) (int, error) {
 }
 
 // page plays the pages of a fake browser: it answers calls by tool name and
-// records them.
+// requests by method, and records them.
 type page struct {
 	mu       sync.Mutex
 	handlers map[string]fakeext.Handler
+	methods  map[string]fakeext.Handler
 	calls    []*webmcp.Message
+	requests []*webmcp.Message
 }
 
 func newPage() *page {
-	p := &page{handlers: map[string]fakeext.Handler{}}
+	p := &page{handlers: map[string]fakeext.Handler{}, methods: map[string]fakeext.Handler{}}
 	p.handle("echo", echoHandler)
 	return p
+}
+
+// handleRequest sets the handler of the requests with method.
+func (p *page) handleRequest(method string, h fakeext.Handler) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.methods[method] = h
+}
+
+func (p *page) serveRequest(ctx context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.mu.Lock()
+	p.requests = append(p.requests, req)
+	h := p.methods[req.Method]
+	p.mu.Unlock()
+	if h == nil {
+		return nil, webmcp.Errorf(webmcp.CodeBadRequest, "the fake extension does not answer %s requests", req.Method)
+	}
+	return h(ctx, req)
+}
+
+// Requests returns the requests the extension received so far.
+func (p *page) Requests() []*webmcp.Message {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]*webmcp.Message(nil), p.requests...)
 }
 
 // handle sets the handler of the tools named name (in any tab).
@@ -173,10 +213,12 @@ func startHost(t testing.TB, dir string, p *page) *fakeext.Ext {
 	t.Helper()
 	ctx := testContext(t)
 	ext, err := fakeext.Start(ctx, fakeext.Options{
-		HostBinary: hostBin,
-		RuntimeDir: dir,
-		Stderr:     newTestLog(t, "webmcp-host"),
-		Handler:    p.serve,
+		HostBinary:     hostBin,
+		RuntimeDir:     dir,
+		Stderr:         newTestLog(t, "webmcp-host"),
+		Handler:        p.serve,
+		RequestHandler: p.serveRequest,
+		Env:            []string{goRace()},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +255,7 @@ type shimClient struct {
 	t       testing.TB
 	cs      *mcp.ClientSession
 	changed chan struct{} // one value per notifications/tools/list_changed
+	updated chan string   // the URI of each notifications/resources/updated
 }
 
 // startShim starts webmcp-shim with args, its runtime directory dir, and
@@ -220,7 +263,7 @@ type shimClient struct {
 func startShim(t testing.TB, dir string, args ...string) *shimClient {
 	t.Helper()
 	ctx := testContext(t)
-	sc := &shimClient{t: t, changed: make(chan struct{}, 100)}
+	sc := &shimClient{t: t, changed: make(chan struct{}, 100), updated: make(chan string, 100)}
 	client := mcp.NewClient(&mcp.Implementation{Name: "shim-test", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
@@ -228,9 +271,15 @@ func startShim(t testing.TB, dir string, args ...string) *shimClient {
 			default:
 			}
 		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			select {
+			case sc.updated <- req.Params.URI:
+			default:
+			}
+		},
 	})
 	cmd := exec.Command(shimBin, args...)
-	cmd.Env = append(os.Environ(), webmcp.RuntimeDirEnv+"="+dir)
+	cmd.Env = childEnv(dir)
 	cmd.Stderr = newTestLog(t, "webmcp-shim")
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
@@ -284,11 +333,13 @@ func (sc *shimClient) awaitChange(ctx context.Context, what string, ok func(map[
 	}
 }
 
+// names are the tools' names, sorted.
 func names(m map[string]*mcp.Tool) []string {
 	var out []string
 	for n := range m {
 		out = append(out, n)
 	}
+	slices.Sort(out)
 	return out
 }
 

@@ -26,8 +26,8 @@ func TestInitializeWithoutBrowser(t *testing.T) {
 	if init.Capabilities.Tools == nil || !init.Capabilities.Tools.ListChanged {
 		t.Errorf("tools capability = %+v, want listChanged", init.Capabilities.Tools)
 	}
-	if got := names(sc.tools(ctx)); !cmp.Equal(got, []string{"list_tabs"}) {
-		t.Errorf("tools = %v, want only list_tabs", got)
+	if got := names(sc.tools(ctx)); !cmp.Equal(got, []string{"get_ui_context", "list_tabs"}) {
+		t.Errorf("tools = %v, want only list_tabs and get_ui_context", got)
 	}
 	res := sc.call(ctx, "list_tabs", nil)
 	var out struct {
@@ -44,7 +44,7 @@ func TestToolsAppearAndDisappear(t *testing.T) {
 	ctx := testContext(t)
 	dir := runtimeDir(t)
 	sc := startShim(t, dir)
-	if got := names(sc.tools(ctx)); len(got) != 1 {
+	if got := names(sc.tools(ctx)); len(got) != 2 {
 		t.Fatalf("tools before any browser = %v", got)
 	}
 

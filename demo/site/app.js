@@ -1,13 +1,24 @@
 // A small trace viewer that offers its functions to agents through WebMCP:
 // the browser's own document.modelContext, or the bridge extension's polyfill
-// (installed before any page script runs).
+// (installed before any page script runs). It also tells agents what the user
+// is looking at, through the bridge's context providers
+// (document.modelContext.registerContextProvider, which the extension adds):
+//   trace.Timeline#selection  the selected slice (nothing when none is)
+//   trace.Timeline#viewport   the visible time range
 //
 // Test hooks (kept stable for the end-to-end tests):
-//   DOM     #timeline, .slice[data-id="N"], .slice.selected, #details, #status, #mode
-//   window  demo.ready (Promise, resolves once every tool is registered),
+//   DOM     #timeline, .slice[data-id="N"], .slice.selected, #details, #status, #mode,
+//           #viewport-controls button[data-action="zoom-in"|"zoom-out"|"pan-left"|"pan-right"|"reset"],
+//           #viewport (the visible range as text), #filter (a search box)
+//   window  demo.ready (Promise, resolves once every tool and context provider is registered),
 //           demo.registerExtra(name), demo.unregisterExtra(name), demo.select(id),
 //           demo.calls (tool name -> how many times the page ran it),
 //           demo.slices, demo.mode ("native", "polyfill" or "none");
+//           demo.setViewport(start, end), demo.viewport ({start, end} in ms),
+//           demo.providers (ids of the context providers the demo registered),
+//           demo.registerBrokenProvider() (test.Broken: getContext throws "provider exploded"),
+//           demo.registerSlowProvider() (test.Slow: getContext's promise never settles),
+//           demo.unregisterProvider(id) (aborts a provider the demo registered; true if it had one);
 //           __lastAbort = {tool: "slow_task", reason}
 //   ?frame=URL embeds an iframe (#frames iframe) of URL.
 'use strict';
@@ -56,12 +67,17 @@
   const TRACE_END = Math.ceil(END / 20) * 20;
 
   let selected = null;
+  // The visible time range, in ms from the start of the trace.
+  const viewport = { start: 0, end: TRACE_END };
+  const MIN_RANGE = 1;
 
   // ---- drawing -------------------------------------------------------------
   const timeline = document.getElementById('timeline');
   const ruler = document.getElementById('ruler');
   const details = document.getElementById('details');
   const status = document.getElementById('status');
+  const viewportLabel = document.getElementById('viewport');
+  const filter = document.getElementById('filter');
 
   function setStatus(text) {
     status.textContent = text;
@@ -73,18 +89,50 @@
     return h;
   }
 
-  function pct(ms) {
-    return (ms / TRACE_END) * 100 + '%';
+  // A duration for people: "6 ms", "12.3 ms".
+  function ms(v) {
+    return `${Number(v.toFixed(3))} ms`;
   }
 
-  function draw() {
-    for (let t = 0; t <= TRACE_END; t += 20) {
+  // Where a time lies across the viewport, as a CSS percentage.
+  function pct(t) {
+    return ((t - viewport.start) / (viewport.end - viewport.start)) * 100 + '%';
+  }
+
+  function visibleSlices() {
+    return SLICES.filter((s) => s.ts < viewport.end && s.ts + s.dur > viewport.start);
+  }
+
+  // Places the ruler's ticks and the slices for the current viewport.
+  function layout() {
+    const range = viewport.end - viewport.start;
+    const step = [1, 2, 5, 10, 20, 50, 100].find((st) => range / st <= 12) || 100;
+    ruler.replaceChildren();
+    for (let t = Math.ceil(viewport.start / step) * step; t <= viewport.end; t += step) {
       const tick = document.createElement('div');
       tick.className = 'tick';
       tick.style.left = pct(t);
       tick.textContent = t + ' ms';
       ruler.append(tick);
     }
+    const visible = new Set(visibleSlices().map((s) => s.id));
+    for (const el of timeline.querySelectorAll('.slice')) {
+      const s = SLICES[Number(el.dataset.id) - 1];
+      el.hidden = !visible.has(s.id);
+      el.style.left = pct(s.ts);
+      el.style.width = `${(s.dur / range) * 100}%`;
+    }
+    viewportLabel.textContent = `${ms(viewport.start)} – ${ms(viewport.end)}`;
+  }
+
+  function applyFilter() {
+    const q = filter.value.trim().toLowerCase();
+    for (const el of timeline.querySelectorAll('.slice')) {
+      el.classList.toggle('dim', q !== '' && !SLICES[Number(el.dataset.id) - 1].name.toLowerCase().includes(q));
+    }
+  }
+
+  function draw() {
     for (const track of TRACKS) {
       const slices = SLICES.filter((s) => s.track === track);
       const depth = Math.max(0, ...slices.map((s) => s.depth)) + 1;
@@ -104,8 +152,6 @@
         el.setAttribute('role', 'listitem');
         el.title = `${s.name} · ${s.dur} ms`;
         el.textContent = s.name;
-        el.style.left = pct(s.ts);
-        el.style.width = pct(s.dur);
         el.style.top = `calc(var(--track-h) * ${s.depth} + 2px)`;
         el.style.background = `hsl(${hue(s.name)} 55% 45%)`;
         el.addEventListener('click', () => select(s.id));
@@ -114,6 +160,7 @@
       row.append(label, lane);
       timeline.append(row);
     }
+    layout();
   }
 
   function copy(s) {
@@ -161,7 +208,60 @@
     const el = timeline.querySelector(`.slice[data-id="${s.id}"]`);
     if (el) el.classList.add('selected');
     showDetails();
+    contextChanged('trace.Timeline#selection');
     return copy(s);
+  }
+
+  function viewportData() {
+    return { start: viewport.start, end: viewport.end, unit: 'ms', visibleSlices: visibleSlices().length };
+  }
+
+  // Shows start..end (ms from the start of the trace), kept inside the trace.
+  function setViewport(start, end) {
+    if (typeof start !== 'number' || typeof end !== 'number' || !Number.isFinite(start) || !Number.isFinite(end)) {
+      throw new Error('start and end must be numbers (milliseconds from the start of the trace)');
+    }
+    if (start < 0 || end > TRACE_END || end - start < MIN_RANGE) {
+      throw new Error(`the viewport must lie within 0..${TRACE_END} ms and span at least ${MIN_RANGE} ms; got ${start}..${end}`);
+    }
+    viewport.start = start;
+    viewport.end = end;
+    layout();
+    contextChanged('trace.Timeline#viewport');
+    return viewportData();
+  }
+
+  // Zooms by factor (< 1 zooms in) around the middle, or pans by a share of
+  // the range; both stay inside the trace.
+  function zoom(factor) {
+    const mid = (viewport.start + viewport.end) / 2;
+    const range = Math.min(TRACE_END, Math.max(MIN_RANGE * 4, (viewport.end - viewport.start) * factor));
+    let start = Math.max(0, mid - range / 2);
+    const end = Math.min(TRACE_END, start + range);
+    start = Math.max(0, end - range);
+    setViewport(round(start), round(end));
+  }
+
+  function pan(share) {
+    const range = viewport.end - viewport.start;
+    const start = Math.min(TRACE_END - range, Math.max(0, viewport.start + range * share));
+    setViewport(round(start), round(start + range));
+  }
+
+  function round(v) {
+    return Math.round(v * 1000) / 1000;
+  }
+
+  function onControl(e) {
+    const b = e.target.closest('button[data-action]');
+    if (!b) return;
+    switch (b.dataset.action) {
+      case 'zoom-in': zoom(0.5); break;
+      case 'zoom-out': zoom(2); break;
+      case 'pan-left': pan(-0.25); break;
+      case 'pan-right': pan(0.25); break;
+      case 'reset': setViewport(0, TRACE_END); break;
+    }
   }
 
   // ---- tools ---------------------------------------------------------------
@@ -241,6 +341,24 @@
       },
     },
     {
+      name: 'set_viewport',
+      title: 'Set the visible time range',
+      description: `Shows the time range start..end of the timeline (the user sees it zoomed and panned there) and returns {start, end, unit, visibleSlices}. ` +
+        `start and end are milliseconds from the start of the trace, within 0..${TRACE_END}, at least ${MIN_RANGE} ms apart.`,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          start: { type: 'number', minimum: 0, maximum: TRACE_END, description: 'The first visible millisecond.' },
+          end: { type: 'number', minimum: 0, maximum: TRACE_END, description: 'The last visible millisecond.' },
+        },
+        required: ['start', 'end'],
+      },
+      annotations: { idempotentHint: true },
+      execute(input) {
+        return setViewport(input.start, input.end);
+      },
+    },
+    {
       name: 'slow_task',
       title: 'Slow task',
       description: 'Waits `ms` milliseconds, then returns {waited: ms}. Stops early when the call is cancelled.',
@@ -297,6 +415,89 @@
     return document.modelContext || navigator.modelContext || null;
   }
 
+  // ---- context providers -----------------------------------------------------
+  // What the user is looking at, for agents (the bridge extension's API; in the
+  // seeds' style: a plain-language summary and small JSON data, the units and
+  // ids explained once in the description).
+  const PROVIDERS = [
+    {
+      id: 'trace.Timeline#selection',
+      description: 'The slice selected in the timeline (data.type "slice"). "ts" (start) and "dur" (duration) are in ' +
+        'milliseconds; "ts" is relative to the start of the trace. "id" is accepted by the select_slice tool and is ' +
+        'the id that find_slices lists; "track" is the thread the slice ran on.',
+      getContext() {
+        if (!selected) return undefined;
+        const s = selected;
+        return {
+          summary: `Selected slice "${s.name}" (${ms(s.dur)} on ${s.track})`,
+          data: { type: 'slice', id: s.id, name: s.name, track: s.track, ts: s.ts, dur: s.dur },
+        };
+      },
+    },
+    {
+      id: 'trace.Timeline#viewport',
+      description: 'The time range visible in the timeline: "start" and "end" are in milliseconds from the start of ' +
+        `the trace ("unit": "ms"; the trace lasts ${TRACE_END} ms); "visibleSlices" counts the slices that overlap ` +
+        'the range. The set_viewport tool takes the same start and end.',
+      getContext() {
+        const d = viewportData();
+        return {
+          summary: `Viewing ${ms(d.start)} – ${ms(d.end)} of the trace (${d.visibleSlices} slices visible)`,
+          data: d,
+        };
+      },
+    },
+  ];
+  const providerCtls = new Map(); // id -> AbortController of the demo's providers
+
+  function canProvide() {
+    const mc = modelContext();
+    return !!mc && typeof mc.registerContextProvider === 'function';
+  }
+
+  function registerProvider(provider) {
+    if (!canProvide()) return Promise.reject(new Error('no context providers here: the WebMCP bridge extension adds them'));
+    const ctl = new AbortController();
+    providerCtls.set(provider.id, ctl);
+    return modelContext().registerContextProvider(provider, { signal: ctl.signal }).catch((e) => {
+      if (providerCtls.get(provider.id) === ctl) providerCtls.delete(provider.id);
+      throw e;
+    });
+  }
+
+  function unregisterProvider(id) {
+    const ctl = providerCtls.get(id);
+    if (!ctl) return false;
+    providerCtls.delete(id);
+    ctl.abort();
+    return true;
+  }
+
+  // Tells the bridge that a provider's answer changed (a selection or a
+  // viewport set by a tool, which no user input announced).
+  function contextChanged(id) {
+    const mc = modelContext();
+    if (mc && typeof mc.contextChanged === 'function') mc.contextChanged(id);
+  }
+
+  function registerBrokenProvider() {
+    return registerProvider({
+      id: 'test.Broken',
+      description: 'A provider that always throws, for tests.',
+      getContext() {
+        throw new Error('provider exploded');
+      },
+    });
+  }
+
+  function registerSlowProvider() {
+    return registerProvider({
+      id: 'test.Slow',
+      description: 'A provider that never answers, for tests.',
+      getContext: () => new Promise(() => {}),
+    });
+  }
+
   function detectMode() {
     if (Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')) return 'native';
     return modelContext() ? 'polyfill' : 'none';
@@ -321,7 +522,12 @@
       throw new Error('WebMCP is not available: install the WebMCP bridge extension, or start Chromium with --enable-features=WebMCP');
     }
     await Promise.all(TOOLS.map((t) => mc.registerTool(counted(t))));
-    setStatus(`ready: ${TOOLS.length} tools`);
+    if (canProvide()) {
+      await Promise.all(PROVIDERS.map(registerProvider));
+      setStatus(`ready: ${TOOLS.length} tools, ${PROVIDERS.length} context providers`);
+    } else {
+      setStatus(`ready: ${TOOLS.length} tools (no context providers: the WebMCP bridge extension adds them)`);
+    }
     return TOOLS.map((t) => t.name);
   }
 
@@ -364,11 +570,23 @@
   draw();
   showDetails();
   embedFrame();
+  document.getElementById('viewport-controls').addEventListener('click', onControl);
+  filter.addEventListener('input', applyFilter);
   window.demo = {
     slices: SLICES.map(copy),
     select,
     registerExtra,
     unregisterExtra,
+    setViewport,
+    get viewport() {
+      return { start: viewport.start, end: viewport.end };
+    },
+    get providers() {
+      return [...providerCtls.keys()];
+    },
+    registerBrokenProvider,
+    registerSlowProvider,
+    unregisterProvider,
     calls,
     mode: '',
     ready: null,

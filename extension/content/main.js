@@ -1,8 +1,9 @@
 // The bridge's main-world script: it runs in the page's own JavaScript world
 // ("world": "MAIN"), in every frame, at document_start, before any page
 // script. It is a classic script (the page's world cannot import the
-// extension's modules), so it repeats the little it needs of lib/names.js;
-// test/main-world.test.js runs this file in Node and checks both agree.
+// extension's modules), so it repeats the little it needs of lib/names.js and
+// lib/snapshot.js; test/main-world.test.js runs this file in Node and checks
+// both agree.
 //
 // What it does:
 //  - Where the browser has its own document.modelContext (Chromium with
@@ -17,18 +18,25 @@
 //    document.modelContext keeps it; the bridge reads that object's tools by
 //    wrapping its registerTool, unregisterTool, provideContext and
 //    clearContext, and by listing what it already holds.
+//  - Either way, the object gets the bridge's UI-context API:
+//    registerContextProvider({id, description?, getContext}, {signal}?),
+//    unregisterContextProvider(id) and contextChanged(id?). It samples this
+//    document's providers when the relay asks (each getContext time-boxed).
 //  - It reports this document's tools (only its own: not those of same-origin
-//    frames, which report theirs) to the isolated-world relay over a
-//    MessagePort that the relay hands over once, at start, and runs the calls
-//    that come back over it.
+//    frames, which report theirs) and context providers to the isolated-world
+//    relay over a MessagePort that the relay hands over once, at start, and
+//    runs the calls and samples that come back over it.
 //
 // Messages on the port (main <-> relay):
 //   main -> relay  {type:"tools", tools:[{name, title?, description, inputSchema?, annotations?}]}
 //                  {type:"result", id, output}   {type:"error", id, error:{code, message}}
+//                  {type:"providers", providers:[{id, description?}]}   on every change
+//                  {type:"contextChanged"}   the page says its context changed
+//                  {type:"sampled", id, providers:[{id, description?, summary?, json?, note?}]}
+//                       (json: the data's JSON text; note: why a provider was left out;
+//                       a provider that returned undefined is absent)
 //   relay -> main  {type:"call", id, name, arguments}   {type:"cancel", id}
-//                  {type:"cancelAll"}   {type:"sync"}
-// A second kind of registry (context providers) adds its own message types
-// beside "tools" and its own source list beside `sources` below.
+//                  {type:"cancelAll"}   {type:"sync"}   {type:"sample", id}
 (function webmcpBridgeMain() {
   'use strict';
 
@@ -37,6 +45,11 @@
   const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'untrustedContentHint'];
   const HANDOVER = '__webmcpBridgeHandover';
   const HANDLER_EVENTS = ['toolchange', 'toolactivated', 'toolcancel'];
+  // Keep sync with lib/snapshot.js.
+  const PROVIDER_ID_PATTERN = /^(?=[^]*\S)[^\u0000-\u001f\u007f-\u009f]{1,200}$/;
+  const MAX_PROVIDERS = 64;
+  // How long a getContext that returns a promise may take.
+  const PROVIDER_TIMEOUT = 50;
 
   // Built-ins, taken before any page script can replace them.
   const win = window;
@@ -62,6 +75,7 @@
   const Evt = Event;
   const URLCtor = URL;
   const timeout = setTimeout;
+  const clearTimer = clearTimeout;
   const microtask = queueMicrotask;
   const randomValues = crypto.getRandomValues.bind(crypto);
   const querySelectorAll = Document.prototype.querySelectorAll;
@@ -197,6 +211,9 @@
 
   let port = null;
   let lastSent = '';
+  // The relay takes a document without a providers message to have none.
+  const NO_PROVIDERS = '[]';
+  let lastProviders = NO_PROVIDERS;
   let syncQueued = false;
   /** @type {Map<string, AbortController>} */
   const inflight = new Map();
@@ -220,9 +237,16 @@
     const metas = [];
     for (const e of currentTools().values()) metas.push(e.meta);
     const json = jsonStringify(metas);
-    if (json === lastSent) return;
-    lastSent = json;
-    post({ type: 'tools', tools: metas });
+    if (json !== lastSent) {
+      lastSent = json;
+      post({ type: 'tools', tools: metas });
+    }
+    const defs = providerDefs();
+    const pjson = jsonStringify(defs);
+    if (pjson !== lastProviders) {
+      lastProviders = pjson;
+      post({ type: 'providers', providers: defs });
+    }
   }
 
   // Sources of tools, in order of precedence: the document's own context
@@ -297,8 +321,228 @@
       }
       case 'sync':
         lastSent = '';
+        lastProviders = NO_PROVIDERS;
         sync();
         break;
+      case 'sample':
+        sampleProviders(m.id);
+        break;
+    }
+  }
+
+  // ---- context providers -----------------------------------------------------
+  // The bridge's UI-context API, the same on the browser's own modelContext,
+  // the polyfill and a page's own object: a provider says what the user is
+  // looking at, as {summary, data} or undefined for "nothing relevant now".
+
+  /** id -> {id, description, getContext, self}, in registration order */
+  const providers = new Map();
+  let changeQueued = false;
+
+  function providerDefs() {
+    const out = [];
+    for (const rec of providers.values()) {
+      const d = { id: rec.id };
+      if (rec.description) d.description = rec.description;
+      out.push(d);
+    }
+    return out;
+  }
+
+  function providerError(method, message) {
+    return new TypeError(`Failed to execute '${method}' on 'ModelContext': ${message}`);
+  }
+
+  // Reads a provider the way registerTool reads a tool: each member once.
+  function readProvider(provider, method) {
+    if (!isObject(provider)) throw providerError(method, "parameter 1 is not of type 'ContextProvider'.");
+    const description = provider.description;
+    const getContext = provider.getContext;
+    const id = provider.id;
+    if (id === undefined) throw providerError(method, "Failed to read the 'id' property from 'ContextProvider': Required member is undefined.");
+    if (typeof id !== 'string') throw providerError(method, "Failed to read the 'id' property from 'ContextProvider': The provided value is not a string.");
+    if (typeof getContext !== 'function') {
+      throw providerError(method, "Failed to read the 'getContext' property from 'ContextProvider': " +
+        (getContext === undefined ? 'Required member is undefined.' : 'The given value is not a function.'));
+    }
+    if (!PROVIDER_ID_PATTERN.test(id)) {
+      throw new DOMExc('Invalid context provider id: use 1 to 200 characters without control characters, like "plugin.Thing#sub"', 'InvalidStateError');
+    }
+    if (providers.has(id)) throw new DOMExc(`Duplicate context provider id ${jsonStringify(id)}`, 'InvalidStateError');
+    if (providers.size >= MAX_PROVIDERS) throw new DOMExc(`Too many context providers: at most ${MAX_PROVIDERS} per document`, 'QuotaExceededError');
+    return {
+      id,
+      description: description === undefined || description === null ? '' : String(description),
+      getContext,
+      self: provider,
+    };
+  }
+
+  function registerProvider(provider, options) {
+    const method = 'registerContextProvider';
+    let rec;
+    let signal;
+    try {
+      if (options !== undefined && options !== null && !isObject(options)) {
+        throw providerError(method, "parameter 2 is not of type 'ContextProviderOptions'.");
+      }
+      signal = isObject(options) ? options.signal : undefined;
+      if (signal !== undefined && !(signal instanceof AbortSig)) {
+        throw providerError(method, "Failed to read the 'signal' property from 'ContextProviderOptions': Failed to convert value to 'AbortSignal'.");
+      }
+      rec = readProvider(provider, method);
+      if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
+    } catch (e) {
+      return PromiseCtor.reject(e);
+    }
+    providers.set(rec.id, rec);
+    if (signal) {
+      apply(addListener, signal, ['abort', () => {
+        if (providers.get(rec.id) === rec) {
+          providers.delete(rec.id);
+          scheduleSync();
+        }
+      }, { once: true }]);
+    }
+    scheduleSync();
+    return resolved(undefined);
+  }
+
+  function unregisterProvider(id) {
+    const key = String(id);
+    if (!providers.has(key)) return;
+    providers.delete(key);
+    scheduleSync();
+  }
+
+  // The page says what its providers would return has changed: the relay
+  // samples them again soon (it coalesces these with user input).
+  function announceChange() {
+    if (changeQueued) return;
+    changeQueued = true;
+    microtask(() => {
+      changeQueued = false;
+      post({ type: 'contextChanged' });
+    });
+  }
+
+  function leftOut(rec, note) {
+    const s = { id: rec.id };
+    if (rec.description) s.description = rec.description;
+    s.note = note;
+    return s;
+  }
+
+  // What one provider returned, for the relay: null for undefined (nothing
+  // to say), else {id, description?, summary, json?} or a note.
+  function takeSnapshot(rec, v) {
+    if (v === undefined || v === null) return null;
+    if (!isObject(v)) return leftOut(rec, `returned ${typeof v}, not {summary, data} or undefined`);
+    let summary;
+    let data;
+    try {
+      summary = v.summary;
+      data = v.data;
+    } catch (e) {
+      return leftOut(rec, 'threw: ' + errorText(e));
+    }
+    const s = { id: rec.id };
+    if (rec.description) s.description = rec.description;
+    s.summary = summary === undefined || summary === null ? '' : String(summary);
+    if (data !== undefined) {
+      let json;
+      try {
+        json = jsonStringify(data);
+      } catch (e) {
+        return leftOut(rec, 'data is not JSON: ' + errorText(e));
+      }
+      if (json !== undefined) s.json = json;
+    }
+    return s;
+  }
+
+  // Samples every provider, in registration order. A getContext that throws
+  // is left out with a note; one that returns a promise gets PROVIDER_TIMEOUT
+  // ms, all of them together; none keeps the others from being sampled.
+  function sampleProviders(id) {
+    const list = [...providers.values()];
+    const out = [];
+    let waiting = 0;
+    let done = false;
+    let timer = 0;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimer(timer);
+      post({ type: 'sampled', id, providers: out.filter((s) => s !== null) });
+    };
+    for (let i = 0; i < list.length; i++) {
+      const rec = list[i];
+      let v;
+      try {
+        v = apply(rec.getContext, rec.self, []);
+      } catch (e) {
+        out[i] = leftOut(rec, 'threw: ' + errorText(e));
+        continue;
+      }
+      let thenable = false;
+      try {
+        thenable = isObject(v) && typeof v.then === 'function';
+      } catch (e) {
+        out[i] = leftOut(rec, 'threw: ' + errorText(e));
+        continue;
+      }
+      if (!thenable) {
+        out[i] = takeSnapshot(rec, v);
+        continue;
+      }
+      waiting++;
+      out[i] = leftOut(rec, `timed out after ${PROVIDER_TIMEOUT} ms`);
+      const settle = (s) => {
+        if (done) return;
+        out[i] = s;
+        if (--waiting === 0) finish();
+      };
+      then(resolved(v), (value) => settle(takeSnapshot(rec, value)), (e) => settle(leftOut(rec, 'threw: ' + errorText(e))));
+    }
+    if (waiting === 0) finish();
+    else timer = timeout(finish, PROVIDER_TIMEOUT);
+  }
+
+  // The three methods, for an object whose receiver check is ok(this).
+  function providerMethods(ok) {
+    const check = (that, method) => {
+      if (!ok(that)) throw new TypeError(`Failed to execute '${method}' on 'ModelContext': Illegal invocation`);
+    };
+    return {
+      registerContextProvider(provider, options) {
+        try {
+          check(this, 'registerContextProvider');
+        } catch (e) {
+          return PromiseCtor.reject(e);
+        }
+        return registerProvider(provider, options);
+      },
+      unregisterContextProvider(id) {
+        check(this, 'unregisterContextProvider');
+        unregisterProvider(id);
+      },
+      contextChanged(id) { // eslint-disable-line no-unused-vars
+        check(this, 'contextChanged');
+        announceChange();
+      },
+    };
+  }
+
+  // Puts the methods on obj (a prototype or an object) as non-enumerable
+  // properties, replacing any of the same name.
+  function addProviderMethods(obj, ok) {
+    for (const [name, fn] of Object.entries(providerMethods(ok))) {
+      try {
+        defineProperty(obj, name, { value: fn, writable: true, configurable: true, enumerable: false });
+      } catch {
+        // a frozen object: it goes without
+      }
     }
   }
 
@@ -314,6 +558,7 @@
     port = e.ports[0];
     port.onmessage = onPortMessage;
     lastSent = '';
+    lastProviders = NO_PROVIDERS;
     if (refreshOwn) refreshOwn();
     sync();
   }
@@ -379,6 +624,14 @@
     if (!isObject(obj) || ours.has(obj) || foreign.has(obj)) return;
     const src = { obj, tools: new Map() };
     foreign.set(obj, src);
+    // The page's own object gets the bridge's context API, unless it has one.
+    let has = false;
+    try {
+      has = typeof obj.registerContextProvider === 'function';
+    } catch {
+      has = true;
+    }
+    if (!has) addProviderMethods(obj, (that) => that === obj);
     wrapMethod(obj, 'registerTool', (orig) => function registerTool(tool, options) {
       const rv = apply(orig, this, arguments);
       try {
@@ -792,6 +1045,25 @@
         if (rec) remove(this, inner, rec);
       }
 
+      registerContextProvider(provider, options) {
+        try {
+          self(this, 'registerContextProvider');
+        } catch (e) {
+          return PromiseCtor.reject(e);
+        }
+        return registerProvider(provider, options);
+      }
+
+      unregisterContextProvider(id) {
+        self(this, 'unregisterContextProvider');
+        unregisterProvider(id);
+      }
+
+      contextChanged(id) { // eslint-disable-line no-unused-vars
+        self(this, 'contextChanged');
+        announceChange();
+      }
+
       get ontoolchange() { return handler(this, 'toolchange'); }
       set ontoolchange(v) { setHandler(this, 'toolchange', v); }
       get ontoolactivated() { return handler(this, 'toolactivated'); }
@@ -1069,6 +1341,10 @@
       },
     };
     for (const [k, fn] of Object.entries(methods)) defineProperty(facade, k, { value: fn, writable: true, configurable: true });
+    // The bridge's context API, on the browser's object (through its
+    // prototype, like its own methods) and on the facade.
+    addProviderMethods(proto, (that) => that === nativeMC || that === facade);
+    addProviderMethods(facade, (that) => that === nativeMC || that === facade);
     for (const type of HANDLER_EVENTS) {
       const key = 'on' + type;
       defineProperty(facade, key, {

@@ -1,23 +1,47 @@
 // The bridge's isolated-world relay: a content script in every frame, at
-// document_start. It hands the main-world script (content/main.js) one end
+// document_start, loaded after lib/snapshot.js and lib/ambient.js (which put
+// their functions on this world's globalThis.webmcpLib; the page cannot see
+// this world). It hands the main-world script (content/main.js) one end
 // of a MessageChannel, once, before any page script runs; the page never gets
 // to talk on that channel. It then passes messages between that channel and
-// a long-lived Port to the service worker, which it opens once the frame has
-// tools (frames without tools cost the worker nothing) and opens again when
-// the worker restarts.
+// a long-lived Port to the service worker. A frame opens its Port once it has
+// tools or context providers, and a top frame of a web page at once (its
+// ambient context needs no help from the page); other frames cost the worker
+// nothing. It opens the Port again when the worker restarts.
+//
+// UI context: while the worker says the frame's context may leave the
+// browser ({type:"contextOn", on:true}: the tab's site and the frame's are
+// allowed), the relay samples the frame (its providers through main.js; its
+// ambient context, in a top frame, right here) after user input (click,
+// keyup, selection and focus changes), when the page says its context
+// changed, and when its providers change, at most once per SAMPLE_DELAY ms;
+// it sends the sample only when it differs from the last one sent. The
+// worker's {type:"sample", id} is answered at once, always.
 //
 // Messages on the Port (relay <-> worker):
 //   relay -> worker  {type:"tools", tools:[…]}  the frame's whole tool list, on connect and on every change
+//                    {type:"providers", providers:[{id, description?}]}  its context providers, likewise
+//                    {type:"context", id?, providers:[ProviderSnapshot…], ambient?}  its latest sample
 //                    {type:"result", id, output}   {type:"error", id, error:{code, message}}
 //   worker -> relay  {type:"call", id, name, arguments}   {type:"cancel", id}
-// A second registry (context providers) adds its list message to LISTS and
-// its message types to TO_WORKER and TO_PAGE; nothing else changes here.
+//                    {type:"contextOn", on}   {type:"sample", id}
 (function webmcpBridgeRelay() {
   'use strict';
 
   const HANDOVER = '__webmcpBridgeHandover';
   const PORT_NAME = 'webmcp-frame';
   const MAX_BACKOFF = 30000;
+  // User input and the page's contextChanged() are coalesced: one sample
+  // this long after the first of a burst.
+  const SAMPLE_DELAY = 100;
+  // How long to wait for main.js to answer a sample (it gives each provider
+  // 50 ms); after that the frame is sampled without its providers.
+  const MAIN_TIMEOUT = 1000;
+  const INPUT_EVENTS = ['click', 'keyup', 'focusin', 'focusout'];
+
+  const lib = globalThis.webmcpLib || {};
+  const isTop = window === window.top;
+  const isWeb = location.protocol === 'http:' || location.protocol === 'https:';
 
   const channel = new MessageChannel();
   const page = channel.port1;
@@ -27,9 +51,10 @@
   window.postMessage({ [HANDOVER]: 1 }, '*', [channel.port2]);
 
   // Whole-list messages: the latest of each is kept and sent again on every
-  // new connection to the worker.
-  const LISTS = { tools: 'tools' };
-  const TO_WORKER = new Set(['tools', 'result', 'error']);
+  // new connection to the worker. Those with a field say whether the frame
+  // has anything to offer (a non-empty list).
+  const LISTS = { tools: 'tools', providers: 'providers', context: null };
+  const FROM_PAGE = new Set(['tools', 'providers', 'result', 'error']);
   const TO_PAGE = new Set(['call', 'cancel']);
 
   const latest = new Map(); // list message type -> the latest such message
@@ -41,20 +66,31 @@
 
   // Whether this frame has anything to offer; until then it costs the worker nothing.
   function hasContent() {
+    if (isTop && isWeb && lib.snapshot && lib.ambient) return true;
     for (const [type, field] of Object.entries(LISTS)) {
       const m = latest.get(type);
-      if (m && m[field].length) return true;
+      if (field && m && m[field].length) return true;
     }
     return false;
   }
 
   page.onmessage = (e) => {
     const m = e.data;
-    if (!m || typeof m !== 'object' || !TO_WORKER.has(m.type)) return;
+    if (!m || typeof m !== 'object') return;
+    if (m.type === 'sampled') {
+      onSampled(m);
+      return;
+    }
+    if (m.type === 'contextChanged') {
+      scheduleSample();
+      return;
+    }
+    if (!FROM_PAGE.has(m.type)) return;
     const field = LISTS[m.type];
     if (field) {
       if (!Array.isArray(m[field])) return;
       latest.set(m.type, m);
+      if (m.type === 'providers') scheduleSample();
       if (!worker && hasContent()) {
         connect();
         return; // connect() sends the latest lists
@@ -72,6 +108,17 @@
     }
   }
 
+  function onWorkerMessage(m) {
+    if (!m || typeof m !== 'object') return;
+    if (TO_PAGE.has(m.type)) {
+      page.postMessage(m);
+    } else if (m.type === 'contextOn') {
+      setContextOn(m.on === true);
+    } else if (m.type === 'sample') {
+      queueSample(m.id);
+    }
+  }
+
   function connect() {
     if (worker || dead || timer) return;
     if (document.prerendering) {
@@ -83,13 +130,12 @@
       p = chrome.runtime.connect({ name: PORT_NAME });
     } catch {
       dead = true; // the extension was reloaded or removed: this script is an orphan
+      setContextOn(false);
       return;
     }
     worker = p;
     connectedAt = Date.now();
-    p.onMessage.addListener((m) => {
-      if (m && TO_PAGE.has(m.type)) page.postMessage(m);
-    });
+    p.onMessage.addListener(onWorkerMessage);
     p.onDisconnect.addListener(() => {
       if (worker === p) onDisconnect();
     });
@@ -103,6 +149,7 @@
     page.postMessage({ type: 'cancelAll' });
     if (!chrome.runtime || !chrome.runtime.id) {
       dead = true;
+      setContextOn(false);
       return;
     }
     if (!hasContent()) return;
@@ -124,4 +171,106 @@
   window.addEventListener('pageshow', (e) => {
     if (e.persisted && !worker && hasContent()) connect();
   });
+
+  // ---- UI context ----------------------------------------------------------
+
+  let contextOn = false;
+  let sampleTimer = 0;
+  let lastContext = ''; // the JSON of the last sample sent
+  let mainSeq = 0;
+  const mainWaiting = new Map(); // sample id -> resolve(providers | null)
+  let chain = Promise.resolve();
+
+  function onInput() {
+    scheduleSample();
+  }
+
+  function setContextOn(on) {
+    if (on === contextOn || !lib.snapshot || !lib.ambient) return;
+    contextOn = on;
+    const method = on ? 'addEventListener' : 'removeEventListener';
+    for (const type of INPUT_EVENTS) document[method](type, onInput, true);
+    if (isTop) document[method]('selectionchange', onInput, true);
+    if (on) {
+      lastContext = '';
+      queueSample(undefined);
+    } else {
+      clearTimeout(sampleTimer);
+      sampleTimer = 0;
+    }
+  }
+
+  function scheduleSample() {
+    if (!contextOn || sampleTimer) return;
+    sampleTimer = setTimeout(() => {
+      sampleTimer = 0;
+      queueSample(undefined);
+    }, SAMPLE_DELAY);
+  }
+
+  // Samples one after the other, so that they go out in order.
+  function queueSample(id) {
+    chain = chain.then(() => sample(id)).catch(() => {});
+  }
+
+  function sampleMain() {
+    const providers = latest.get('providers');
+    if (!providers || !providers.providers.length) return Promise.resolve([]);
+    const id = ++mainSeq;
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        mainWaiting.delete(id);
+        resolve(null);
+      }, MAIN_TIMEOUT);
+      mainWaiting.set(id, (list) => {
+        clearTimeout(t);
+        resolve(list);
+      });
+      page.postMessage({ type: 'sample', id });
+    });
+  }
+
+  function onSampled(m) {
+    const done = mainWaiting.get(m.id);
+    if (!done) return;
+    mainWaiting.delete(m.id);
+    done(Array.isArray(m.providers) ? m.providers : []);
+  }
+
+  // Samples the frame. id is the worker's sample id (the answer goes out
+  // even when nothing changed), or undefined for a sample of our own.
+  async function sample(id) {
+    if (id === undefined && !contextOn) return;
+    const raw = await sampleMain();
+    let providers = [];
+    if (raw === null) {
+      // main.js did not answer (it does not run in this frame, or the tab's
+      // timers are throttled): keep what it said last.
+      const last = latest.get('context');
+      if (last) providers = last.providers;
+    } else {
+      for (const r of raw) {
+        const p = lib.snapshot.fromSample(r);
+        if (p) providers.push(p);
+      }
+    }
+    const ctx = { type: 'context', providers };
+    if (isTop) {
+      let ambient;
+      try {
+        ambient = lib.ambient.ambientOf(document, window);
+      } catch {
+        ambient = undefined;
+      }
+      if (ambient) ctx.ambient = ambient;
+    }
+    const json = JSON.stringify(ctx);
+    const changed = json !== lastContext;
+    if (changed) {
+      lastContext = json;
+      latest.set('context', ctx);
+    }
+    if (id !== undefined) send({ ...ctx, id });
+    else if (changed) send(ctx);
+  }
 })();

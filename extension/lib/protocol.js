@@ -19,8 +19,10 @@ export const T = Object.freeze({
   toolsAdded: 'toolsAdded',
   toolsRemoved: 'toolsRemoved',
   context: 'context',
+  pins: 'pins',
   call: 'call',
   cancel: 'cancel',
+  request: 'request',
   result: 'result',
   error: 'error',
   chunk: 'chunk',
@@ -41,6 +43,15 @@ export const Code = Object.freeze({
 });
 
 const CODES = new Set(Object.values(Code));
+
+/** Request methods: what a shim may ask of the extension besides tool calls. */
+export const Method = Object.freeze({
+  sampleContext: 'sampleContext',
+  pin: 'pin',
+  unpin: 'unpin',
+});
+
+const METHODS = new Set(Object.values(Method));
 
 /** The annotation hints a tool may carry, as MCP and WebMCP name them. */
 export const HINTS = Object.freeze([
@@ -176,10 +187,10 @@ export function wireTool(tabId, frameId, origin, tool) {
 
 /**
  * Checks a message from the host that the extension acts on (call, cancel,
- * chunk). It returns {msg} (a call with its defaults filled in: frameId 0 and
- * arguments {} when Go left them out), {ignore: reason} for messages that need
- * no action, or {reply} for a call that must be answered with an error right
- * away.
+ * request, chunk). It returns {msg} (a call with its defaults filled in:
+ * frameId 0 and arguments {} when Go left them out; a request with params {}
+ * when absent), {ignore: reason} for messages that need no action, or {reply}
+ * for a call or request that must be answered with an error right away.
  */
 export function checkHostMessage(m) {
   if (!isPlainObject(m) || typeof m.type !== 'string' || m.type === '') return { ignore: 'a message without "type"' };
@@ -199,6 +210,15 @@ export function checkHostMessage(m) {
         return { reply: errorMessage(m.id, Code.badRequest, 'call: "arguments" must be a JSON object') };
       }
       return { msg: { type: T.call, id: m.id, tabId, frameId, name: m.name, arguments: args } };
+    }
+    case T.request: {
+      if (typeof m.id !== 'string' || m.id === '') return { ignore: 'a request without "id"' };
+      if (typeof m.method !== 'string' || !METHODS.has(m.method)) {
+        return { reply: errorMessage(m.id, Code.badRequest, `request: unknown method ${JSON.stringify(String(m.method ?? ''))}; this extension knows ${[...METHODS].join(', ')}`) };
+      }
+      const params = m.params ?? {};
+      if (!isPlainObject(params)) return { reply: errorMessage(m.id, Code.badRequest, `${m.method}: "params" must be a JSON object`) };
+      return { msg: { type: T.request, id: m.id, method: m.method, params } };
     }
     case T.cancel:
       if (typeof m.id !== 'string' || m.id === '') return { ignore: 'a cancel without "id"' };

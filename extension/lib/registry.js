@@ -1,9 +1,11 @@
 // The service worker's picture of the browser: tabs, the frames in them that
-// run the bridge's content script, and each frame's tools. It decides what
-// the host may see (http(s) tabs; tools only of allowed sites) and turns every
-// change into the protocol's incremental messages by comparing what it would
-// send now with what it sent last. Pure: no chrome.* calls.
+// run the bridge's content script, and each frame's tools, context providers
+// and latest context sample. It decides what the host may see (http(s) tabs;
+// tools and context only of allowed sites) and turns every change into the
+// protocol's incremental messages by comparing what it would send now with
+// what it sent last. Pure: no chrome.* calls.
 
+import { contextKey, mergeContext } from './contexts.js';
 import { Code, T, wireTool } from './protocol.js';
 import { webOrigin } from './sites.js';
 
@@ -23,17 +25,37 @@ export class Registry {
     this.allows = opts.allows || (() => false);
     /** @type {Map<number, {id: number, windowId: number, active: boolean, url: string, title: string}>} */
     this.tabs = new Map();
-    /** @type {Map<string, {tabId: number, frameId: number, origin: string, tools: Map<string, object>}>} */
+    /**
+     * providers: the frame's registered context providers [{id, description?}];
+     * context: its latest sample {providers, ambient?} or null; sampledAt: when
+     * that sample arrived (Unix ms).
+     * @type {Map<string, {tabId: number, frameId: number, origin: string, tools: Map<string, object>,
+     *   providers: object[], context: object | null, sampledAt: number}>}
+     */
     this.frames = new Map();
     this.focusedWindow = -1;
-    /** What the host was last told: tab id -> JSON, tool key -> JSON. */
+    /** What the host was last told: tab id -> JSON, tool key -> JSON, tab id -> context key. */
     this.sentTabs = new Map();
     this.sentTools = new Map();
+    this.sentContexts = new Map();
+    /**
+     * Each tab's context as last merged, {ctx, key}; dirty() drops a tab's
+     * when what it is merged from changed, so that a flush merges and
+     * serialises only the tabs that changed.
+     */
+    this.mergedContexts = new Map();
+  }
+
+  // A tab's context must be merged again (all tabs' when tabId is undefined).
+  dirty(tabId) {
+    if (tabId === undefined) this.mergedContexts.clear();
+    else this.mergedContexts.delete(tabId);
   }
 
   /** Replaces the allow-list predicate. */
   setAllows(allows) {
     this.allows = allows;
+    this.dirty();
   }
 
   /**
@@ -42,6 +64,7 @@ export class Registry {
    */
   upsertTab(tab) {
     if (!tab || !Number.isSafeInteger(tab.id) || tab.id < 0) return;
+    this.dirty(tab.id);
     const old = this.tabs.get(tab.id) || { id: tab.id, windowId: -1, active: false, url: '', title: '' };
     const url = tab.url || tab.pendingUrl || old.url;
     this.tabs.set(tab.id, {
@@ -55,6 +78,7 @@ export class Registry {
 
   /** Forgets a tab and its frames. */
   removeTab(tabId) {
+    this.dirty(tabId);
     this.tabs.delete(tabId);
     for (const [key, f] of this.frames) if (f.tabId === tabId) this.frames.delete(key);
   }
@@ -76,15 +100,97 @@ export class Registry {
     if (Number.isSafeInteger(windowId) && windowId >= 0) this.focusedWindow = windowId;
   }
 
-  /** Sets the tools of one frame (already normalised), replacing its old ones. */
+  /**
+   * Sets the tools of one frame (already normalised), replacing its old ones;
+   * its context providers and sample stay while its origin stays. A new
+   * document in the frame is removeFrame, then setFrame.
+   */
   setFrame(tabId, frameId, origin, tools) {
     const map = new Map();
     for (const t of tools) map.set(t.name, t);
-    this.frames.set(frameKey(tabId, frameId), { tabId, frameId, origin: origin || '', tools: map });
+    const key = frameKey(tabId, frameId);
+    const old = this.frames.get(key);
+    const keep = old && old.origin === (origin || '');
+    this.dirty(tabId);
+    this.frames.set(key, {
+      tabId,
+      frameId,
+      origin: origin || '',
+      tools: map,
+      providers: keep ? old.providers : [],
+      context: keep ? old.context : null,
+      sampledAt: keep ? old.sampledAt : 0,
+    });
+  }
+
+  /** Sets the context providers that a frame registered (normalised: lib/contexts.js). */
+  setFrameProviders(tabId, frameId, providers) {
+    this.dirty(tabId);
+    const f = this.frames.get(frameKey(tabId, frameId));
+    if (f) f.providers = providers;
+  }
+
+  /** Sets a frame's latest context sample (normalised), which arrived at time. */
+  setFrameContext(tabId, frameId, context, time) {
+    this.dirty(tabId);
+    const f = this.frames.get(frameKey(tabId, frameId));
+    if (!f) return;
+    f.context = context;
+    f.sampledAt = time;
+  }
+
+  /** Reports whether the context of tabId/frameId may leave the browser: its tab's site and its own are allowed. */
+  contextAllowed(tabId, frameId) {
+    const t = this.tabs.get(tabId);
+    const tab = t && this.wireTab(t);
+    const f = this.frames.get(frameKey(tabId, frameId));
+    return !!(tab && tab.allowed && f && this.allows(f.origin));
+  }
+
+  /** The frames of a tab whose context may leave the browser. */
+  contextFrames(tabId) {
+    const out = [];
+    for (const f of this.frames.values()) if (f.tabId === tabId && this.contextAllowed(tabId, f.frameId)) out.push(f);
+    return out.sort((a, b) => a.frameId - b.frameId);
+  }
+
+  /** The ids of the context providers registered in the allowed frames of a tab, in frame order. */
+  providerIds(tabId) {
+    const ids = [];
+    for (const f of this.contextFrames(tabId)) for (const p of f.providers) if (!ids.includes(p.id)) ids.push(p.id);
+    return ids;
+  }
+
+  /**
+   * The protocol Context of a tab, with the time of its latest sample, or
+   * null when the tab is not allowed or its top frame has not been sampled.
+   */
+  tabContext(tabId) {
+    const t = this.tabs.get(tabId);
+    const tab = t && this.wireTab(t);
+    return tab ? this.contextOf(tab) : null;
+  }
+
+  contextOf(tab) {
+    if (!tab.allowed) return null;
+    const frames = this.contextFrames(tab.id);
+    if (!frames.length || frames[0].frameId !== 0 || !frames[0].context) return null;
+    const ctx = mergeContext(tab, frames);
+    ctx.time = Math.max(...frames.map((f) => f.sampledAt));
+    return ctx;
+  }
+
+  /** The tab the user looks at: the active tab of the last focused window (the protocol Tab), or null. */
+  focusedTab() {
+    for (const t of this.tabs.values()) {
+      if (t.active && t.windowId === this.focusedWindow) return this.wireTab(t);
+    }
+    return null;
   }
 
   /** Forgets one frame and its tools. */
   removeFrame(tabId, frameId) {
+    this.dirty(tabId);
     this.frames.delete(frameKey(tabId, frameId));
   }
 
@@ -119,28 +225,47 @@ export class Registry {
         tools.set(toolKey(f.tabId, f.frameId, tool.name), wireTool(f.tabId, f.frameId, f.origin, tool));
       }
     }
-    return { tabs, tools };
+    // Contexts, with their change keys: merged again only for tabs that changed.
+    const contexts = new Map();
+    for (const id of this.mergedContexts.keys()) if (!tabs.has(id)) this.mergedContexts.delete(id);
+    for (const tab of tabs.values()) {
+      let m = this.mergedContexts.get(tab.id);
+      if (!m) {
+        const ctx = this.contextOf(tab);
+        m = { ctx, key: ctx ? contextKey(ctx) : '' };
+        this.mergedContexts.set(tab.id, m);
+      }
+      if (m.ctx) contexts.set(tab.id, m);
+    }
+    return { tabs, tools, contexts };
   }
 
   /**
-   * The whole picture as a state message; what it holds counts as sent.
+   * The whole picture as a state message, with the contexts of allowed tabs
+   * and the given pins; what it holds counts as sent.
    */
-  snapshot() {
-    const { tabs, tools } = this.view();
+  snapshot(pins = []) {
+    const { tabs, tools, contexts } = this.view();
     this.sentTabs = new Map([...tabs].map(([k, v]) => [k, JSON.stringify(v)]));
     this.sentTools = new Map([...tools].map(([k, v]) => [k, JSON.stringify(v)]));
+    this.sentContexts = new Map([...contexts].map(([k, v]) => [k, v.key]));
     const byId = (a, b) => a.id - b.id;
     const byRef = (a, b) => a.tabId - b.tabId || a.frameId - b.frameId || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-    return { type: T.state, state: { tabs: [...tabs.values()].sort(byId), tools: [...tools.values()].sort(byRef) } };
+    const state = { tabs: [...tabs.values()].sort(byId), tools: [...tools.values()].sort(byRef) };
+    if (contexts.size) state.contexts = [...contexts.values()].map((v) => v.ctx).sort((a, b) => a.tabId - b.tabId);
+    if (pins.length) state.pins = pins;
+    return { type: T.state, state };
   }
 
   /**
    * The messages that bring the host from what it was last told to the
    * present, in a safe order: tabRemoved, tabUpdated, toolsRemoved,
-   * toolsAdded. What they say counts as sent.
+   * toolsAdded, context. What they say counts as sent. A tab whose context
+   * may no longer leave the browser (its site is no longer allowed, its top
+   * frame went away) gets a context without providers and ambient.
    */
   changes() {
-    const { tabs, tools } = this.view();
+    const { tabs, tools, contexts } = this.view();
     const out = [];
     const goneTabs = new Set();
     for (const id of this.sentTabs.keys()) {
@@ -174,6 +299,24 @@ export class Registry {
       }
     }
     if (added.length) out.push({ type: T.toolsAdded, tools: added });
+    for (const id of [...this.sentContexts.keys()]) {
+      if (contexts.has(id)) continue;
+      this.sentContexts.delete(id);
+      const tab = tabs.get(id);
+      if (!tab) continue; // tabRemoved says it all
+      const empty = { tabId: id };
+      if (tab.allowed) {
+        if (tab.url) empty.url = tab.url;
+        if (tab.title) empty.title = tab.title;
+      }
+      empty.time = Date.now();
+      out.push({ type: T.context, context: empty });
+    }
+    for (const [id, { ctx, key }] of contexts) {
+      if (this.sentContexts.get(id) === key) continue;
+      this.sentContexts.set(id, key);
+      out.push({ type: T.context, context: ctx });
+    }
     return out;
   }
 

@@ -118,3 +118,15 @@ test('checkHostMessage answers bad calls at once and ignores the unanswerable', 
   assert.match(checkHostMessage([]).ignore, /without "type"/);
   assert.match(checkHostMessage(null).ignore, /without "type"/);
 });
+
+test('checkHostMessage: requests, with params {} when Go leaves them out', () => {
+  assert.deepEqual(checkHostMessage({ type: 'request', id: 's1.4', method: 'sampleContext' }).msg,
+    { type: 'request', id: 's1.4', method: 'sampleContext', params: {} });
+  assert.deepEqual(checkHostMessage({ type: 'request', id: 's1.5', method: 'pin', params: { providerId: 'a' } }).msg,
+    { type: 'request', id: 's1.5', method: 'pin', params: { providerId: 'a' } });
+  const unknown = checkHostMessage({ type: 'request', id: 's1.6', method: 'explode' }).reply;
+  assert.equal(unknown.error.code, 'bad_request');
+  assert.match(unknown.error.message, /unknown method "explode".*sampleContext, pin, unpin/);
+  assert.equal(checkHostMessage({ type: 'request', id: 's1.7', method: 'unpin', params: [] }).reply.error.code, 'bad_request');
+  assert.match(checkHostMessage({ type: 'request', method: 'pin' }).ignore, /without "id"/);
+});

@@ -146,3 +146,114 @@ test('route names the reason a call cannot go through', () => {
   assert.match(r.route(2, 0, 'echo').message, /https:\/\/example.com is not on the bridge's allow list/);
   assert.equal(r.route(1, 7, 'echo').code, 'not_allowed');
 });
+
+const selSnap = { id: 'trace.Timeline#selection', summary: 'Selected slice', data: { type: 'slice', id: 3 } };
+const vpSnap = { id: 'trace.Timeline#viewport', summary: 'Viewing', data: { start: 0, end: 220 } };
+const defs = [{ id: selSnap.id }, { id: vpSnap.id }];
+
+test('context: a tab gets one once its top frame was sampled; only changes are sent', () => {
+  const r = newRegistry();
+  r.upsertTab(tab(1, `${LOCAL}/`));
+  r.setFrame(1, 0, LOCAL, []);
+  r.snapshot();
+  assert.equal(r.tabContext(1), null);
+  r.setFrameProviders(1, 0, defs);
+  r.setFrameContext(1, 0, { providers: [vpSnap], ambient: { selection: 'hi' } }, 1000);
+  assert.deepEqual(r.changes(), [{ type: 'context', context: { tabId: 1, url: `${LOCAL}/`, title: 'tab 1', ambient: { selection: 'hi' }, providers: [vpSnap], time: 1000 } }]);
+  // The same context sampled later: nothing to send.
+  r.setFrameContext(1, 0, { providers: [vpSnap], ambient: { selection: 'hi' } }, 2000);
+  assert.deepEqual(r.changes(), []);
+  r.setFrameContext(1, 0, { providers: [selSnap, vpSnap], ambient: { selection: 'hi' } }, 3000);
+  const c = r.changes();
+  assert.equal(c.length, 1);
+  assert.deepEqual(c[0].context.providers, [selSnap, vpSnap]);
+  assert.equal(c[0].context.time, 3000);
+  // A provider the frame no longer lists is gone at once, before the next sample.
+  r.setFrameProviders(1, 0, [{ id: vpSnap.id }]);
+  assert.deepEqual(r.changes()[0].context.providers, [vpSnap]);
+  // A title change is a change of the context too.
+  r.upsertTab({ id: 1, title: 'renamed' });
+  assert.deepEqual(r.changes().map((m) => m.type === 'context' && m.context.title), [false, 'renamed']);
+});
+
+test('context: the state carries contexts of allowed tabs and the pins', () => {
+  const r = newRegistry();
+  r.upsertTab(tab(1, `${LOCAL}/`));
+  r.upsertTab(tab(2, `${OTHER}/`));
+  for (const id of [1, 2]) {
+    r.setFrame(id, 0, id === 1 ? LOCAL : OTHER, []);
+    r.setFrameProviders(id, 0, defs);
+    r.setFrameContext(id, 0, { providers: [selSnap] }, 5);
+  }
+  const pin = { providerId: selSnap.id, summary: 's', tabId: 1, pinnedAt: 1 };
+  const s = r.snapshot([pin]);
+  assert.deepEqual(s.state.contexts, [{ tabId: 1, url: `${LOCAL}/`, title: 'tab 1', providers: [selSnap], time: 5 }]);
+  assert.deepEqual(s.state.pins, [pin]);
+  assert.deepEqual(r.changes(), [], 'what the state said counts as sent');
+  assert.equal(r.snapshot().state.pins, undefined);
+});
+
+test('context: sub-frames add providers in frame order, only when their origin is allowed', () => {
+  const r = newRegistry();
+  r.upsertTab(tab(1, `${LOCAL}/`));
+  r.setFrame(1, 0, LOCAL, []);
+  r.setFrame(1, 3, OTHER, []);
+  r.setFrame(1, 2, 'http://localhost:9', []);
+  r.setFrameProviders(1, 0, [{ id: selSnap.id }]);
+  r.setFrameProviders(1, 3, [{ id: 'other.P' }]);
+  r.setFrameProviders(1, 2, [{ id: 'sub.P' }]);
+  r.setFrameContext(1, 3, { providers: [{ id: 'other.P', summary: 'o' }] }, 1);
+  r.setFrameContext(1, 2, { providers: [{ id: 'sub.P', summary: 's' }] }, 2);
+  assert.equal(r.tabContext(1), null, 'the top frame has not been sampled');
+  r.setFrameContext(1, 0, { providers: [selSnap] }, 3);
+  assert.deepEqual(r.tabContext(1).providers.map((p) => p.id), [selSnap.id, 'sub.P']);
+  assert.equal(r.tabContext(1).time, 3);
+  assert.deepEqual(r.providerIds(1), [selSnap.id, 'sub.P']);
+  assert.equal(r.contextAllowed(1, 3), false);
+  assert.equal(r.contextAllowed(1, 2), true);
+});
+
+test('context: a navigation, a blocked site and a closed tab take the context away', () => {
+  const r = newRegistry();
+  r.upsertTab(tab(1, `${LOCAL}/`));
+  r.setFrame(1, 0, LOCAL, []);
+  r.setFrameProviders(1, 0, defs);
+  r.setFrameContext(1, 0, { providers: [selSnap] }, 1);
+  r.snapshot();
+  // The new document of the frame: its old providers and sample go with the old one.
+  r.removeFrame(1, 0);
+  r.setFrame(1, 0, LOCAL, []);
+  const [gone] = r.changes();
+  assert.equal(gone.type, 'context');
+  assert.deepEqual(Object.keys(gone.context), ['tabId', 'url', 'title', 'time']);
+  r.setFrameContext(1, 0, { providers: [] }, 2);
+  assert.deepEqual(r.changes().map((m) => m.context.providers), [undefined]);
+  assert.deepEqual(r.changes(), []);
+  // Tools come and go without touching the context.
+  r.setFrameProviders(1, 0, defs);
+  r.setFrameContext(1, 0, { providers: [selSnap] }, 3);
+  r.changes();
+  r.setFrame(1, 0, LOCAL, [echo]);
+  assert.deepEqual(r.changes().map((m) => m.type), ['toolsAdded']);
+  // The allow list drops the site: an empty context without the page's url.
+  r.setAllows(compileAllowList([]).allows);
+  const blocked = r.changes();
+  assert.deepEqual(blocked.map((m) => m.type), ['tabUpdated', 'toolsRemoved', 'context']);
+  assert.deepEqual(Object.keys(blocked[2].context), ['tabId', 'time']);
+  r.setAllows(compileAllowList(DEFAULT_ALLOW_LIST).allows);
+  assert.deepEqual(r.changes().at(-1).context.providers, [selSnap]);
+  // A closed tab: tabRemoved says it all.
+  r.removeTab(1);
+  assert.deepEqual(r.changes(), [{ type: 'tabRemoved', tabId: 1 }]);
+});
+
+test('focusedTab is the active tab of the last focused window', () => {
+  const r = newRegistry();
+  r.upsertTab(tab(1, LOCAL, { active: true, windowId: 1 }));
+  r.upsertTab(tab(2, LOCAL, { active: true, windowId: 2 }));
+  assert.equal(r.focusedTab(), null);
+  r.setFocusedWindow(2);
+  assert.equal(r.focusedTab().id, 2);
+  r.activate(2, 3);
+  assert.equal(r.focusedTab(), null, 'tab 3 is not known yet');
+});

@@ -13,7 +13,10 @@
 //     [Ext.SendFrame] and [Ext.WriteRaw] send malformed input.
 //   - Every "call" from the host runs [Options.Handler] in its own goroutine;
 //     its context is cancelled when the host sends "cancel" for that call id,
-//     and its answer goes back as a "result" or "error".
+//     and its answer goes back as a "result" or "error". Every "request"
+//     (sampleContext, pin, unpin) runs [Options.RequestHandler] the same way
+//     when it is set; without one, requests are only queued.
+//   - [Ext.SetContext] and [Ext.SetPins] send UI context and pins.
 //   - Every message from the host (calls and cancels included) is queued for
 //     [Ext.Next] and [Ext.Await], after chunks have been joined.
 //   - Frames over [webmcp.MaxHostFrame] are treated the way Chrome treats
@@ -58,9 +61,10 @@ import (
 // come before it on the line.
 const ReadyPrefix = "webmcp-host: listening on "
 
-// Handler answers one call from the host. It runs in its own goroutine; ctx
-// is cancelled when the host cancels the call or the fake browser goes away,
-// and the handler must then return soon. A non-nil err is sent as an "error"
+// Handler answers one call (or, as Options.RequestHandler, one request)
+// from the host. It runs in its own goroutine; ctx is cancelled when the
+// host cancels the call or the fake browser goes away, and the handler must
+// then return soon. A non-nil err is sent as an "error"
 // message; otherwise output is sent as the "result" ("null" when nil) –
 // unless ctx was cancelled by the host and output is nil, which is answered
 // with a "cancelled" error, as the extension does.
@@ -85,12 +89,22 @@ type Options struct {
 	Stderr io.Writer
 	// Handler answers calls; nil answers every call with a not_found error.
 	Handler Handler
+	// RequestHandler answers "request" messages (the message's Method and
+	// Params say what is asked) like Handler answers calls: in its own
+	// goroutine, cancelled by the host's "cancel". Nil leaves requests
+	// unanswered (they are still queued for Next).
+	RequestHandler Handler
 	// Browser is what [Ext.Hello] says about the browser; nil means a
 	// made-up Chromium with the bridge's extension id.
 	Browser *webmcp.Browser
 	// ExitTimeout bounds how long [Ext.Close] waits for the host to exit
 	// after its stdin closed before killing it; 0 means 10 seconds.
 	ExitTimeout time.Duration
+	// KeepHTML makes [Ext.Send] (and so every message fakeext sends,
+	// answers included) write "<", ">" and "&" as they are, the way the
+	// browser's JSON.stringify does, instead of escaping them as Go's
+	// encoder does by default.
+	KeepHTML bool
 }
 
 // Stats count what the host sent.
@@ -214,11 +228,13 @@ func (e *Ext) PID() int { return e.cmd.Process.Pid }
 
 // Send sends m to the host as one frame.
 func (e *Ext) Send(m *webmcp.Message) error {
-	b, err := json.Marshal(m)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(!e.opts.KeepHTML)
+	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("fakeext: encode %s message: %w", m.Type, err)
 	}
-	return e.SendFrame(b)
+	return e.SendFrame(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
 // SendFrame sends body as one native-messaging frame, whatever it holds.
@@ -286,6 +302,23 @@ func (e *Ext) RemoveTools(refs ...webmcp.ToolRef) error {
 // SetContext sends a tab's UI context.
 func (e *Ext) SetContext(c webmcp.Context) error {
 	return e.Send(&webmcp.Message{Type: webmcp.TypeContext, Context: &c})
+}
+
+// SetPins sends the whole list of pinned snapshots (none clears it).
+func (e *Ext) SetPins(pins ...webmcp.Pin) error {
+	if pins == nil {
+		pins = []webmcp.Pin{}
+	}
+	// Marshal by hand: Message's "pins" is omitempty, and an empty list
+	// must still say "pins":[].
+	b, err := json.Marshal(struct {
+		Type string       `json:"type"`
+		Pins []webmcp.Pin `json:"pins"`
+	}{webmcp.TypePins, pins})
+	if err != nil {
+		return fmt.Errorf("fakeext: encode pins message: %w", err)
+	}
+	return e.SendFrame(b)
 }
 
 // Next returns the next message from the host, in the order received. After
@@ -471,7 +504,14 @@ func (e *Ext) dispatch(m *webmcp.Message) {
 		ctx, cancel := context.WithCancel(e.ctx)
 		e.calls[m.ID] = cancel
 		e.handlers.Add(1)
-		go e.handle(ctx, m)
+		go e.handle(ctx, m, e.opts.Handler)
+	case webmcp.TypeRequest:
+		if e.opts.RequestHandler != nil {
+			ctx, cancel := context.WithCancel(e.ctx)
+			e.calls[m.ID] = cancel
+			e.handlers.Add(1)
+			go e.handle(ctx, m, e.opts.RequestHandler)
+		}
 	case webmcp.TypeCancel:
 		e.cancels[m.ID] = true
 		if cancel := e.calls[m.ID]; cancel != nil {
@@ -483,10 +523,10 @@ func (e *Ext) dispatch(m *webmcp.Message) {
 	e.signal()
 }
 
-// handle runs the handler for one call and answers it.
-func (e *Ext) handle(ctx context.Context, call *webmcp.Message) {
+// handle runs h for one call or request and answers it.
+func (e *Ext) handle(ctx context.Context, call *webmcp.Message, h Handler) {
 	defer e.handlers.Done()
-	out, herr := e.opts.Handler(ctx, call)
+	out, herr := h(ctx, call)
 	e.mu.Lock()
 	cancel := e.calls[call.ID]
 	delete(e.calls, call.ID)

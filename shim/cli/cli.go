@@ -1,6 +1,9 @@
 // Package cli is webmcp-shim's command line: with no command it serves MCP
 // on stdio (what an agent starts); its commands (status, tools, call) give
 // scripts and people the same view of the browser's tools that agents get.
+// context prints the UI context for a prompt-submit hook (Claude Code's
+// UserPromptSubmit with --hook claude), and pin, unpin and pins manage the
+// pinned snapshots that the extension keeps.
 //
 // Commands are entries of commands(); a new one needs an entry there and a
 // Run function.
@@ -54,7 +57,7 @@ type Command struct {
 
 // commands are webmcp-shim's subcommands, in the order --help lists them.
 func commands() []*Command {
-	return []*Command{statusCommand(), toolsCommand(), callCommand()}
+	return []*Command{statusCommand(), toolsCommand(), callCommand(), contextCommand(), pinCommand(), unpinCommand(), pinsCommand()}
 }
 
 func lookup(name string) *Command {
@@ -134,6 +137,11 @@ browsers, tabs and tools as they come and go.
 Register it with your agent, e.g. Claude Code:
 
   claude mcp add webmcp -- webmcp-shim
+
+and, so that each prompt carries what you are looking at in the browser,
+a UserPromptSubmit hook in .claude/settings.json (see README):
+
+  {"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"webmcp-shim context --hook claude"}]}]}}
 
 Usage:
 `)

@@ -184,6 +184,41 @@ func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args j
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
+	return c.roundTrip(ctx, func(id string) any {
+		// frameId is always written: 0 is the top frame, not "unset".
+		return struct {
+			Type      string          `json:"type"`
+			ID        string          `json:"id"`
+			TabID     int             `json:"tabId"`
+			FrameID   int             `json:"frameId"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}{webmcp.TypeCall, id, tabID, frameID, name, args}
+	})
+}
+
+// Request asks the extension something other than a tool call: method is
+// one of the webmcp.Method constants and params its JSON object (nil means
+// {}). It is answered exactly like [Conn.Call]: the output, a
+// *webmcp.Error, an error wrapping ErrClosed, or ctx's error (the request
+// is then cancelled in the extension).
+func (c *Conn) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	return c.roundTrip(ctx, func(id string) any {
+		return struct {
+			Type   string          `json:"type"`
+			ID     string          `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}{webmcp.TypeRequest, id, method, params}
+	})
+}
+
+// roundTrip sends the message that msg builds for a fresh id and waits for
+// its one answer (see Call).
+func (c *Conn) roundTrip(ctx context.Context, msg func(id string) any) (json.RawMessage, error) {
 	ch := make(chan answer, 1)
 	c.mu.Lock()
 	if c.err != nil {
@@ -195,17 +230,8 @@ func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args j
 	c.pending[id] = ch
 	c.mu.Unlock()
 
-	// frameId is always written: 0 is the top frame, not "unset".
-	msg := struct {
-		Type      string          `json:"type"`
-		ID        string          `json:"id"`
-		TabID     int             `json:"tabId"`
-		FrameID   int             `json:"frameId"`
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{webmcp.TypeCall, id, tabID, frameID, name, args}
-	if err := c.send(msg); err != nil {
-		c.end(fmt.Errorf("%w: sending a call failed: %v", ErrClosed, err))
+	if err := c.send(msg(id)); err != nil {
+		c.end(fmt.Errorf("%w: sending a message failed: %v", ErrClosed, err))
 		// end answered the call; fall through to read that answer.
 	}
 	select {

@@ -317,3 +317,50 @@ func TestReadLine(t *testing.T) {
 		t.Fatalf("long line: %v", err)
 	}
 }
+
+func TestConnRequests(t *testing.T) {
+	path := filepath.Join(shortDir(t), "host-1.sock")
+	h := listen(t, path)
+	c := dial(t, path, ConnOptions{})
+	p := h.accept(t)
+	p.greet(t, "s2", nil)
+	waitReady(t, c)
+
+	ctx := testCtx(t)
+	type out struct {
+		output json.RawMessage
+		err    error
+	}
+	done := make(chan out, 1)
+	go func() {
+		o, err := c.Request(ctx, webmcp.MethodPin, json.RawMessage(`{"providerId":"a.B"}`))
+		done <- out{o, err}
+	}()
+	line, req := p.read(t)
+	if req.Type != webmcp.TypeRequest || req.ID != "s2.1" || req.Method != webmcp.MethodPin || string(req.Params) != `{"providerId":"a.B"}` {
+		t.Fatalf("request = %s", line)
+	}
+	p.send(t, &webmcp.Message{Type: webmcp.TypeResult, ID: req.ID, Output: json.RawMessage(`{"providerId":"a.B"}`)})
+	if o := <-done; o.err != nil || string(o.output) != `{"providerId":"a.B"}` {
+		t.Fatalf("Request = %s, %v", o.output, o.err)
+	}
+
+	// Requests share the id sequence with calls, default their params to
+	// {}, and are cancelled alike.
+	rctx, cancel := context.WithCancel(ctx)
+	go func() {
+		o, err := c.Request(rctx, webmcp.MethodSampleContext, nil)
+		done <- out{o, err}
+	}()
+	line, req = p.read(t)
+	if req.ID != "s2.2" || req.Method != webmcp.MethodSampleContext || !strings.Contains(line, `"params":{}`) {
+		t.Fatalf("second request = %s", line)
+	}
+	cancel()
+	if o := <-done; !errors.Is(o.err, context.Canceled) {
+		t.Fatalf("cancelled Request = %s, %v", o.output, o.err)
+	}
+	if _, m := p.read(t); m.Type != webmcp.TypeCancel || m.ID != "s2.2" {
+		t.Fatalf("after the request's context ended, the shim sent %+v, want a cancel for s2.2", m)
+	}
+}

@@ -3,8 +3,8 @@
 //
 // A [Conn] is one connection to one host's Unix socket: it says hello,
 // keeps the host's [webmcp.State] up to date from the state and change
-// messages, and carries calls (each answered exactly once: by the page, by
-// the host, or by the connection ending). A [Pool] watches the runtime
+// messages, and carries calls and requests (each answered exactly once: by
+// the page or the extension, by the host, or by the connection ending). A [Pool] watches the runtime
 // directory, connects to every host socket that appears and drops the
 // connections whose socket vanished or whose host went away.
 package hosts

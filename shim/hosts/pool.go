@@ -56,6 +56,9 @@ type Pool struct {
 	failed map[string]*failure
 	lastID uint64
 	closed bool
+
+	scanned     chan struct{} // closed when the first Scan has finished
+	scannedOnce sync.Once
 }
 
 // failure remembers a socket that could not be used, so that it is not
@@ -79,8 +82,12 @@ func NewPool(opts PoolOptions) *Pool {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Pool{opts: opts, log: log, conns: map[string]*Conn{}, failed: map[string]*failure{}}
+	return &Pool{opts: opts, log: log, conns: map[string]*Conn{}, failed: map[string]*failure{}, scanned: make(chan struct{})}
 }
+
+// Scanned is closed once the first Scan has finished: every host socket
+// that was in the directory then has a connection or has failed.
+func (p *Pool) Scanned() <-chan struct{} { return p.scanned }
 
 // Dir is the runtime directory the Pool watches.
 func (p *Pool) Dir() string { return p.opts.Dir }
@@ -117,6 +124,7 @@ func (p *Pool) Watch(ctx context.Context) {
 // connection yet, and closes the connections whose socket is gone. It
 // returns the errors of the sockets it could not connect to this time.
 func (p *Pool) Scan(ctx context.Context) []error {
+	defer p.scannedOnce.Do(func() { close(p.scanned) })
 	paths, err := webmcp.HostSockets(p.opts.Dir)
 	if err != nil {
 		// Only a malformed pattern fails; the pattern is a constant.

@@ -128,3 +128,20 @@ func contains(s string, subs ...string) bool {
 	}
 	return true
 }
+
+func TestPoolScanned(t *testing.T) {
+	pool := NewPool(PoolOptions{Dir: shortDir(t), Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet})
+	defer pool.Close()
+	select {
+	case <-pool.Scanned():
+		t.Fatal("Scanned is closed before any scan")
+	default:
+	}
+	pool.Scan(testCtx(t))
+	select {
+	case <-pool.Scanned():
+	default:
+		t.Fatal("Scanned is not closed after a scan")
+	}
+	pool.Scan(testCtx(t)) // closing it again must not panic
+}

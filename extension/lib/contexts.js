@@ -1,0 +1,117 @@
+// UI context in the service worker: the checks of what frames report (their
+// context providers and their latest samples), the merge of a tab's frames
+// into one protocol Context, and the key that tells whether a context
+// changed. Pure: no chrome.* calls.
+//
+// Frame messages (relay -> worker):
+//   {type:"providers", providers:[{id, description?}]}   the frame's registered providers
+//   {type:"context", id?, providers:[ProviderSnapshot], ambient?}   its latest sample;
+//        with id when it answers the worker's {type:"sample", id}
+
+import './snapshot.js';
+
+const S = globalThis.webmcpLib.snapshot;
+
+/** The most characters of a focused element's role, name or tag that are kept. */
+const MAX_ELEMENT_FIELD = 120;
+/** The most characters of a selection that are kept (the page cuts it to 300). */
+const MAX_SELECTION = 320;
+
+function isPlainObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * Checks a frame's list of registered providers: [{id, description?}] with
+ * valid, distinct ids (the first wins), at most MAX_PROVIDERS.
+ */
+export function normalizeProviderDefs(list) {
+  const out = [];
+  const seen = new Set();
+  if (!Array.isArray(list)) return out;
+  for (const p of list) {
+    if (out.length >= S.MAX_PROVIDERS) break;
+    if (!isPlainObject(p) || !S.isValidProviderId(p.id) || seen.has(p.id)) continue;
+    seen.add(p.id);
+    const d = { id: p.id };
+    if (typeof p.description === 'string' && p.description !== '') d.description = S.cutText(p.description, S.MAX_DESCRIPTION_CHARS);
+    out.push(d);
+  }
+  return out;
+}
+
+/** Checks ambient context: {selection?, selectionCut?, focused?: {role?, name?, tag?}}, or undefined. */
+export function normalizeAmbient(a) {
+  if (!isPlainObject(a)) return undefined;
+  const out = {};
+  if (typeof a.selection === 'string' && a.selection !== '') {
+    out.selection = S.cutText(a.selection, MAX_SELECTION);
+    if (a.selectionCut === true || out.selection !== a.selection) out.selectionCut = true;
+  }
+  if (isPlainObject(a.focused)) {
+    const f = {};
+    for (const k of ['role', 'name', 'tag']) {
+      if (typeof a.focused[k] === 'string' && a.focused[k] !== '') f[k] = S.cutText(a.focused[k], MAX_ELEMENT_FIELD);
+    }
+    if (Object.keys(f).length) out.focused = f;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * Checks a frame's context message: {providers: [ProviderSnapshot], ambient?}.
+ * Snapshots are re-capped (lib/snapshot.js); repeated ids keep the first.
+ * Ambient is kept only for a top frame.
+ */
+export function normalizeFrameContext(m, top) {
+  const providers = [];
+  const seen = new Set();
+  if (isPlainObject(m) && Array.isArray(m.providers)) {
+    for (const raw of m.providers) {
+      if (providers.length >= S.MAX_PROVIDERS) break;
+      const p = S.checkSnapshot(raw);
+      if (!p || seen.has(p.id)) continue;
+      seen.add(p.id);
+      providers.push(p);
+    }
+  }
+  const ctx = { providers };
+  const ambient = top && isPlainObject(m) ? normalizeAmbient(m.ambient) : undefined;
+  if (ambient) ctx.ambient = ambient;
+  return ctx;
+}
+
+/**
+ * Merges the frames of one tab into a protocol Context (without time).
+ * tab is the protocol Tab; frames are {frameId, providers: [{id}], context:
+ * {providers, ambient?} | null}, only those whose context may leave the
+ * browser. Providers come in frame order (frame id, the top frame first) and
+ * registration order; a snapshot whose provider the frame no longer lists
+ * (it was unregistered since the sample) is left out, as is an id that an
+ * earlier frame has already. Ambient comes from the top frame.
+ */
+export function mergeContext(tab, frames) {
+  const ctx = { tabId: tab.id };
+  if (tab.url) ctx.url = tab.url;
+  if (tab.title) ctx.title = tab.title;
+  const providers = [];
+  const seen = new Set();
+  for (const f of [...frames].sort((a, b) => a.frameId - b.frameId)) {
+    if (!f.context) continue;
+    const registered = new Set(f.providers.map((p) => p.id));
+    for (const p of f.context.providers) {
+      if (!registered.has(p.id) || seen.has(p.id)) continue;
+      seen.add(p.id);
+      providers.push(p);
+    }
+    if (f.frameId === 0 && f.context.ambient) ctx.ambient = f.context.ambient;
+  }
+  if (providers.length) ctx.providers = providers;
+  return ctx;
+}
+
+/** The key under which a context is compared with the last one sent: all but its time. */
+export function contextKey(ctx) {
+  const { time, ...rest } = ctx; // eslint-disable-line no-unused-vars
+  return JSON.stringify(rest);
+}

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import '../lib/snapshot.js';
+
+const S = globalThis.webmcpLib.snapshot;
+
+test('the data cap: 4 KiB of UTF-8 JSON travel as they are', () => {
+  assert.equal(S.MAX_DATA_BYTES, 4096);
+  const fits = JSON.stringify({ s: 'x'.repeat(4096 - 8) });
+  assert.equal(S.utf8Length(fits), 4096);
+  assert.deepEqual(S.capData(fits), JSON.parse(fits));
+  assert.deepEqual(S.capData('{"type":"slice","id":3}'), { type: 'slice', id: 3 });
+  assert.equal(S.capData('null'), null);
+});
+
+test('the data cap: bigger data becomes a preview of its first KiB and a note', () => {
+  const big = JSON.stringify({ s: 'x'.repeat(4096 - 7) });
+  assert.equal(S.utf8Length(big), 4097);
+  const cut = S.capData(big);
+  assert.deepEqual(Object.keys(cut), ['truncated', 'preview', 'note']);
+  assert.equal(cut.truncated, true);
+  assert.equal(cut.note, "data over 4 KiB was cut: use the page's tools for more");
+  assert.equal(cut.preview, big.slice(0, 1024));
+  // Counted in UTF-8 bytes, and never half a character.
+  const wide = JSON.stringify(['é'.repeat(2100)]); // 2 bytes each
+  assert.ok(wide.length < 4096 && S.utf8Length(wide) > 4096);
+  const w = S.capData(wide);
+  assert.equal(w.truncated, true);
+  assert.equal(S.utf8Length(w.preview), 1024);
+  const emoji = JSON.stringify(['😀'.repeat(1100)]); // 4 bytes, 2 code units each
+  const e = S.capData(emoji);
+  assert.ok(S.utf8Length(e.preview) <= 1024);
+  assert.doesNotMatch(e.preview, /[\ud800-\udbff]$/, 'no lone high surrogate at the end');
+  assert.equal(e.preview, '["' + '😀'.repeat(255));
+  assert.ok(JSON.stringify(e).length < 1200, 'what travels instead is small');
+});
+
+test('utf8Length and cutBytes agree with TextEncoder', () => {
+  for (const s of ['', 'abc', 'é', '€', '😀', 'a😀b€é', '\ud800x', 'x\udc00']) {
+    assert.equal(S.utf8Length(s), new TextEncoder().encode(s).length, JSON.stringify(s));
+  }
+  assert.equal(S.cutBytes('a😀b', 4), 'a');
+  assert.equal(S.cutBytes('a😀b', 5), 'a😀');
+  assert.equal(S.cutBytes('abc', 10), 'abc');
+});
+
+test('cutText ends with an ellipsis and keeps surrogate pairs whole', () => {
+  assert.equal(S.cutText('short', 10), 'short');
+  assert.equal(S.cutText('abcdefghij', 5), 'abcd…');
+  assert.equal(S.cutText('abc😀def', 5), 'abc…');
+  assert.equal(S.cutText('abc😀def', 6).length, 6);
+});
+
+test('provider ids: 1 to 200 characters, not blank, no control characters', () => {
+  for (const id of ['trace.Timeline#selection', 'dev.perfetto.Flamegraph#panel:3', 'x', 'é#ü', 'a b', 'x'.repeat(200)]) {
+    assert.equal(S.isValidProviderId(id), true, id);
+  }
+  for (const id of ['', ' ', '\t', 'x'.repeat(201), 'a\nb', 'a\u0000', 'a\u0085b', 5, null, undefined]) {
+    assert.equal(S.isValidProviderId(id), false, JSON.stringify(id));
+  }
+});
+
+test('fromSample builds a ProviderSnapshot from what the page sampled', () => {
+  assert.deepEqual(S.fromSample({ id: 'a.B#c', description: 'd', summary: 'Selected', json: '{"id":3}' }),
+    { id: 'a.B#c', description: 'd', summary: 'Selected', data: { id: 3 } });
+  assert.deepEqual(S.fromSample({ id: 'a.B#c', summary: 'no data' }), { id: 'a.B#c', summary: 'no data' });
+  assert.deepEqual(S.fromSample({ id: 'a.B#c', description: 'd', note: 'threw: provider exploded', summary: 'x', json: '1' }),
+    { id: 'a.B#c', description: 'd', note: 'threw: provider exploded' });
+  const long = S.fromSample({ id: 'a', summary: 's'.repeat(600), description: 'd'.repeat(3000), json: JSON.stringify('x'.repeat(5000)) });
+  assert.equal(long.summary.length, S.MAX_SUMMARY_CHARS);
+  assert.equal(long.description.length, S.MAX_DESCRIPTION_CHARS);
+  assert.equal(long.data.truncated, true);
+  assert.deepEqual(S.fromSample({ id: 'a', json: 'not json' }), { id: 'a', note: 'data is not JSON' });
+  assert.equal(S.fromSample({ id: '' }), null);
+  assert.equal(S.fromSample(null), null);
+  assert.equal(S.fromSample('x'), null);
+});
+
+test('checkSnapshot re-caps what a frame sent', () => {
+  assert.deepEqual(S.checkSnapshot({ id: 'a', summary: 's', data: { x: 1 }, extra: true }), { id: 'a', summary: 's', data: { x: 1 } });
+  assert.equal(S.checkSnapshot({ id: 'a', summary: 's', data: 'y'.repeat(5000) }).data.truncated, true);
+  assert.deepEqual(S.checkSnapshot({ id: 'a', note: 'timed out after 50 ms' }), { id: 'a', note: 'timed out after 50 ms' });
+  assert.deepEqual(S.checkSnapshot({ id: 'a', summary: 5 }), { id: 'a', summary: '' });
+  assert.equal(S.checkSnapshot({ summary: 's' }), null);
+});

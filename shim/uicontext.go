@@ -1,0 +1,198 @@
+package shim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/results"
+	"github.com/webmcp-bridge/bridge/shim/uicontext"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// SampleBudget bounds how long get_ui_context waits for a fresh sample of
+// the UI context before it falls back to the latest one the browser sent.
+const SampleBudget = 300 * time.Millisecond
+
+// ErrNoBrowser is returned by Pin and Unpin when no browser is connected.
+var ErrNoBrowser = errors.New(results.NoBrowser)
+
+// hostViews returns the connected hosts and their current states, in the
+// order they were connected.
+func (s *Server) hostViews() ([]*hosts.Conn, []uicontext.Host) {
+	conns := s.pool.Conns()
+	views := make([]uicontext.Host, len(conns))
+	for i, c := range conns {
+		views[i] = uicontext.Host{Name: c.Name(), State: c.Snapshot()}
+	}
+	return conns, views
+}
+
+// UIContext returns the UI context of the focused tab (see
+// uicontext.FindFocus for which tab that is when several browsers report
+// one) and the pins of every browser. With sample > 0 it first asks the
+// focused tab's browser for a fresh sample and waits at most that long;
+// when none comes, the View holds the latest context the browser sent and
+// says why in its Stale field.
+func (s *Server) UIContext(ctx context.Context, sample time.Duration) *uicontext.View {
+	conns, views := s.hostViews()
+	var fresh *webmcp.Context
+	var freshHost uint64
+	var stale string
+	if sample > 0 && len(conns) > 0 {
+		f, ok := uicontext.FindFocus(views)
+		if !ok || f.Tab.Allowed {
+			c := conns[0]
+			params := json.RawMessage(`{}`)
+			if ok {
+				c = conns[f.Host]
+				params = json.RawMessage(fmt.Sprintf(`{"tabId":%d}`, f.Tab.ID))
+			}
+			fresh, stale = s.sample(ctx, c, params, sample)
+			freshHost = c.ID()
+		}
+		// The sample's broadcast may have changed the states.
+		conns, views = s.hostViews()
+	}
+
+	f, ok := uicontext.FindFocus(views)
+	if fresh != nil {
+		for i, c := range conns {
+			if c.ID() != freshHost {
+				continue
+			}
+			switch {
+			case ok && f.Host == i && f.Tab.ID == fresh.TabID:
+				f.Context = fresh
+			case !ok:
+				// No browser marks a focused tab; the extension sampled
+				// the one it deems focused.
+				for _, t := range views[i].State.Tabs {
+					if t.ID == fresh.TabID {
+						f, ok = uicontext.Focus{Host: i, Tab: t, Context: fresh}, true
+						if !t.Allowed {
+							f.Context = nil
+						}
+					}
+				}
+			}
+		}
+	}
+	var fp *uicontext.Focus
+	if ok {
+		fp = &f
+	}
+	v := uicontext.Build(views, fp)
+	if v.Tab != nil && stale != "" {
+		v.Stale = stale
+	}
+	return v
+}
+
+// sample asks c for a fresh sample of a tab's context, waiting at most
+// budget. It returns the sample, or why there is none.
+func (s *Server) sample(ctx context.Context, c *hosts.Conn, params json.RawMessage, budget time.Duration) (*webmcp.Context, string) {
+	const latest = "; this is the latest context it sent"
+	sctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	out, err := c.Request(sctx, webmcp.MethodSampleContext, params)
+	var werr *webmcp.Error
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, "the request was cancelled before a fresh sample came" + latest
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Sprintf("the browser gave no fresh sample within %s", results.Seconds(budget)) + latest
+	case errors.As(err, &werr):
+		return nil, fmt.Sprintf("the browser could not sample the context (%s: %s)", werr.Code, werr.Message) + latest
+	default:
+		return nil, fmt.Sprintf("sampling the context failed (%v)", err) + latest
+	}
+	var fresh webmcp.Context
+	if err := json.Unmarshal(out, &fresh); err != nil || fresh.TabID == 0 {
+		s.log.Warn("the browser answered sampleContext with something that is not a context", "output", string(out), "err", err)
+		return nil, "the browser's sample was malformed" + latest
+	}
+	return &fresh, ""
+}
+
+// Pins returns the pinned snapshots of every connected browser, as agents
+// see them (data cut to size).
+func (s *Server) Pins() []uicontext.Pinned {
+	_, views := s.hostViews()
+	return uicontext.Build(views, nil).Pinned
+}
+
+// Pin asks the browser of the focused tab to freeze the current snapshot of
+// the context provider providerID, and returns the new pin. Failures are
+// ErrNoBrowser, the extension's *webmcp.Error (e.g. an unknown provider,
+// with the ids it knows), or errors that say what to do.
+func (s *Server) Pin(ctx context.Context, providerID string) (*webmcp.Pin, error) {
+	conns, views := s.hostViews()
+	if len(conns) == 0 {
+		return nil, ErrNoBrowser
+	}
+	params := map[string]any{"providerId": providerID}
+	c := conns[0]
+	if f, ok := uicontext.FindFocus(views); ok {
+		if !f.Tab.Allowed {
+			return nil, errors.New("the focused tab's site is not allowed: allow it in the WebMCP bridge extension first, or focus another tab")
+		}
+		c = conns[f.Host]
+		params["tabId"] = f.Tab.ID
+	}
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.Request(ctx, webmcp.MethodPin, b)
+	if err != nil {
+		return nil, err
+	}
+	var pin webmcp.Pin
+	if err := json.Unmarshal(out, &pin); err != nil {
+		return nil, fmt.Errorf("the browser answered the pin request with something that is not a pin (%v): %.200s", err, out)
+	}
+	return &pin, nil
+}
+
+// Unpin asks every connected browser to drop its pins of providerID ("":
+// all pins) and returns how many went. It fails only when no browser could
+// be asked, or every browser failed.
+func (s *Server) Unpin(ctx context.Context, providerID string) (removed int, err error) {
+	conns, _ := s.hostViews()
+	if len(conns) == 0 {
+		return 0, ErrNoBrowser
+	}
+	params := json.RawMessage(`{}`)
+	if providerID != "" {
+		b, err := json.Marshal(map[string]string{"providerId": providerID})
+		if err != nil {
+			return 0, err
+		}
+		params = b
+	}
+	var errs []error
+	for _, c := range conns {
+		out, err := c.Request(ctx, webmcp.MethodUnpin, params)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var r struct {
+			Removed int `json:"removed"`
+		}
+		if err := json.Unmarshal(out, &r); err != nil {
+			errs = append(errs, fmt.Errorf("the browser answered the unpin request with %.200s (%v)", out, err))
+			continue
+		}
+		removed += r.Removed
+	}
+	if len(errs) == len(conns) {
+		return 0, errors.Join(errs...)
+	}
+	return removed, nil
+}
