@@ -241,6 +241,17 @@ func TestBlockedSite(t *testing.T) {
 		if !strings.Contains(tabs, "127.0.0.2") {
 			t.Errorf("list_tabs does not show the blocked tab: %s", tabs)
 		}
+		// Only its origin: not its URL, nor its title.
+		if strings.Contains(tabs, blockedOrigin+"/") {
+			t.Errorf("list_tabs shows the blocked tab's URL: %s", tabs)
+		}
+		status, err := b.shimCLI("status", "--json")
+		if err != nil {
+			t.Fatalf("webmcp-shim status: %v", err)
+		}
+		if !strings.Contains(status, "127.0.0.2") || strings.Contains(status, blockedOrigin+"/") {
+			t.Errorf("webmcp-shim status should show the blocked tab's origin only:\n%s", status)
+		}
 	})
 }
 

@@ -15,7 +15,8 @@ type Tab struct {
 	Title    string `json:"title"`
 	Origin   string `json:"origin"` // the top frame's origin, e.g. "http://localhost:8080"
 	// Allowed reports whether the user allowed the top frame's site; the
-	// tools and context of a tab that is not allowed never leave the browser.
+	// tools and context of a tab that is not allowed never leave the browser,
+	// nor do its URL and title (they are empty; Origin says which site).
 	Allowed bool `json:"allowed"`
 	// Focused marks the active tab of the last focused browser window, the
 	// tab the user is looking at.

@@ -194,18 +194,23 @@ export class Registry {
     this.frames.delete(frameKey(tabId, frameId));
   }
 
-  /** The protocol Tab for a tab, or null when the host does not see it (not http(s)). */
+  /**
+   * The protocol Tab for a tab, or null when the host does not see it (not
+   * http(s)). A tab whose site is not allowed goes without its url and title:
+   * only allowed sites reach agents.
+   */
   wireTab(t) {
     const origin = webOrigin(t.url);
     if (origin === '') return null;
+    const allowed = this.allows(origin);
     return {
       id: t.id,
       windowId: t.windowId,
       active: !!t.active,
-      url: t.url,
-      title: t.title || '',
+      url: allowed ? t.url : '',
+      title: allowed ? t.title || '' : '',
       origin,
-      allowed: this.allows(origin),
+      allowed,
       focused: !!t.active && t.windowId === this.focusedWindow,
     };
   }

@@ -29,7 +29,8 @@ test('state lists http(s) tabs with allowed and focused, and only allowed tools'
   const s = r.snapshot();
   assert.deepEqual(s.state.tabs, [
     { id: 1, windowId: 1, active: true, url: `${LOCAL}/index.html`, title: 'tab 1', origin: LOCAL, allowed: true, focused: true },
-    { id: 2, windowId: 1, active: false, url: `${OTHER}/`, title: 'tab 2', origin: OTHER, allowed: false, focused: false },
+    // not allowed: no url or title leaves the browser
+    { id: 2, windowId: 1, active: false, url: '', title: '', origin: OTHER, allowed: false, focused: false },
   ]);
   assert.deepEqual(s.state.tools, [
     { tabId: 1, frameId: 0, origin: LOCAL, name: 'echo', description: 'Echoes.', inputSchema: { type: 'object' } },
@@ -82,7 +83,9 @@ test('changes: navigating to another site updates the tab and hides its tools', 
   assert.equal(c.length, 2);
   assert.equal(c[0].type, 'tabUpdated');
   assert.equal(c[0].tab.allowed, false);
-  assert.equal(c[0].tab.title, 'Other');
+  assert.equal(c[0].tab.origin, OTHER);
+  assert.equal(c[0].tab.title, '', 'a tab of a site not allowed goes without its title');
+  assert.equal(c[0].tab.url, '', 'a tab of a site not allowed goes without its url');
   assert.deepEqual(c[1], { type: 'toolsRemoved', removed: [{ tabId: 1, frameId: 0, name: 'echo' }] });
   // leaving the web altogether removes the tab
   r.upsertTab({ id: 1, url: 'chrome://settings/' });
