@@ -91,7 +91,8 @@ Next:
      (its ID is $ext_id).
   2. Register the shim with your agent, e.g. Claude Code:
        claude mcp add webmcp -- $bin/webmcp-shim
-  3. Check the chain: $bin/webmcp-shim status
+  3. Try it: $bin/webmcp-shim demo serves a demo app at http://127.0.0.1:8765/;
+     open it in the browser, then $bin/webmcp-shim status shows its tools.
 TXT
 case ":$PATH:" in
 *":$bin:"*) ;;

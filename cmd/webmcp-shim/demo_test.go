@@ -1,0 +1,60 @@
+package main_test
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// webmcp-shim demo serves the demo app on loopback, says where, and stops
+// cleanly on SIGINT.
+func TestDemoServes(t *testing.T) {
+	cmd := exec.CommandContext(testContext(t), shimBin, "demo", "--addr", "127.0.0.1:0")
+	cmd.Env = os.Environ()
+	cmd.Stderr = newTestLog(t, "demo: ")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	var url string
+	for lines.Scan() {
+		if l := strings.TrimSpace(lines.Text()); strings.HasPrefix(l, "http://127.0.0.1:") {
+			url = l
+			break
+		}
+	}
+	if url == "" {
+		t.Fatalf("webmcp-shim demo printed no URL")
+	}
+	go io.Copy(io.Discard, out)
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "Trace viewer") {
+		t.Errorf("GET %s = %d:\n%.300s", url, res.StatusCode, body)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("webmcp-shim demo after SIGINT: %v, want exit 0", err)
+	}
+}
+
+func TestDemoRefusesNonLoopback(t *testing.T) {
+	r := runCLI(testContext(t), t, runtimeDir(t), "", "demo", "--addr", "0.0.0.0:8765")
+	r.expect(t, "demo on 0.0.0.0", 2)
+	if !strings.Contains(r.stderr, "loopback") {
+		t.Errorf("stderr = %q, want it to say why", r.stderr)
+	}
+}
