@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/webmcp-bridge/bridge/shim/results"
+	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // Notes of a View without a tab context.
@@ -69,19 +70,12 @@ type Note struct {
 	Note string `json:"note"`
 }
 
-// Ambient is what the bridge sees without the page's help.
-type Ambient struct {
-	Selection    string   `json:"selection,omitempty"`
-	SelectionCut bool     `json:"selectionCut,omitempty"`
-	Focused      *Element `json:"focused,omitempty"`
-}
+// Ambient is what the bridge sees without the page's help, as the protocol
+// carries it (cut to size in a View).
+type Ambient = webmcp.Ambient
 
 // Element is the focused element.
-type Element struct {
-	Role string `json:"role,omitempty"`
-	Name string `json:"name,omitempty"`
-	Tag  string `json:"tag,omitempty"`
-}
+type Element = webmcp.Element
 
 // Pinned is one pinned snapshot.
 type Pinned struct {
