@@ -148,7 +148,7 @@ func TestApplyContext(t *testing.T) {
 func TestApplyIgnoresOtherMessages(t *testing.T) {
 	var s webmcp.State
 	s.Apply(&webmcp.Message{Type: webmcp.TypeState, State: snap([]webmcp.Tab{tab(1, "one")}, nil, nil)})
-	for _, typ := range []string{webmcp.TypeHello, webmcp.TypeCall, webmcp.TypeCancel, webmcp.TypeResult, webmcp.TypeError, webmcp.TypeChunk, "unknown", ""} {
+	for _, typ := range []string{webmcp.TypeHello, webmcp.TypeCall, webmcp.TypeRequest, webmcp.TypeCancel, webmcp.TypeResult, webmcp.TypeError, webmcp.TypeChunk, "unknown", ""} {
 		// Fields that a change would use are set, and still ignored.
 		if s.Apply(&webmcp.Message{Type: typ, TabID: 1, Tab: &webmcp.Tab{ID: 2}, Tools: []webmcp.Tool{tool(1, 0, "x")}}) {
 			t.Errorf("Apply(%q) = true", typ)
@@ -188,5 +188,27 @@ func TestCompareRefs(t *testing.T) {
 				t.Errorf("CompareRefs(%v, %v) = %d", a, b, got)
 			}
 		}
+	}
+}
+
+func TestApplyPins(t *testing.T) {
+	var s webmcp.State
+	pins := []webmcp.Pin{{ProviderID: "trace.Timeline#selection", TabID: 1, Summary: "slice 3", PinnedAt: 7}}
+	if !s.Apply(&webmcp.Message{Type: webmcp.TypePins, Pins: pins}) {
+		t.Fatal("Apply(pins) = false")
+	}
+	// Pins outlive the tab they came from: they are frozen snapshots.
+	s.Apply(&webmcp.Message{Type: webmcp.TypeTabRemoved, TabID: 1})
+	if got := s.Snapshot().Pins; len(got) != 1 || got[0].Summary != "slice 3" {
+		t.Errorf("pins after their tab closed = %+v", got)
+	}
+	s.Apply(&webmcp.Message{Type: webmcp.TypePins})
+	if got := s.Snapshot().Pins; len(got) != 0 {
+		t.Errorf("pins after an empty pins message = %+v", got)
+	}
+	// A full state carries the pins too.
+	s.Apply(&webmcp.Message{Type: webmcp.TypeState, State: &webmcp.Snapshot{Pins: pins}})
+	if got := s.Snapshot().Pins; len(got) != 1 {
+		t.Errorf("pins from a state message = %+v", got)
 	}
 }
