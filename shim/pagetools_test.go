@@ -87,3 +87,20 @@ func TestDescribeTool(t *testing.T) {
 		t.Errorf("array schema advertised as %s", b)
 	}
 }
+
+func TestUntrustedContentHint(t *testing.T) {
+	yes := true
+	tab := webmcp.Tab{ID: 1, Origin: "http://localhost"}
+	plain, _, _ := describeTool(webmcp.Tool{TabID: 1, Name: "a", Description: "Reads."}, tab)
+	if strings.Contains(plain.Description, "untrusted") || plain.Meta != nil {
+		t.Errorf("a tool without the hint is marked untrusted: %q %v", plain.Description, plain.Meta)
+	}
+	marked, _, _ := describeTool(webmcp.Tool{TabID: 1, Name: "b", Description: "Reads comments.",
+		Annotations: &webmcp.Annotations{UntrustedContentHint: &yes}}, tab)
+	if !strings.HasSuffix(marked.Description, untrustedNote) || !strings.Contains(marked.Description, "Reads comments.") {
+		t.Errorf("description = %q, want the page's text and then the untrusted note", marked.Description)
+	}
+	if marked.Meta[UntrustedContentMeta] != true {
+		t.Errorf("_meta = %v, want %s: true", marked.Meta, UntrustedContentMeta)
+	}
+}
