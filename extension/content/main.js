@@ -1128,9 +1128,9 @@
     const nExecute = proto.executeTool;
     /** name -> {name, hints, controller, how}: registrations through the wrapper that succeeded */
     const records = new Map();
-    /** call ids of the bridge's calls under way, and what their execute produced */
-    const waiting = new Set();
-    const captured = new Map();
+    /** call id of each bridge call under way -> settle({ok, value | error}), which
+     * the wrapped execute calls as soon as the page's execute has settled */
+    const waiting = new Map();
     /** name -> {meta, tool}: this document's tools as getTools() listed them */
     let entries = new Map();
     let generation = 0;
@@ -1142,20 +1142,15 @@
           callId = input[MARK];
           delete input[MARK];
         }
+        const settle = callId === undefined ? undefined : waiting.get(callId);
         let result;
         try {
           result = apply(exec, this, [input, client]);
         } catch (e) {
-          if (waiting.has(callId)) captured.set(callId, { ok: false, error: e });
+          if (settle) settle({ ok: false, error: e });
           throw e;
         }
-        if (waiting.has(callId)) {
-          then(resolved(result), (value) => {
-            if (waiting.has(callId)) captured.set(callId, { ok: true, value });
-          }, (error) => {
-            if (waiting.has(callId)) captured.set(callId, { ok: false, error });
-          });
-        }
+        if (settle) then(resolved(result), (value) => settle({ ok: true, value }), (error) => settle({ ok: false, error }));
         return result;
       };
     }
@@ -1258,30 +1253,38 @@
     }
     refreshOwn = refresh;
 
-    async function run(entry, input, signal) {
+    // Runs a tool through the browser's executeTool. For a tool registered
+    // through the wrapper, the answer is what the page's own execute produced
+    // (its value, or its error), taken as soon as that settles: the browser's
+    // executeTool resolves one more round trip through the browser process
+    // later (≈ 0.15 ms), with only a JSON string of the same value. Until the
+    // page's execute has settled, the browser's answer (a failure to start the
+    // call, or the abort of a cancelled call) decides.
+    function run(entry, input, signal) {
       const rec = records.get(entry.meta.name);
-      let arg = input;
-      let callId;
-      if (rec) {
-        callId = randomId();
-        waiting.add(callId);
-        arg = { ...input, [MARK]: callId };
-      }
-      try {
-        const s = await apply(nExecute, nativeMC, [entry.tool, arg, { signal }]);
-        const cap = callId && captured.get(callId);
-        if (cap && cap.ok) return cap.value;
-        return parseResultString(s);
-      } catch (e) {
-        const cap = callId && captured.get(callId);
-        if (cap && !cap.ok && !signal.aborted) throw cap.error;
-        throw e;
-      } finally {
-        if (callId) {
+      if (!rec) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), parseResultString);
+      const callId = randomId();
+      return new PromiseCtor((resolve, reject) => {
+        let done = false;
+        const finish = (o) => {
+          if (done) return;
+          done = true;
           waiting.delete(callId);
-          captured.delete(callId);
+          if (o.ok) resolve(o.value);
+          else reject(o.error);
+        };
+        // The page's execute failed: its own error, unless the call was
+        // cancelled meanwhile (then the browser's abort reason, as before).
+        waiting.set(callId, (o) => finish(o.ok || !signal.aborted ? o : { ok: false, error: signal.reason }));
+        let p;
+        try {
+          p = apply(nExecute, nativeMC, [entry.tool, { ...input, [MARK]: callId }, { signal }]);
+        } catch (error) {
+          finish({ ok: false, error });
+          return;
         }
-      }
+        then(resolved(p), (s) => finish({ ok: true, value: parseResultString(s) }), (error) => finish({ ok: false, error }));
+      });
     }
 
     apply(addListener, nativeMC, ['toolchange', refresh]);
