@@ -100,6 +100,19 @@ func (env *Env) flagSet(name string) *flag.FlagSet {
 	return fs
 }
 
+// parseNoArgs is parse for a command that takes flags only: it refuses
+// arguments with a usage error.
+func parseNoArgs(fs *flag.FlagSet, args []string, env *Env) (code int, ok bool) {
+	if code, ok := parse(fs, args, env); !ok {
+		return code, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.Stderr, "webmcp-shim: %s takes no arguments (got %q)\n", fs.Name(), fs.Args())
+		return ExitUsage, false
+	}
+	return ExitOK, true
+}
+
 // parse parses args into fs; ok is false when the caller should return
 // code: help was asked for (0) or the flags were wrong (2).
 func parse(fs *flag.FlagSet, args []string, env *Env) (code int, ok bool) {

@@ -26,12 +26,8 @@ const DemoAddr = "127.0.0.1:8765"
 func runDemo(ctx context.Context, env *Env, args []string) int {
 	fs := env.flagSet("demo")
 	addr := fs.String("addr", DemoAddr, "")
-	if code, ok := parse(fs, args, env); !ok {
+	if code, ok := parseNoArgs(fs, args, env); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(env.Stderr, "webmcp-shim: demo takes no arguments (got %q)\n", fs.Args())
-		return ExitUsage
 	}
 	host, _, err := net.SplitHostPort(*addr)
 	if err != nil {

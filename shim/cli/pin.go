@@ -115,12 +115,8 @@ func runUnpin(ctx context.Context, env *Env, args []string) int {
 func runPins(ctx context.Context, env *Env, args []string) int {
 	fs := env.flagSet("pins")
 	asJSON := fs.Bool("json", false, "")
-	if code, ok := parse(fs, args, env); !ok {
+	if code, ok := parseNoArgs(fs, args, env); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(env.Stderr, "webmcp-shim: pins takes no arguments (got %q)\n", fs.Args())
-		return ExitUsage
 	}
 	srv, failed := connect(ctx, env)
 	defer srv.Close()

@@ -33,12 +33,8 @@ type StatusJSON struct {
 func runStatus(ctx context.Context, env *Env, args []string) int {
 	fs := env.flagSet("status")
 	asJSON := fs.Bool("json", false, "")
-	if code, ok := parse(fs, args, env); !ok {
+	if code, ok := parseNoArgs(fs, args, env); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(env.Stderr, "webmcp-shim: status takes no arguments (got %q)\n", fs.Args())
-		return ExitUsage
 	}
 	srv, failed := connect(ctx, env)
 	defer srv.Close()

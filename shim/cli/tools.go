@@ -22,12 +22,8 @@ func toolsCommand() *Command {
 func runTools(ctx context.Context, env *Env, args []string) int {
 	fs := env.flagSet("tools")
 	asJSON := fs.Bool("json", false, "")
-	if code, ok := parse(fs, args, env); !ok {
+	if code, ok := parseNoArgs(fs, args, env); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(env.Stderr, "webmcp-shim: tools takes no arguments (got %q)\n", fs.Args())
-		return ExitUsage
 	}
 	srv, failed := connect(ctx, env)
 	defer srv.Close()
