@@ -93,6 +93,7 @@ Next:
        claude mcp add webmcp -- $bin/webmcp-shim
   3. Try it: $bin/webmcp-shim demo serves a demo app at http://127.0.0.1:8765/;
      open it in the browser, then $bin/webmcp-shim status shows its tools.
+     If nothing shows up: $bin/webmcp-shim doctor
 TXT
 case ":$PATH:" in
 *":$bin:"*) ;;

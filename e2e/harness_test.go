@@ -136,6 +136,7 @@ type bridge struct {
 	mode       mode
 	browser    context.Context // chromedp context of the first tab
 	runtimeDir string
+	userData   string // the browser's --user-data-dir
 	client     *mcp.ClientSession
 	changed    chan struct{} // tools/list_changed
 	updated    chan string   // resources/updated URIs
@@ -166,6 +167,7 @@ func start(t testing.TB, m mode) *bridge {
 
 	userData := t.TempDir()
 	copyDir(t, profileDir, userData)
+	b.userData = userData
 
 	ext := filepath.Join(installDir, "share", "webmcp-bridge", "extension")
 	features := "NetworkService,NetworkServiceInProcess"
@@ -234,7 +236,8 @@ func (b *bridge) connectShim(args ...string) *mcp.ClientSession {
 // shimCLI runs a webmcp-shim subcommand against this bridge's browser.
 func (b *bridge) shimCLI(args ...string) (stdout string, err error) {
 	cmd := exec.Command(filepath.Join(installDir, "bin", "webmcp-shim"), args...)
-	cmd.Env = append(os.Environ(), "WEBMCP_RUNTIME_DIR="+b.runtimeDir)
+	// HOME: the user's own browser manifests are none of the test's business.
+	cmd.Env = append(os.Environ(), "WEBMCP_RUNTIME_DIR="+b.runtimeDir, "HOME="+installDir, "XDG_CONFIG_HOME=")
 	var out strings.Builder
 	cmd.Stdout = &out
 	cmd.Stderr = b.logs.prefixed("shim " + args[0] + ": ")

@@ -57,7 +57,7 @@ type Command struct {
 
 // commands are webmcp-shim's subcommands, in the order --help lists them.
 func commands() []*Command {
-	return []*Command{statusCommand(), toolsCommand(), callCommand(), contextCommand(), pinCommand(), unpinCommand(), pinsCommand(), demoCommand()}
+	return []*Command{statusCommand(), toolsCommand(), callCommand(), contextCommand(), pinCommand(), unpinCommand(), pinsCommand(), doctorCommand(), demoCommand()}
 }
 
 func lookup(name string) *Command {

@@ -58,3 +58,17 @@ func TestDemoRefusesNonLoopback(t *testing.T) {
 		t.Errorf("stderr = %q, want it to say why", r.stderr)
 	}
 }
+
+// Without an installation, doctor names the first missing link and how to
+// fix it, and fails.
+func TestDoctorWithoutInstall(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	r := runCLI(testContext(t), t, runtimeDir(t)+"/none", "", "doctor")
+	r.expect(t, "doctor without an installation", 1)
+	for _, want := range []string{"no native-messaging manifest", "./install.sh", "no runtime directory", "problems found"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
