@@ -1045,25 +1045,6 @@
         if (rec) remove(this, inner, rec);
       }
 
-      registerContextProvider(provider, options) {
-        try {
-          self(this, 'registerContextProvider');
-        } catch (e) {
-          return PromiseCtor.reject(e);
-        }
-        return registerProvider(provider, options);
-      }
-
-      unregisterContextProvider(id) {
-        self(this, 'unregisterContextProvider');
-        unregisterProvider(id);
-      }
-
-      contextChanged(id) { // eslint-disable-line no-unused-vars
-        self(this, 'contextChanged');
-        announceChange();
-      }
-
       get ontoolchange() { return handler(this, 'toolchange'); }
       set ontoolchange(v) { setHandler(this, 'toolchange', v); }
       get ontoolactivated() { return handler(this, 'toolactivated'); }
@@ -1094,6 +1075,9 @@
         }]);
       }
     }
+
+    // The context-provider API, shared with the browser's own ModelContext.
+    addProviderMethods(ModelContext.prototype, (that) => internals.has(that));
 
     for (const C of [ModelContext, ToolActivatedEvent, ToolCancelEvent]) {
       defineProperty(C.prototype, Symbol.toStringTag, { value: C.name, configurable: true });

@@ -9,9 +9,9 @@ import (
 )
 
 // connect starts a Server for a one-shot command, connected to every host
-// that answers. It prints what went wrong with the others; failed reports
-// whether a host did not answer.
-func connect(ctx context.Context, env *Env) (srv *shim.Server, failed bool) {
+// that answers. It prints what went wrong with the others; code is ExitFail
+// when a host did not answer, else ExitOK.
+func connect(ctx context.Context, env *Env) (srv *shim.Server, code int) {
 	// One-shot commands log only warnings and worse, so that their output
 	// stays readable.
 	srv = shim.New(shim.Options{Timeout: env.Timeout, Logger: env.logger(slog.LevelWarn), Version: version()})
@@ -22,5 +22,8 @@ func connect(ctx context.Context, env *Env) (srv *shim.Server, failed bool) {
 	for _, e := range errs {
 		fmt.Fprintf(env.Stderr, "webmcp-shim: %v\n", e)
 	}
-	return srv, len(errs) > 0
+	if len(errs) > 0 {
+		return srv, ExitFail
+	}
+	return srv, ExitOK
 }

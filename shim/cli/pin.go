@@ -118,12 +118,8 @@ func runPins(ctx context.Context, env *Env, args []string) int {
 	if code, ok := parseNoArgs(fs, args, env); !ok {
 		return code
 	}
-	srv, failed := connect(ctx, env)
+	srv, code := connect(ctx, env)
 	defer srv.Close()
-	code := ExitOK
-	if failed {
-		code = ExitFail
-	}
 	if len(srv.Hosts()) == 0 {
 		fmt.Fprintln(env.Stderr, results.NoBrowser)
 	}

@@ -36,13 +36,9 @@ func runStatus(ctx context.Context, env *Env, args []string) int {
 	if code, ok := parseNoArgs(fs, args, env); !ok {
 		return code
 	}
-	srv, failed := connect(ctx, env)
+	srv, code := connect(ctx, env)
 	defer srv.Close()
 	hosts := srv.Hosts()
-	code := ExitOK
-	if failed {
-		code = ExitFail
-	}
 
 	if *asJSON {
 		out := StatusJSON{RuntimeDir: srv.Dir(), Hosts: hosts}

@@ -25,12 +25,8 @@ func runTools(ctx context.Context, env *Env, args []string) int {
 	if code, ok := parseNoArgs(fs, args, env); !ok {
 		return code
 	}
-	srv, failed := connect(ctx, env)
+	srv, code := connect(ctx, env)
 	defer srv.Close()
-	code := ExitOK
-	if failed {
-		code = ExitFail
-	}
 	if len(srv.Hosts()) == 0 {
 		if *asJSON {
 			fmt.Fprintln(env.Stdout, "[]")
