@@ -34,7 +34,7 @@ func Chunks(id string, msg []byte, max int) ([][]byte, error) {
 				// An empty piece would never end the loop.
 				return nil, fmt.Errorf("cannot fit a chunk into %d bytes", max)
 			}
-			b, err := json.Marshal(Message{Type: TypeChunk, ID: id, Seq: seq, Last: n == len(msg), Data: string(msg[:n])})
+			b, err := json.Marshal(chunkWire{TypeChunk, id, seq, n == len(msg), string(msg[:n])})
 			if err != nil {
 				return nil, err
 			}

@@ -67,6 +67,13 @@ const (
 
 // Message is one bridge protocol message. Type says which of the other fields
 // are set; see the package documentation for each type's fields.
+//
+// Message decodes every type (a receiver needs one struct to read any
+// message). It encodes per type (see [Message.MarshalJSON]): exactly the
+// fields of its type, the required ones even when they are zero, so that a
+// call to the top frame says "frameId":0 and an empty pins list says
+// "pins":[]. The omitempty tags below only apply to a type this package
+// does not know.
 type Message struct {
 	Type string `json:"type"`
 	// ID identifies a call (call, cancel, result, error) or a chunked

@@ -19,8 +19,8 @@ type Tab struct {
 	// nor do its URL and title (they are empty; Origin says which site).
 	Allowed bool `json:"allowed"`
 	// Focused marks the active tab of the last focused browser window, the
-	// tab the user is looking at.
-	Focused bool `json:"focused,omitempty"`
+	// tab the user is looking at. Always written, like Active.
+	Focused bool `json:"focused"`
 }
 
 // Tool is a tool that a page registered through WebMCP.
