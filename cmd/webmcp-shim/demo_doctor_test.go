@@ -9,14 +9,16 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 )
 
 // webmcp-shim demo serves the demo app on loopback, says where, and stops
 // cleanly on SIGINT.
 func TestDemoServes(t *testing.T) {
-	cmd := exec.CommandContext(testContext(t), shimBin, "demo", "--addr", "127.0.0.1:0")
+	cmd := exec.CommandContext(bridgetest.Context(t), shimBin(t), "demo", "--addr", "127.0.0.1:0")
 	cmd.Env = os.Environ()
-	cmd.Stderr = newTestLog(t, "demo: ")
+	cmd.Stderr = bridgetest.NewLog(t, "demo")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +54,7 @@ func TestDemoServes(t *testing.T) {
 }
 
 func TestDemoRefusesNonLoopback(t *testing.T) {
-	r := runCLI(testContext(t), t, runtimeDir(t), "", "demo", "--addr", "0.0.0.0:8765")
+	r := runCLI(bridgetest.Context(t), t, bridgetest.RuntimeDir(t), "", "demo", "--addr", "0.0.0.0:8765")
 	r.expect(t, "demo on 0.0.0.0", 2)
 	if !strings.Contains(r.stderr, "loopback") {
 		t.Errorf("stderr = %q, want it to say why", r.stderr)
@@ -64,7 +66,7 @@ func TestDemoRefusesNonLoopback(t *testing.T) {
 func TestDoctorWithoutInstall(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")
-	r := runCLI(testContext(t), t, runtimeDir(t)+"/none", "", "doctor")
+	r := runCLI(bridgetest.Context(t), t, bridgetest.RuntimeDir(t)+"/none", "", "doctor")
 	r.expect(t, "doctor without an installation", 1)
 	for _, want := range []string{"no native-messaging manifest", "./install.sh", "no runtime directory", "problems found"} {
 		if !strings.Contains(r.stdout, want) {

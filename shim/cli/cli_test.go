@@ -1,25 +1,12 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
-// cmd/webmcp-shim's tests run the built binary against a real host; these
-// cover argument handling that needs no browser.
-
-func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	t.Setenv(webmcp.RuntimeDirEnv, t.TempDir())
-	var out, errb bytes.Buffer
-	code = Main(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
+// Argument handling that needs no browser.
 
 func TestHelpListsEveryCommand(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"-h"}, {"status", "--help"}} {

@@ -1,6 +1,6 @@
 //go:build race
 
-package main_test
+package bridgetest
 
 // raceEnabled builds the binaries under test with -race too, so that a race
 // in a child process fails the test that ran it.

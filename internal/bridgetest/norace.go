@@ -1,5 +1,5 @@
 //go:build !race
 
-package main_test
+package bridgetest
 
 const raceEnabled = false

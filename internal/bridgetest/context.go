@@ -1,0 +1,46 @@
+package bridgetest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// Timeout bounds every wait of a test. Nothing should come near it: it only
+// turns a hang into a failure.
+const Timeout = 30 * time.Second
+
+// Context is t's context bounded by [Timeout].
+func Context(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), Timeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// RuntimeDir is a private runtime directory (mode 0700) for one test,
+// removed when the test ends. Its path is short, since a Unix socket's path
+// is limited to about 100 bytes.
+func RuntimeDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "wm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// Await returns the next value from ch, and fails the test when ctx ends
+// first.
+func Await[T any](ctx context.Context, t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		t.Fatalf("waiting for %s: %v", what, ctx.Err())
+	}
+	panic("unreachable")
+}
