@@ -21,9 +21,18 @@
 //
 // # Messages
 //
+// Each message below is written with the fields its type always has, in
+// the order the Go encoder writes them ([Message.MarshalJSON]); a field is
+// written even when it is zero ("frameId":0 is the top frame, "pins":[] an
+// empty list), except where a field is called optional. The files of
+// testdata/protocol hold a golden message of every type, direction and
+// error code; the Go and the extension's Node tests check both sides
+// against them.
+//
 // hello — first message on each link, in both directions.
 //
 //	extension -> host: {"type":"hello","protocol":1,"browser":{"name":"Chromium","version":"156.0.8078.73","instance":"4b1f…","extensionId":"…"}}
+//	host -> extension: {"type":"hello","protocol":1,"host":{"pid":4242,"socket":"…/host-4242.sock"}}
 //	host -> shim:      {"type":"hello","protocol":1,"session":"s3","host":{"pid":4242,"socket":"…/host-4242.sock"},"browser":{…}}
 //	shim -> host:      {"type":"hello","protocol":1,"client":{"name":"webmcp-shim","pid":777}}
 //
@@ -69,6 +78,10 @@
 //	{"type":"result","id":"s3.17","output":<the JSON value the page's tool returned>}
 //	{"type":"error","id":"s3.17","error":{"code":"tool_error","message":"no slice 42"}}
 //
+// A call's "arguments" and a request's "params" are JSON objects, {} when
+// there are none; a result's "output" is null when the tool returned
+// nothing.
+//
 // An error's code is one of the Code constants (tool_error, not_found,
 // tab_closed, navigated, cancelled, timeout, bad_request, no_browser,
 // not_allowed, internal). A cancelled call is still answered, with code
@@ -86,4 +99,23 @@
 //
 // The receiver concatenates "data" of one id in seq order and, after the piece
 // with "last":true, parses the text as one message.
+//
+// # Limits of UI context
+//
+// The extension cuts what a page supplies before it leaves the page, and the
+// shim checks the same limits again (so a conforming extension's context
+// passes unchanged); testdata/limits/uicontext.json holds the numbers, which
+// Go and Node tests check:
+//
+//	provider data          4 KiB of UTF-8 JSON; bigger data is replaced by
+//	                       {"truncated":true,"bytes":N,"preview":"<first 1 KiB>","note":"data over 4 KiB was cut: call the page's tools for the rest"}
+//	summary                500 characters
+//	description            2000 characters
+//	note (left out)        300 characters
+//	provider id            1 to 200 characters; 64 providers per document
+//	selection              300 characters ("selectionCut":true when cut)
+//	focused element        name 100 characters; role, name and tag at most 120
+//	pins                   64
+//
+// A cut text ends with "…".
 package webmcp

@@ -12,10 +12,18 @@ import './snapshot.js';
 
 const S = globalThis.webmcpLib.snapshot;
 
-/** The most characters of a focused element's role, name or tag that are kept. */
-const MAX_ELEMENT_FIELD = 120;
-/** The most characters of a selection that are kept (the page cuts it to 300). */
-const MAX_SELECTION = 320;
+/**
+ * The most code points of a focused element's role, name or tag that are
+ * kept (the page cuts a name to 100, lib/ambient.js; roles and tags are
+ * short). testdata/limits/uicontext.json: elementFieldChars.
+ */
+export const MAX_ELEMENT_FIELD = 120;
+/**
+ * The most code points of a selection that are kept: the page's own cut
+ * (lib/ambient.js), checked again. testdata/limits/uicontext.json:
+ * selectionChars.
+ */
+export const MAX_SELECTION = 300;
 
 function isPlainObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -45,13 +53,13 @@ export function normalizeAmbient(a) {
   if (!isPlainObject(a)) return undefined;
   const out = {};
   if (typeof a.selection === 'string' && a.selection !== '') {
-    out.selection = S.cutText(a.selection, MAX_SELECTION);
+    out.selection = S.cutCodePoints(a.selection, MAX_SELECTION);
     if (a.selectionCut === true || out.selection !== a.selection) out.selectionCut = true;
   }
   if (isPlainObject(a.focused)) {
     const f = {};
     for (const k of ['role', 'name', 'tag']) {
-      if (typeof a.focused[k] === 'string' && a.focused[k] !== '') f[k] = S.cutText(a.focused[k], MAX_ELEMENT_FIELD);
+      if (typeof a.focused[k] === 'string' && a.focused[k] !== '') f[k] = S.cutCodePoints(a.focused[k], MAX_ELEMENT_FIELD);
     }
     if (Object.keys(f).length) out.focused = f;
   }

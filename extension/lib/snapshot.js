@@ -2,6 +2,11 @@
 // how big a summary, a description and data may be, and what travels instead
 // when a provider's data is bigger than that.
 //
+// The extension is the side that cuts (testdata/limits/uicontext.json holds
+// the numbers, which test/snapshot.test.js and the shim's Go tests check):
+// the shim guards with the same limits and so passes what is cut here on
+// unchanged.
+//
 // Used in the page (content/relay.js caps what content/main.js sampled,
 // before it crosses to the worker) and again in the worker, which trusts no
 // frame. Both load this same file: the relay as a content script of the
@@ -17,7 +22,7 @@
   /** How much of the JSON text of bigger data travels as a preview (UTF-8 bytes). */
   const PREVIEW_BYTES = 1024;
   /** What the cut data says about itself. */
-  const TRUNCATED_NOTE = "data over 4 KiB was cut: use the page's tools for more";
+  const TRUNCATED_NOTE = "data over 4 KiB was cut: call the page's tools for the rest";
   /** Longest summary (plain language, one line in a chip), in UTF-16 code units. */
   const MAX_SUMMARY_CHARS = 500;
   /** Longest description (the invariant explanation, said once). */
@@ -88,14 +93,27 @@
   }
 
   /**
+   * Cuts text to at most max Unicode code points, ending with "…" when it
+   * was cut (the ambient context's rule, lib/ambient.js).
+   */
+  function cutCodePoints(s, max) {
+    if (s.length <= max) return s;
+    const chars = Array.from(s);
+    if (chars.length <= max) return s;
+    return chars.slice(0, max - 1).join('') + '…';
+  }
+
+  /**
    * The data to send for a provider whose data serialises to the JSON text
    * json: the data itself while the text has at most MAX_DATA_BYTES bytes of
-   * UTF-8, else {truncated: true, preview: <the text's first PREVIEW_BYTES
-   * bytes>, note: TRUNCATED_NOTE}.
+   * UTF-8, else the cut marker {truncated: true, bytes: <the text's size>,
+   * preview: <the text's first PREVIEW_BYTES bytes>, note: TRUNCATED_NOTE},
+   * the shape the shim's guard (shim/uicontext.Cut) writes too.
    */
   function capData(json) {
-    if (utf8Length(json) <= MAX_DATA_BYTES) return JSON.parse(json);
-    return { truncated: true, preview: cutBytes(json, PREVIEW_BYTES), note: TRUNCATED_NOTE };
+    const bytes = utf8Length(json);
+    if (bytes <= MAX_DATA_BYTES) return JSON.parse(json);
+    return { truncated: true, bytes, preview: cutBytes(json, PREVIEW_BYTES), note: TRUNCATED_NOTE };
   }
 
   /**
@@ -158,6 +176,7 @@
     utf8Length,
     cutBytes,
     cutText,
+    cutCodePoints,
     capData,
     fromSample,
     checkSnapshot,

@@ -30,7 +30,7 @@ test('ambient: cut and checked', () => {
   assert.equal(normalizeAmbient({}), undefined);
   assert.equal(normalizeAmbient({ selection: '', focused: {} }), undefined);
   const a = normalizeAmbient({ selection: 'x'.repeat(1000), focused: { name: 5, tag: 'div' } });
-  assert.equal(a.selection.length, 320);
+  assert.equal(a.selection.length, 300);
   assert.equal(a.selectionCut, true);
   assert.deepEqual(a.focused, { tag: 'div' });
 });

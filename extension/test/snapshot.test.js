@@ -1,8 +1,56 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { test } from 'node:test';
+import '../lib/ambient.js';
+import { MAX_ELEMENT_FIELD, MAX_SELECTION, normalizeAmbient } from '../lib/contexts.js';
+import { MAX_PINS } from '../lib/pins.js';
 import '../lib/snapshot.js';
 
 const S = globalThis.webmcpLib.snapshot;
+const A = globalThis.webmcpLib.ambient;
+// The limits of UI context, defined once for the extension and the shim
+// (shim/uicontext checks the same file).
+const LIMITS = JSON.parse(fs.readFileSync(new URL('../../testdata/limits/uicontext.json', import.meta.url), 'utf8'));
+
+test('the limits are those of testdata/limits/uicontext.json', () => {
+  const L = LIMITS.extension;
+  assert.equal(S.MAX_DATA_BYTES, L.dataBytes);
+  assert.equal(S.PREVIEW_BYTES, L.previewBytes);
+  assert.equal(S.TRUNCATED_NOTE, L.cutNote);
+  assert.equal(S.MAX_SUMMARY_CHARS, L.summaryChars);
+  assert.equal(S.MAX_DESCRIPTION_CHARS, L.descriptionChars);
+  assert.equal(S.MAX_NOTE_CHARS, L.noteChars);
+  assert.equal(S.MAX_PROVIDER_ID_CHARS, L.providerIdChars);
+  assert.ok(S.isValidProviderId('x'.repeat(L.providerIdChars)) && !S.isValidProviderId('x'.repeat(L.providerIdChars + 1)));
+  assert.equal(S.MAX_PROVIDERS, L.providersPerDocument);
+  assert.equal(A.MAX_SELECTION_CHARS, L.selectionChars);
+  assert.equal(MAX_SELECTION, L.selectionChars, 'the worker checks the page\'s cut with the same number');
+  assert.equal(A.MAX_NAME_CHARS, L.elementNameChars);
+  assert.equal(MAX_ELEMENT_FIELD, L.elementFieldChars);
+  assert.ok(L.elementNameChars <= L.elementFieldChars);
+  assert.equal(MAX_PINS, L.pins);
+});
+
+test('the golden cuts of testdata/limits/uicontext.json', () => {
+  for (const c of LIMITS.cuts) {
+    const text = c.prefix + c.repeat.repeat(c.times) + c.suffix;
+    const out = S.capData(text);
+    if (!c.cut) {
+      assert.deepEqual(out, JSON.parse(text), c.name);
+      continue;
+    }
+    const preview = Buffer.from(text, 'utf8').subarray(0, c.previewBytes).toString('utf8');
+    assert.deepEqual(out, { truncated: true, bytes: c.bytes, preview, note: LIMITS.extension.cutNote }, c.name);
+  }
+});
+
+test("what the page cut passes the worker's check unchanged", () => {
+  const sel = A.selectionFrom('😀'.repeat(1000));
+  assert.equal(Array.from(sel.selection).length, LIMITS.extension.selectionChars);
+  assert.deepEqual(normalizeAmbient(sel), sel);
+  const name = '😀'.repeat(LIMITS.extension.elementNameChars);
+  assert.deepEqual(normalizeAmbient({ focused: { role: 'button', name } }), { focused: { role: 'button', name } });
+});
 
 test('the data cap: 4 KiB of UTF-8 JSON travel as they are', () => {
   assert.equal(S.MAX_DATA_BYTES, 4096);
@@ -17,9 +65,10 @@ test('the data cap: bigger data becomes a preview of its first KiB and a note', 
   const big = JSON.stringify({ s: 'x'.repeat(4096 - 7) });
   assert.equal(S.utf8Length(big), 4097);
   const cut = S.capData(big);
-  assert.deepEqual(Object.keys(cut), ['truncated', 'preview', 'note']);
+  assert.deepEqual(Object.keys(cut), ['truncated', 'bytes', 'preview', 'note']);
   assert.equal(cut.truncated, true);
-  assert.equal(cut.note, "data over 4 KiB was cut: use the page's tools for more");
+  assert.equal(cut.bytes, 4097);
+  assert.equal(cut.note, "data over 4 KiB was cut: call the page's tools for the rest");
   assert.equal(cut.preview, big.slice(0, 1024));
   // Counted in UTF-8 bytes, and never half a character.
   const wide = JSON.stringify(['é'.repeat(2100)]); // 2 bytes each

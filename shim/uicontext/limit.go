@@ -10,41 +10,57 @@ import (
 	"unicode/utf8"
 )
 
-// Size limits on what a page supplies. The extension applies its own; the
-// shim never relies on them.
+// Size limits on what a page supplies: the numbers of
+// testdata/limits/uicontext.json, which limits_test.go checks.
+//
+// The extension is the side that cuts: it cuts summaries, descriptions,
+// notes, ids, the selection and the focused element's fields, and replaces
+// data over MaxData bytes by a [Cut] marker, before anything leaves the
+// page's frame. The shim trusts those cuts: it guards with the same numbers
+// (lengths in runes, which never exceed the extension's UTF-16 code units),
+// so that what a conforming extension sends passes unchanged, and only a
+// peer that breaks the limits (an older or a fake extension, or another
+// client of the host) is cut here. Tab titles and URLs come from the
+// browser, not the page's context, and are cut only here.
 const (
-	// MaxData is the largest provider data, in bytes of compact JSON,
-	// that reaches the agent; larger data is replaced by a marker.
+	// MaxData is the largest provider data, in UTF-8 bytes of compact JSON
+	// as the page wrote it, that reaches the agent; larger data is replaced
+	// by a marker.
 	MaxData = 4 << 10
 	// MaxPreview is how much of cut data the marker keeps, in bytes.
-	MaxPreview = 256
+	MaxPreview = 1 << 10
 
 	maxID          = 200  // provider ids
-	maxSummary     = 300  // provider summaries, runes
-	maxTitle       = 120  // tab titles
-	maxURL         = 300  // tab URLs
-	maxNote        = 200  // notes of left-out providers
+	maxSummary     = 500  // provider summaries, runes
+	maxNote        = 300  // notes of left-out providers
 	maxSelection   = 300  // the selected text
 	maxElement     = 120  // a focused element's role, name, tag
 	maxDescription = 2000 // a provider's description, in the payload
-	maxBriefDesc   = 1000 // a provider's description, in the instructions
+
+	// Limits of the shim's own.
+	maxTitle        = 120  // tab titles
+	maxURL          = 300  // tab URLs
+	maxBriefDesc    = 1000 // a provider's description, in the instructions
+	maxBlockPreview = 200  // the preview of cut data, in a <ui_context> block
 )
 
-// cutNote is what the bridge's marker says when it cut data.
-const cutNote = "data over the 4 KiB limit was cut by the WebMCP bridge; call the page's tools to get the rest"
+// CutNote is what the marker of cut data says, the extension's and the
+// shim's alike.
+const CutNote = "data over 4 KiB was cut: call the page's tools for the rest"
 
-// Cut is the marker that replaces provider data over the size limit. The
-// extension sends the same shape (its own "note", maybe without "bytes")
-// when it cut the data first.
+// Cut is the marker that replaces provider data over the size limit, as the
+// extension writes it (lib/snapshot.js) and the shim's guard does.
 type Cut struct {
 	Truncated bool   `json:"truncated"`       // always true
 	Bytes     int    `json:"bytes,omitempty"` // the size of the whole data
-	Preview   string `json:"preview"`         // the start of the data's JSON text
-	Note      string `json:"note"`            // what to do for more
+	Preview   string `json:"preview"`         // the start of the data's JSON text, at most MaxPreview bytes
+	Note      string `json:"note"`            // what to do for more: CutNote
 }
 
 // CapData returns data as compact JSON, or a [Cut] marker when it is over
-// MaxData bytes. Data that is not JSON is dropped (nil) with a reason.
+// MaxData bytes. Data that is not JSON is dropped (nil) with a reason. The
+// size is that of the JSON text as the page's JSON.stringify wrote it
+// (see pageSize), so that data the extension let through is never cut here.
 func CapData(data json.RawMessage) (out json.RawMessage, problem string) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || string(data) == "null" {
@@ -54,18 +70,48 @@ func CapData(data json.RawMessage) (out json.RawMessage, problem string) {
 	if err := json.Compact(&buf, data); err != nil {
 		return nil, fmt.Sprintf("its data is not JSON (%v)", err)
 	}
-	if buf.Len() <= MaxData {
+	size := buf.Len()
+	if size <= MaxData {
+		return buf.Bytes(), ""
+	}
+	if size = pageSize(buf.Bytes()); size <= MaxData {
 		return buf.Bytes(), ""
 	}
 	preview := buf.Bytes()[:MaxPreview]
 	for len(preview) > 0 && !utf8.Valid(preview) {
 		preview = preview[:len(preview)-1]
 	}
-	b, err := json.Marshal(Cut{Truncated: true, Bytes: buf.Len(), Preview: string(preview) + "…", Note: cutNote})
+	b, err := json.Marshal(Cut{Truncated: true, Bytes: size, Preview: string(preview), Note: CutNote})
 	if err != nil {
 		return nil, fmt.Sprintf("its data could not be cut (%v)", err)
 	}
 	return b, ""
+}
+
+// pageSize is the length of the compact JSON text b as JavaScript's
+// JSON.stringify writes it, which the extension measures: the browser's
+// native messaging and Go's encoder escape "<" (and Go also ">" and "&") as
+// \u003c, and U+2028 and U+2029 as \u2028 and \u2029, where JSON.stringify
+// writes the character itself.
+func pageSize(b []byte) int {
+	n := len(b)
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			continue
+		}
+		if b[i+1] != 'u' || i+6 > len(b) {
+			i++ // a two-character escape such as \\ or \"
+			continue
+		}
+		switch strings.ToLower(string(b[i+2 : i+6])) {
+		case "003c", "003e", "0026":
+			n -= 5 // one byte in JSON.stringify's text
+		case "2028", "2029":
+			n -= 3 // three bytes of UTF-8
+		}
+		i += 5
+	}
+	return n
 }
 
 // asCut reads data as a cut marker, the bridge's or the extension's.

@@ -213,13 +213,13 @@ func dataLine(data json.RawMessage) string {
 	if c, ok := asCut(data); ok {
 		note := clip(c.Note, maxNote)
 		if note == "" {
-			note = "data over the size limit was cut; call the page's tools to get the rest"
+			note = "data was cut: call the page's tools for the rest"
 		}
 		if c.Bytes > 0 {
 			note = fmt.Sprintf("%s (%d bytes)", note, c.Bytes)
 		}
 		line := "  [data cut: " + Neutralize(note) + "]"
-		if p := clip(c.Preview, 200); p != "" {
+		if p := clip(c.Preview, maxBlockPreview); p != "" {
 			line += " preview: " + Neutralize(p)
 		}
 		return line + "\n"

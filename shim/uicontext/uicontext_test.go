@@ -151,7 +151,7 @@ func TestDataOverTheCapIsCut(t *testing.T) {
 		t.Errorf("the marker is %d bytes", len(v.Providers[0].Data))
 	}
 	got := Render(v, now)
-	want := fmt.Sprintf(`  [data cut: %s (%d bytes)] preview: {"rows":["row",`, cutNote, len(big))
+	want := fmt.Sprintf(`  [data cut: %s (%d bytes)] preview: {"rows":["row",`, CutNote, len(big))
 	if !strings.Contains(got, want) {
 		t.Errorf("rendered cut data lacks %q:\n%s", want, got)
 	}
