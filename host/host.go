@@ -34,6 +34,10 @@ const (
 	DefaultQueueBytes = 64 << 20
 )
 
+// DefaultMaxShims is how many shims may be connected to one host at once by
+// default; each is an agent session or a CLI command of the user's.
+const DefaultMaxShims = 256
+
 // drainTimeout bounds how long the host, when it exits, waits for a shim to
 // take the last messages (the "no_browser" answers).
 const drainTimeout = 5 * time.Second
@@ -60,6 +64,10 @@ type Options struct {
 	// means DefaultQueueLen and DefaultQueueBytes.
 	QueueLen   int
 	QueueBytes int
+	// MaxShims bounds the shims connected at once; a connection past it is
+	// closed at once, before the hello, and logged. Zero means
+	// DefaultMaxShims.
+	MaxShims int
 }
 
 // host is the state of one running webmcp-host.
@@ -69,6 +77,7 @@ type host struct {
 	socket string
 
 	qlen, qbytes int
+	maxShims     int
 
 	// bmu keeps each message to the browser whole, chunked or not.
 	bmu       sync.Mutex
@@ -106,6 +115,7 @@ func Run(ctx context.Context, opts Options) error {
 		bw:       nativemsg.NewWriter(opts.Stdout, webmcp.MaxHostFrame),
 		qlen:     opts.QueueLen,
 		qbytes:   opts.QueueBytes,
+		maxShims: opts.MaxShims,
 		sessions: map[string]*session{},
 		pending:  map[string]*session{},
 	}
@@ -114,6 +124,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if h.qbytes <= 0 {
 		h.qbytes = DefaultQueueBytes
+	}
+	if h.maxShims <= 0 {
+		h.maxShims = DefaultMaxShims
 	}
 	dir := opts.RuntimeDir
 	if dir == "" {
@@ -197,7 +210,7 @@ func (h *host) acceptLoop(ln net.Listener) {
 			continue
 		}
 		backoff = 0
-		if err := checkPeer(c); err != nil {
+		if err := webmcp.CheckPeer(c); err != nil {
 			h.log.Printf("refused a connection: %v", err)
 			c.Close()
 			continue

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -9,17 +10,19 @@ import (
 )
 
 // listen creates the private runtime directory and the host's socket in it,
-// readable and writable by its owner only. A socket file already at the
-// host's own path was left by a dead process that had the same pid, and is
-// removed; other hosts' sockets are left alone.
+// readable and writable by its owner only; a directory that is not the
+// user's alone is refused (webmcp.EnsureRuntimeDir). A socket file already
+// at the host's own path was left by a dead process that had the same pid,
+// and is removed; so are other hosts' sockets that nothing listens on any
+// more, when no process has their pid (webmcp.RemoveStaleSockets).
 func listen(dir string, pid int, log *logger) (*net.UnixListener, error) {
 	if err := webmcp.EnsureRuntimeDir(dir); err != nil {
 		return nil, err
 	}
 	path := webmcp.SocketPath(dir, pid)
-	if fi, err := os.Lstat(path); err == nil {
-		if fi.Mode()&os.ModeSocket == 0 {
-			return nil, fmt.Errorf("%s exists and is not a socket: remove it and restart the browser", path)
+	if _, err := os.Lstat(path); err == nil {
+		if err := webmcp.CheckSocket(path); err != nil {
+			return nil, fmt.Errorf("%w; then restart the browser", err)
 		}
 		if err := os.Remove(path); err != nil {
 			return nil, fmt.Errorf("remove the stale socket %s: %w", path, err)
@@ -34,6 +37,13 @@ func listen(dir string, pid int, log *logger) (*net.UnixListener, error) {
 	if err := os.Chmod(path, 0o600); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("make the socket %s private: %w", path, err)
+	}
+	removed, err := webmcp.RemoveStaleSockets(context.Background(), dir, path)
+	for _, p := range removed {
+		log.Printf("removed the socket %s of a host that is gone", p)
+	}
+	if err != nil {
+		log.Printf("%v", err)
 	}
 	return ln, nil
 }

@@ -50,6 +50,11 @@ func (h *host) addSession(c net.Conn) {
 		c.Close()
 		return
 	}
+	if len(h.sessions) >= h.maxShims {
+		h.log.Printf("refused a shim: %d shims are connected already, the most one host takes (close agent sessions you no longer use)", len(h.sessions))
+		c.Close()
+		return
+	}
 	h.nextSession++
 	s := &session{h: h, id: "s" + strconv.Itoa(h.nextSession), conn: c, wake: make(chan struct{}, 1)}
 	h.sessions[s.id] = s

@@ -4,4 +4,8 @@ package webmcp
 
 import "os"
 
-func checkOwner(os.FileInfo) error { return nil }
+func fileOwner(os.FileInfo) (int, bool) { return 0, false }
+
+func processGone(int) bool { return false }
+
+func refused(error) bool { return false }

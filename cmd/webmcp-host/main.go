@@ -34,8 +34,9 @@ stderr.
 
 Environment:
     ` + webmcp.RuntimeDirEnv + `   the directory for the socket; default
-                         $XDG_RUNTIME_DIR/webmcp, else webmcp-<uid> in the
-                         temporary directory
+                         $XDG_RUNTIME_DIR/webmcp, else webmcp-bridge/run in
+                         your cache directory (~/.cache, ~/Library/Caches);
+                         it must be yours alone (mode 0700, not a symlink)
     WEBMCP_DEBUG=1       log every call, cancel and answer as well
 `
 

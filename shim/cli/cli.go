@@ -178,8 +178,9 @@ Flags:
 
 Environment:
   %s   the directory where browsers' hosts put their sockets
-                       (default: $XDG_RUNTIME_DIR/webmcp, else webmcp-<uid> in
-                       the temporary directory); now: %s
+                       (default: $XDG_RUNTIME_DIR/webmcp, else webmcp-bridge/run
+                       in your cache directory; it must be yours alone: mode
+                       0700, not a symlink); now: %s
 `, results.Seconds(shim.DefaultTimeout), webmcp.RuntimeDirEnv, webmcp.RuntimeDir())
 	return b.String()
 }

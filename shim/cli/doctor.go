@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,6 +29,7 @@ func doctorCommand() *Command {
 type doctor struct {
 	out      io.Writer
 	problems int
+	reported map[string]bool // sockets reported as not the user's
 }
 
 func (d *doctor) ok(format string, args ...any) {
@@ -86,22 +89,22 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 
 	// 2. The runtime directory, where hosts put their sockets.
 	dir := webmcp.RuntimeDir()
-	fi, err := os.Stat(dir)
-	switch {
-	case os.IsNotExist(err):
-		d.problem("no runtime directory %s: no host has run yet. Open the browser with the WebMCP bridge extension loaded (chrome://extensions → Developer mode → Load unpacked); if it is loaded, check that %s is set alike for the browser and for this command", dir, webmcp.RuntimeDirEnv)
+	switch err := webmcp.CheckRuntimeDir(dir); {
+	case errors.Is(err, iofs.ErrNotExist):
+		d.problem("no runtime directory %s: no host has run yet. Open the browser with the WebMCP bridge extension loaded (chrome://extensions → Developer mode → Load unpacked); if it is loaded, check that %s (and XDG_RUNTIME_DIR) are set alike for the browser and for this command", dir, webmcp.RuntimeDirEnv)
+		return d.finish(env)
+	case errors.Is(err, webmcp.ErrUntrusted):
+		d.problem("POSSIBLE ATTACK: the runtime directory %v. No host in it is used until this is fixed", err)
 		return d.finish(env)
 	case err != nil:
-		d.problem("runtime directory %s: %v", dir, err)
+		d.problem("%v", err)
 		return d.finish(env)
-	case fi.Mode().Perm()&0o077 != 0:
-		d.problem("runtime directory %s is open to other users (%v): chmod 700 %s", dir, fi.Mode().Perm(), dir)
 	default:
 		d.ok("runtime directory %s (private)", dir)
 	}
 
 	// 3. The hosts: each one is a browser profile with the extension.
-	socks, _ := webmcp.HostSockets(dir)
+	socks := d.trustedSockets(dir)
 	if len(socks) == 0 {
 		d.problem("no host socket in %s: the browser is not running, or the extension is not loaded, or it cannot start the host (see the extension's service worker console in chrome://extensions)", dir)
 		return d.finish(env)
@@ -109,8 +112,17 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 	srv, _ := connect(ctx, env)
 	defer srv.Close()
 	hosts := srv.Hosts()
+	// Connecting removed the sockets of hosts that are gone.
+	if left := d.trustedSockets(dir); len(left) < len(socks) {
+		d.info("removed %s left by hosts that are gone", plural(len(socks)-len(left), "socket"))
+		socks = left
+	}
 	if len(hosts) < len(socks) {
-		d.problem("%d of %d host sockets did not answer (left by a host that crashed?); they are skipped", len(socks)-len(hosts), len(socks))
+		d.problem("%d of %d host sockets did not answer: a host that hangs, or one still starting; if this persists, restart the browser (a socket whose host process is gone is removed by itself)", len(socks)-len(hosts), len(socks))
+	}
+	if len(socks) == 0 && len(hosts) == 0 {
+		d.problem("no live host in %s: the browser is not running, or the extension is not loaded, or it cannot start the host (see the extension's service worker console in chrome://extensions)", dir)
+		return d.finish(env)
 	}
 	for _, h := range hosts {
 		if h.Browser == nil {
@@ -130,6 +142,27 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 		}
 	}
 	return d.finish(env)
+}
+
+// trustedSockets lists the host sockets in dir that are the user's own,
+// reporting the others (once) as a possible attack.
+func (d *doctor) trustedSockets(dir string) []string {
+	all, _ := webmcp.HostSockets(dir)
+	var out []string
+	for _, s := range all {
+		err := webmcp.CheckSocket(s)
+		switch {
+		case err == nil:
+			out = append(out, s)
+		case errors.Is(err, webmcp.ErrUntrusted) && !d.reported[s]:
+			d.problem("POSSIBLE ATTACK: the host socket %v. It is not used", err)
+			if d.reported == nil {
+				d.reported = map[string]bool{}
+			}
+			d.reported[s] = true
+		}
+	}
+	return out
 }
 
 func (d *doctor) finish(env *Env) int {

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
 	"github.com/webmcp-bridge/bridge/shim"
+	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // connect starts a Server for a one-shot command, connected to every host
@@ -17,6 +19,12 @@ func connect(ctx context.Context, env *Env) (srv *shim.Server, code int) {
 	srv = shim.New(shim.Options{Timeout: env.Timeout, Logger: env.logger(slog.LevelWarn), Version: version()})
 	warnings, errs := srv.Connect(ctx, ConnectWait)
 	for _, w := range warnings {
+		if errors.Is(w, webmcp.ErrUntrusted) {
+			// Not a passing hitch: someone else's file where the
+			// user's host should be.
+			errs = append(errs, w)
+			continue
+		}
 		fmt.Fprintf(env.Stderr, "webmcp-shim: warning: %v\n", w)
 	}
 	for _, e := range errs {

@@ -84,13 +84,25 @@ type answer struct {
 }
 
 // Dial connects to the host socket at path, sends the shim's hello and
-// starts reading. It returns once connected; [Conn.Ready] says when the
+// starts reading. It refuses a socket that is not the user's own
+// ([webmcp.CheckSocket]) and a host process of another user
+// ([webmcp.CheckPeer]), before sending anything. It returns once connected; [Conn.Ready] says when the
 // host's state has arrived.
 func Dial(ctx context.Context, path string, opts ConnOptions) (*Conn, error) {
+	if err := webmcp.CheckSocket(path); err != nil {
+		return nil, err
+	}
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return nil, err
+	}
+	// The socket file may be the user's while the process behind it is
+	// not (a socket renamed into place): nothing is sent to a host of
+	// another user, not even the hello.
+	if err := webmcp.CheckPeer(nc); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("host socket %s: %w", path, err)
 	}
 	log := opts.Logger
 	if log == nil {

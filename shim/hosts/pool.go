@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"slices"
@@ -56,6 +57,7 @@ type Pool struct {
 	failed map[string]*failure
 	lastID uint64
 	closed bool
+	dirErr error // why the runtime directory is not trusted; nil if it is
 
 	scanned     chan struct{} // closed when the first Scan has finished
 	scannedOnce sync.Once
@@ -109,8 +111,16 @@ func (p *Pool) Conns() []*Conn {
 func (p *Pool) Watch(ctx context.Context) {
 	t := time.NewTicker(p.opts.Interval)
 	defer t.Stop()
+	var logged error // the runtime directory's problem, said once
 	for {
 		p.Scan(ctx)
+		if err := p.DirErr(); err != nil && (logged == nil || err.Error() != logged.Error()) {
+			p.log.Error("not connecting to any host", "err", err)
+			logged = err
+		} else if err == nil && logged != nil {
+			p.log.Info("the runtime directory is private again", "dir", p.opts.Dir)
+			logged = nil
+		}
 		select {
 		case <-ctx.Done():
 			p.Close()
@@ -125,6 +135,19 @@ func (p *Pool) Watch(ctx context.Context) {
 // returns the errors of the sockets it could not connect to this time.
 func (p *Pool) Scan(ctx context.Context) []error {
 	defer p.scannedOnce.Do(func() { close(p.scanned) })
+	if err := webmcp.CheckRuntimeDir(p.opts.Dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// No host has run yet: nothing to connect to.
+			p.setDirErr(nil)
+			return nil
+		}
+		// Not the user's alone: trust nothing in it, not even the
+		// connections made while it was.
+		p.setDirErr(err)
+		p.disconnectAll()
+		return []error{err}
+	}
+	p.setDirErr(nil)
 	paths, err := webmcp.HostSockets(p.opts.Dir)
 	if err != nil {
 		// Only a malformed pattern fails; the pattern is a constant.
@@ -199,8 +222,17 @@ func (p *Pool) dial(ctx context.Context, path string) error {
 		ID:       id,
 	})
 	if err != nil {
+		if removed, rerr := webmcp.RemoveIfStale(path, err); removed {
+			p.log.Info("removed the socket of a host that is gone", "socket", path)
+			return nil
+		} else if rerr != nil {
+			p.log.Warn("cannot remove a stale host socket", "err", rerr)
+		}
 		if statErr == nil {
 			p.noteFailure(path, fi, err)
+		}
+		if errors.Is(err, webmcp.ErrUntrusted) {
+			return err
 		}
 		return fmt.Errorf("connect to host socket %s: %w", path, err)
 	}
@@ -252,6 +284,35 @@ func (p *Pool) onClose(c *Conn, err error) {
 	}
 	if p.opts.OnClose != nil {
 		p.opts.OnClose(c, err)
+	}
+}
+
+// DirErr says why the last Scan trusted nothing in the runtime directory
+// (it wraps webmcp.ErrUntrusted), or is nil.
+func (p *Pool) DirErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dirErr
+}
+
+func (p *Pool) setDirErr(err error) {
+	p.mu.Lock()
+	p.dirErr = err
+	p.mu.Unlock()
+}
+
+// disconnectAll closes every connection and forgets them; later scans may
+// connect again.
+func (p *Pool) disconnectAll() {
+	p.mu.Lock()
+	conns := make([]*Conn, 0, len(p.conns))
+	for path, c := range p.conns {
+		conns = append(conns, c)
+		delete(p.conns, path)
+	}
+	p.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
 	}
 }
 

@@ -1,0 +1,44 @@
+//go:build linux
+
+package webmcp
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+)
+
+// CheckPeer refuses a connection from a process of another user, by the
+// credentials the kernel recorded for the peer (SO_PEERCRED). The host runs
+// it on every shim that connects, and the shim on every host it dials.
+func CheckPeer(c net.Conn) error {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return fmt.Errorf("not a Unix socket connection (%T)", c)
+	}
+	cred, err := peerCred(uc)
+	if err != nil {
+		return fmt.Errorf("cannot read the peer's credentials: %w", err)
+	}
+	if uid := os.Getuid(); int(cred.Uid) != uid {
+		return fmt.Errorf("the peer, process %d of uid %d, is not of your uid %d: %w", cred.Pid, cred.Uid, uid, ErrUntrusted)
+	}
+	return nil
+}
+
+// peerCred reads SO_PEERCRED of c.
+func peerCred(c *net.UnixConn) (*syscall.Ucred, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var cred *syscall.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil {
+		return nil, err
+	}
+	return cred, cerr
+}
