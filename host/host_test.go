@@ -25,7 +25,7 @@ func TestWrongOriginRefused(t *testing.T) {
 		t.Run(origin, func(t *testing.T) {
 			log := newLogbook(t)
 			dir := runtimeDir(t)
-			_, err := fakeext.Start(testCtx(t), fakeext.Options{HostBinary: hostBin, RuntimeDir: dir, Origin: origin, Stderr: log})
+			_, err := fakeext.Start(testCtx(t), fakeext.Options{HostBinary: hostBinary(t), RuntimeDir: dir, Origin: origin, Stderr: log})
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) || exit.ExitCode() == 0 {
 				t.Fatalf("Start = %v, want the host to exit with a non-zero status", err)
@@ -41,7 +41,7 @@ func TestWrongOriginRefused(t *testing.T) {
 }
 
 func TestNoOriginRefused(t *testing.T) {
-	cmd := exec.Command(hostBin)
+	cmd := exec.Command(hostBinary(t))
 	cmd.Env = append(os.Environ(), goraceEnv)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
@@ -54,7 +54,7 @@ func TestNoOriginRefused(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	cmd := exec.Command(hostBin, "--help")
+	cmd := exec.Command(hostBinary(t), "--help")
 	cmd.Env = append(os.Environ(), goraceEnv)
 	out, err := cmd.Output()
 	if err != nil {
@@ -110,7 +110,7 @@ func TestNewShimGetsHelloAndLatestState(t *testing.T) {
 	if err := ext.Hello(); err != nil {
 		t.Fatal(err)
 	}
-	if h := a.expect(ctx, webmcp.TypeHello); h.Browser == nil || h.Browser.ExtensionID != webmcp.ExtensionID || h.Session != a.session {
+	if h := a.Expect(ctx, webmcp.TypeHello); h.Browser == nil || h.Browser.ExtensionID != webmcp.ExtensionID || h.Session != a.session {
 		t.Errorf("hello after the browser's: %+v, want the browser and session %s", h, a.session)
 	}
 
@@ -138,7 +138,7 @@ func TestNewShimGetsHelloAndLatestState(t *testing.T) {
 	}
 	// a sees every change, in order, as the browser sent it.
 	for _, want := range changes {
-		got := a.expect(ctx, want.Type)
+		got := a.Expect(ctx, want.Type)
 		if !reflect.DeepEqual(jsonOf(t, got), jsonOf(t, want)) {
 			t.Errorf("shim got %s, want %s", jsonOf(t, got), jsonOf(t, want))
 		}
@@ -178,13 +178,13 @@ func TestCallAnsweredToTheCallerOnly(t *testing.T) {
 	if call.Name != "echo" || string(call.Arguments) != `{"who":"a"}` {
 		t.Errorf("the browser got %+v", call)
 	}
-	r := a.expect(ctx, webmcp.TypeResult)
+	r := a.Expect(ctx, webmcp.TypeResult)
 	if r.ID != idA || string(r.Output) != `{"args":{"who":"a"},"id":"`+idA+`"}` {
 		t.Errorf("a got %s", jsonOf(t, r))
 	}
 	// b's next message is the answer to its own call, not a's.
 	idB := b.call(1, "fail", `{}`)
-	if e := b.expect(ctx, webmcp.TypeError); e.ID != idB || e.Error == nil || e.Error.Code != webmcp.CodeToolError {
+	if e := b.Expect(ctx, webmcp.TypeError); e.ID != idB || e.Error == nil || e.Error.Code != webmcp.CodeToolError {
 		t.Errorf("b got %s, want the tool_error for %s", jsonOf(t, e), idB)
 	}
 	// Both shims may use the same number after their prefix.
@@ -206,7 +206,7 @@ func TestAnswerPassedOnUnchanged(t *testing.T) {
 	if err := ext.SendFrame([]byte(raw)); err != nil {
 		t.Fatal(err)
 	}
-	l, err := a.nextLine(ctx)
+	l, err := a.NextLine(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,8 +222,8 @@ func TestForeignCallIDRefused(t *testing.T) {
 	a := dialReady(ctx, t, ext.Socket())
 	b := dialReady(ctx, t, ext.Socket())
 	for _, id := range []string{b.session + ".1", a.session, a.session + ".", "17", a.session + "0.1", ""} {
-		a.sendMsg(&webmcp.Message{Type: webmcp.TypeCall, ID: id, Name: "echo", Arguments: json.RawMessage(`{}`)})
-		if e := a.expect(ctx, webmcp.TypeError); e.ID != id || e.Error == nil || e.Error.Code != webmcp.CodeBadRequest {
+		a.SendMsg(&webmcp.Message{Type: webmcp.TypeCall, ID: id, Name: "echo", Arguments: json.RawMessage(`{}`)})
+		if e := a.Expect(ctx, webmcp.TypeError); e.ID != id || e.Error == nil || e.Error.Code != webmcp.CodeBadRequest {
 			t.Errorf("call with id %q: got %s, want a bad_request error for it", id, jsonOf(t, e))
 		}
 	}
@@ -237,7 +237,7 @@ func TestForeignCallIDRefused(t *testing.T) {
 	if m.ID != good {
 		t.Errorf("the browser got call %q, want only %q", m.ID, good)
 	}
-	a.expect(ctx, webmcp.TypeResult)
+	a.Expect(ctx, webmcp.TypeResult)
 }
 
 func TestShimDisconnectCancelsItsCalls(t *testing.T) {
@@ -250,7 +250,7 @@ func TestShimDisconnectCancelsItsCalls(t *testing.T) {
 	idB := b.call(1, "block", `{}`)
 	awaitCalls(ctx, t, ext, idA, idB)
 
-	a.conn.Close()
+	a.Conn().Close()
 	m, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCancel })
 	if err != nil {
 		t.Fatal(err)
@@ -272,8 +272,8 @@ func TestShimDisconnectCancelsItsCalls(t *testing.T) {
 	}
 	// b's call is still under way; b cancels it itself and gets the
 	// browser's answer.
-	b.sendMsg(&webmcp.Message{Type: webmcp.TypeCancel, ID: idB})
-	if e := b.expect(ctx, webmcp.TypeError); e.ID != idB || e.Error.Code != webmcp.CodeCancelled {
+	b.SendMsg(&webmcp.Message{Type: webmcp.TypeCancel, ID: idB})
+	if e := b.Expect(ctx, webmcp.TypeError); e.ID != idB || e.Error.Code != webmcp.CodeCancelled {
 		t.Errorf("b got %s, want cancelled for %s", jsonOf(t, e), idB)
 	}
 	if !ext.Cancelled(idB) {
@@ -291,11 +291,11 @@ func TestBrowserGone(t *testing.T) {
 	if err := ext.CloseStdin(); err != nil {
 		t.Fatal(err)
 	}
-	e := a.expect(ctx, webmcp.TypeError)
+	e := a.Expect(ctx, webmcp.TypeError)
 	if e.ID != id || e.Error == nil || e.Error.Code != webmcp.CodeNoBrowser {
 		t.Errorf("pending call got %s, want no_browser", jsonOf(t, e))
 	}
-	a.expectEOF(ctx)
+	a.ExpectEOF(ctx)
 	if err := ext.Wait(ctx); err != nil {
 		t.Errorf("host exit: %v, want status 0", err)
 	}
@@ -321,7 +321,7 @@ func TestMalformedShimLinesSkipped(t *testing.T) {
 		{"", ""},
 	}
 	for _, b := range bad {
-		a.send(b.line)
+		a.Send(b.line)
 	}
 	for _, b := range bad {
 		if b.log == "" {
@@ -333,7 +333,7 @@ func TestMalformedShimLinesSkipped(t *testing.T) {
 	}
 	// The connection still works.
 	id := a.call(1, "echo", `{"after":"garbage"}`)
-	if r := a.expect(ctx, webmcp.TypeResult); r.ID != id {
+	if r := a.Expect(ctx, webmcp.TypeResult); r.ID != id {
 		t.Errorf("got %s, want the result of %s", jsonOf(t, r), id)
 	}
 }
@@ -364,7 +364,7 @@ func TestMalformedBrowserMessagesSkipped(t *testing.T) {
 	if err := ext.UpdateTab(webmcp.Tab{ID: 5, Title: "after"}); err != nil {
 		t.Fatal(err)
 	}
-	if m := a.expect(ctx, webmcp.TypeTabUpdated); m.Tab == nil || m.Tab.ID != 5 {
+	if m := a.Expect(ctx, webmcp.TypeTabUpdated); m.Tab == nil || m.Tab.ID != 5 {
 		t.Errorf("got %s", jsonOf(t, m))
 	}
 }
@@ -396,7 +396,7 @@ func TestLargeCallGoesAsChunks(t *testing.T) {
 		t.Errorf("a frame of %d bytes, over the %d limit", st.Largest, webmcp.MaxHostFrame)
 	}
 	// The answer, bigger than a host frame too, comes back whole.
-	r := a.expect(ctx, webmcp.TypeResult)
+	r := a.Expect(ctx, webmcp.TypeResult)
 	var out struct {
 		Args json.RawMessage `json:"args"`
 	}
@@ -425,7 +425,7 @@ func TestHugeBrowserFrameRefused(t *testing.T) {
 	if !strings.Contains(log.text(), "4294967295 bytes") {
 		t.Errorf("stderr does not name the frame's size:\n%s", log.text())
 	}
-	if e := a.expect(ctx, webmcp.TypeError); e.ID != id || e.Error.Code != webmcp.CodeNoBrowser {
+	if e := a.Expect(ctx, webmcp.TypeError); e.ID != id || e.Error.Code != webmcp.CodeNoBrowser {
 		t.Errorf("pending call got %s, want no_browser", jsonOf(t, e))
 	}
 	if _, err := os.Stat(ext.Socket()); !os.IsNotExist(err) {
@@ -437,19 +437,19 @@ func TestShimOfAnotherProtocolRefused(t *testing.T) {
 	ctx := testCtx(t)
 	ext, log := start(t, newBrowser(), fakeext.Options{})
 	a := dialReady(ctx, t, ext.Socket())
-	a.sendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion + 1, Client: &webmcp.ClientInfo{Name: "future-shim"}})
-	if e := a.expect(ctx, webmcp.TypeError); e.Error == nil || e.Error.Code != webmcp.CodeBadRequest || !strings.Contains(e.Error.Message, "protocol") {
+	a.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion + 1, Client: &webmcp.ClientInfo{Name: "future-shim"}})
+	if e := a.Expect(ctx, webmcp.TypeError); e.Error == nil || e.Error.Code != webmcp.CodeBadRequest || !strings.Contains(e.Error.Message, "protocol") {
 		t.Errorf("got %s, want a bad_request about the protocol", jsonOf(t, e))
 	}
-	a.expectEOF(ctx)
+	a.ExpectEOF(ctx)
 	if _, err := log.await(ctx, "shim "+a.session, "protocol"); err != nil {
 		t.Error(err)
 	}
 	// A shim of the right protocol is served.
 	b := dialReady(ctx, t, ext.Socket())
-	b.sendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 1}})
+	b.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 1}})
 	id := b.call(1, "echo", `{}`)
-	if r := b.expect(ctx, webmcp.TypeResult); r.ID != id {
+	if r := b.Expect(ctx, webmcp.TypeResult); r.ID != id {
 		t.Errorf("got %s", jsonOf(t, r))
 	}
 }
@@ -487,7 +487,7 @@ func TestCallBeforeBrowserHelloIsForwarded(t *testing.T) {
 	a := dial(ctx, t, ext.Socket())
 	id := a.call(1, "anything", `{}`)
 	awaitCall(ctx, t, ext, id)
-	if e := a.expect(ctx, webmcp.TypeError); e.ID != id || e.Error.Code != webmcp.CodeNotFound {
+	if e := a.Expect(ctx, webmcp.TypeError); e.ID != id || e.Error.Code != webmcp.CodeNotFound {
 		t.Errorf("got %s, want the browser's not_found", jsonOf(t, e))
 	}
 }
@@ -497,7 +497,7 @@ func TestCallBeforeBrowserHelloIsForwarded(t *testing.T) {
 func BenchmarkCallRoundTrip(b *testing.B) {
 	ctx := context.Background()
 	ext, err := fakeext.Start(ctx, fakeext.Options{
-		HostBinary: hostBin, RuntimeDir: filepath.Join(b.TempDir(), "run"), Env: []string{goraceEnv},
+		HostBinary: hostBinary(b), RuntimeDir: filepath.Join(b.TempDir(), "run"), Env: []string{goraceEnv},
 		Handler: func(ctx context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
 			return json.RawMessage(`{"ok":true}`), nil
 		},

@@ -169,7 +169,7 @@ func TestSlowShimDisconnected(t *testing.T) {
 	}
 	// The fast shim got everything, in order.
 	for i := range n {
-		if m := fast.expect(ctx, webmcp.TypeTabUpdated); m.Tab.ID != i+1 || len(m.Tab.Title) != len(title) {
+		if m := fast.Expect(ctx, webmcp.TypeTabUpdated); m.Tab.ID != i+1 || len(m.Tab.Title) != len(title) {
 			t.Fatalf("fast shim got tab %d (title of %d bytes), want tab %d", m.Tab.ID, len(m.Tab.Title), i+1)
 		}
 	}
