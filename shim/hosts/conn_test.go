@@ -1,8 +1,9 @@
 package hosts
 
-// These tests play a misbehaving or scripted host on a socket, for what the
-// real webmcp-host never does (wrong protocol, garbage, dying mid-call);
-// cmd/webmcp-shim's tests run the real host.
+// These tests play a misbehaving or scripted host on a socket
+// (bridgetest.Listen), for what the real webmcp-host never does (wrong
+// protocol, garbage, dying mid-call); package shim's tests run the real
+// host.
 
 import (
 	"bufio"
@@ -11,125 +12,37 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func shortDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "wmh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
-
-// fakeHost listens on a socket and hands over each connection.
-type fakeHost struct {
-	ln    net.Listener
-	conns chan *peer
-}
-
-func listen(t *testing.T, path string) *fakeHost {
+// greet reads the shim's hello on p and answers as a host does, with a
+// hello and a state.
+func greet(t *testing.T, p *bridgetest.LineConn, session string, snap *webmcp.Snapshot) {
 	t.Helper()
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &fakeHost{ln: ln, conns: make(chan *peer, 4)}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				close(h.conns)
-				return
-			}
-			h.conns <- &peer{c: c, r: bufio.NewReader(c)}
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
-	return h
-}
-
-func (h *fakeHost) accept(t *testing.T) *peer {
-	t.Helper()
-	select {
-	case p := <-h.conns:
-		t.Cleanup(func() { p.c.Close() })
-		return p
-	case <-time.After(10 * time.Second):
-		t.Fatal("no connection")
-	}
-	return nil
-}
-
-// peer is the host's side of one connection.
-type peer struct {
-	c net.Conn
-	r *bufio.Reader
-}
-
-func (p *peer) sendLine(t *testing.T, line string) {
-	t.Helper()
-	if _, err := io.WriteString(p.c, line+"\n"); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (p *peer) send(t *testing.T, m *webmcp.Message) {
-	t.Helper()
-	b, _ := json.Marshal(m)
-	p.sendLine(t, string(b))
-}
-
-func (p *peer) read(t *testing.T) (string, *webmcp.Message) {
-	t.Helper()
-	p.c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	line, err := p.r.ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading from the shim: %v", err)
-	}
-	var m webmcp.Message
-	if err := json.Unmarshal([]byte(line), &m); err != nil {
-		t.Fatalf("the shim sent %q: %v", line, err)
-	}
-	return line, &m
-}
-
-// greet reads the shim's hello and answers with a hello and a state.
-func (p *peer) greet(t *testing.T, session string, snap *webmcp.Snapshot) {
-	t.Helper()
-	_, hello := p.read(t)
+	_, hello := p.Read(bridgetest.Context(t))
 	if hello.Type != webmcp.TypeHello || hello.Client == nil || hello.Client.Name != "test-shim" || hello.Protocol != webmcp.ProtocolVersion {
 		t.Fatalf("shim hello = %+v", hello)
 	}
-	p.send(t, &webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Session: session,
+	p.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Session: session,
 		Host: &webmcp.HostInfo{PID: 4242}, Browser: &webmcp.Browser{Name: "Chromium"}})
 	if snap == nil {
 		snap = &webmcp.Snapshot{}
 	}
-	p.send(t, &webmcp.Message{Type: webmcp.TypeState, State: snap})
+	p.SendMsg(&webmcp.Message{Type: webmcp.TypeState, State: snap})
 }
 
 func dial(t *testing.T, path string, opts ConnOptions) *Conn {
 	t.Helper()
 	opts.Client = webmcp.ClientInfo{Name: "test-shim"}
 	opts.Logger = quiet
-	c, err := Dial(testCtx(t), path, opts)
+	c, err := Dial(bridgetest.Context(t), path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,23 +56,23 @@ func waitReady(t *testing.T, c *Conn) {
 	case <-c.Ready():
 	case <-c.Done():
 		t.Fatalf("connection ended before its state: %v", c.Err())
-	case <-time.After(10 * time.Second):
+	case <-bridgetest.Context(t).Done():
 		t.Fatal("no state")
 	}
 }
 
 func TestConnCalls(t *testing.T) {
-	path := filepath.Join(shortDir(t), "host-1.sock")
-	h := listen(t, path)
+	path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
+	h := bridgetest.Listen(t, path)
 	c := dial(t, path, ConnOptions{})
-	p := h.accept(t)
-	p.greet(t, "s7", &webmcp.Snapshot{Tabs: []webmcp.Tab{{ID: 3, Allowed: true}}, Tools: []webmcp.Tool{{TabID: 3, Name: "echo"}}})
+	p := h.Accept(bridgetest.Context(t))
+	greet(t, p, "s7", &webmcp.Snapshot{Tabs: []webmcp.Tab{{ID: 3, Allowed: true}}, Tools: []webmcp.Tool{{TabID: 3, Name: "echo"}}})
 	waitReady(t, c)
 	if c.Session() != "s7" || c.Host().PID != 4242 || c.Browser().Name != "Chromium" || len(c.Snapshot().Tools) != 1 {
 		t.Fatalf("after greeting: session %q, host %+v, browser %+v, state %+v", c.Session(), c.Host(), c.Browser(), c.Snapshot())
 	}
 
-	ctx := testCtx(t)
+	ctx := bridgetest.Context(t)
 	type out struct {
 		output json.RawMessage
 		err    error
@@ -169,14 +82,14 @@ func TestConnCalls(t *testing.T) {
 		o, err := c.Call(ctx, 3, 0, "echo", json.RawMessage(`{"a":1}`))
 		done <- out{o, err}
 	}()
-	line, call := p.read(t)
+	line, call := p.Read(bridgetest.Context(t))
 	if call.Type != webmcp.TypeCall || call.ID != "s7.1" || call.TabID != 3 || call.Name != "echo" || string(call.Arguments) != `{"a":1}` {
 		t.Fatalf("call = %s", line)
 	}
 	if !strings.Contains(line, `"frameId":0`) {
 		t.Errorf("the call leaves out frameId 0: %s", line)
 	}
-	p.send(t, &webmcp.Message{Type: webmcp.TypeResult, ID: call.ID, Output: json.RawMessage(`{"ok":true}`)})
+	p.SendMsg(&webmcp.Message{Type: webmcp.TypeResult, ID: call.ID, Output: json.RawMessage(`{"ok":true}`)})
 	if o := <-done; o.err != nil || string(o.output) != `{"ok":true}` {
 		t.Fatalf("Call = %s, %v", o.output, o.err)
 	}
@@ -185,11 +98,11 @@ func TestConnCalls(t *testing.T) {
 		o, err := c.Call(ctx, 3, 2, "echo", nil)
 		done <- out{o, err}
 	}()
-	_, call = p.read(t)
+	_, call = p.Read(bridgetest.Context(t))
 	if call.ID != "s7.2" || call.FrameID != 2 || string(call.Arguments) != `{}` {
 		t.Fatalf("second call = %+v", call)
 	}
-	p.send(t, &webmcp.Message{Type: webmcp.TypeError, ID: call.ID, Error: webmcp.Errorf(webmcp.CodeToolError, "boom")})
+	p.SendMsg(&webmcp.Message{Type: webmcp.TypeError, ID: call.ID, Error: webmcp.Errorf(webmcp.CodeToolError, "boom")})
 	var werr *webmcp.Error
 	if o := <-done; !errors.As(o.err, &werr) || werr.Code != webmcp.CodeToolError || werr.Message != "boom" {
 		t.Fatalf("Call = %s, %v; want the tool_error", o.output, o.err)
@@ -197,22 +110,22 @@ func TestConnCalls(t *testing.T) {
 }
 
 func TestConnCancelAndLateAnswer(t *testing.T) {
-	path := filepath.Join(shortDir(t), "host-1.sock")
-	h := listen(t, path)
+	path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
+	h := bridgetest.Listen(t, path)
 	c := dial(t, path, ConnOptions{})
-	p := h.accept(t)
-	p.greet(t, "s1", nil)
+	p := h.Accept(bridgetest.Context(t))
+	greet(t, p, "s1", nil)
 	waitReady(t, c)
 
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(bridgetest.Context(t))
 	errc := make(chan error, 1)
 	go func() {
 		_, err := c.Call(ctx, 1, 0, "slow", nil)
 		errc <- err
 	}()
-	_, call := p.read(t)
+	_, call := p.Read(bridgetest.Context(t))
 	cancel()
-	_, m := p.read(t)
+	_, m := p.Read(bridgetest.Context(t))
 	if m.Type != webmcp.TypeCancel || m.ID != call.ID {
 		t.Fatalf("after cancelling: %+v, want a cancel of %s", m, call.ID)
 	}
@@ -221,37 +134,37 @@ func TestConnCancelAndLateAnswer(t *testing.T) {
 	}
 	// The host's answer to the cancelled call arrives late: it is dropped,
 	// and the connection goes on.
-	p.send(t, &webmcp.Message{Type: webmcp.TypeError, ID: call.ID, Error: webmcp.Errorf(webmcp.CodeCancelled, "cancelled")})
+	p.SendMsg(&webmcp.Message{Type: webmcp.TypeError, ID: call.ID, Error: webmcp.Errorf(webmcp.CodeCancelled, "cancelled")})
 	go func() {
-		_, err := c.Call(testCtx(t), 1, 0, "fast", nil)
+		_, err := c.Call(bridgetest.Context(t), 1, 0, "fast", nil)
 		errc <- err
 	}()
-	_, call = p.read(t)
-	p.send(t, &webmcp.Message{Type: webmcp.TypeResult, ID: call.ID, Output: json.RawMessage(`1`)})
+	_, call = p.Read(bridgetest.Context(t))
+	p.SendMsg(&webmcp.Message{Type: webmcp.TypeResult, ID: call.ID, Output: json.RawMessage(`1`)})
 	if err := <-errc; err != nil {
 		t.Fatalf("call after a late answer: %v", err)
 	}
 }
 
 func TestConnEndAnswersPendingCalls(t *testing.T) {
-	path := filepath.Join(shortDir(t), "host-1.sock")
-	h := listen(t, path)
+	path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
+	h := bridgetest.Listen(t, path)
 	closed := make(chan error, 1)
 	c := dial(t, path, ConnOptions{OnClose: func(_ *Conn, err error) { closed <- err }})
-	p := h.accept(t)
-	p.greet(t, "s1", nil)
+	p := h.Accept(bridgetest.Context(t))
+	greet(t, p, "s1", nil)
 	waitReady(t, c)
 
 	errc := make(chan error, 2)
 	for range 2 {
 		go func() {
-			_, err := c.Call(testCtx(t), 1, 0, "slow", nil)
+			_, err := c.Call(bridgetest.Context(t), 1, 0, "slow", nil)
 			errc <- err
 		}()
 	}
-	p.read(t)
-	p.read(t)
-	p.c.Close() // the host dies
+	p.Read(bridgetest.Context(t))
+	p.Read(bridgetest.Context(t))
+	p.Close() // the host dies
 	for range 2 {
 		if err := <-errc; !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "went away") {
 			t.Errorf("pending call = %v, want ErrClosed", err)
@@ -261,18 +174,18 @@ func TestConnEndAnswersPendingCalls(t *testing.T) {
 		t.Errorf("OnClose got %v", err)
 	}
 	<-c.Done()
-	if _, err := c.Call(testCtx(t), 1, 0, "late", nil); !errors.Is(err, ErrClosed) {
+	if _, err := c.Call(bridgetest.Context(t), 1, 0, "late", nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("call on an ended connection = %v", err)
 	}
 }
 
 func TestConnRefusesOtherProtocol(t *testing.T) {
-	path := filepath.Join(shortDir(t), "host-1.sock")
-	h := listen(t, path)
+	path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
+	h := bridgetest.Listen(t, path)
 	c := dial(t, path, ConnOptions{})
-	p := h.accept(t)
-	p.read(t)
-	p.send(t, &webmcp.Message{Type: webmcp.TypeHello, Protocol: 99, Session: "s1"})
+	p := h.Accept(bridgetest.Context(t))
+	p.Read(bridgetest.Context(t))
+	p.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: 99, Session: "s1"})
 	<-c.Done()
 	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "protocol 99") {
 		t.Errorf("Err = %v, want a protocol mismatch", err)
@@ -280,18 +193,18 @@ func TestConnRefusesOtherProtocol(t *testing.T) {
 }
 
 func TestConnSurvivesGarbage(t *testing.T) {
-	path := filepath.Join(shortDir(t), "host-1.sock")
-	h := listen(t, path)
+	path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
+	h := bridgetest.Listen(t, path)
 	changes := make(chan struct{}, 10)
 	c := dial(t, path, ConnOptions{OnChange: func(*Conn) { changes <- struct{}{} }})
-	p := h.accept(t)
-	p.read(t)
-	p.sendLine(t, `this is not JSON`)
-	p.sendLine(t, ``)
-	p.sendLine(t, `{"type":"fromTheFuture","x":1}`)
-	p.sendLine(t, `{"type":"result","id":"nobody.1","output":1}`)
-	p.sendLine(t, `{"type":"hello","protocol":1,"session":"s1"}`)
-	p.sendLine(t, `{"type":"state","state":{"tabs":[{"id":1}],"tools":[]}}`)
+	p := h.Accept(bridgetest.Context(t))
+	p.Read(bridgetest.Context(t))
+	p.Send(`this is not JSON`)
+	p.Send(``)
+	p.Send(`{"type":"fromTheFuture","x":1}`)
+	p.Send(`{"type":"result","id":"nobody.1","output":1}`)
+	p.Send(`{"type":"hello","protocol":1,"session":"s1"}`)
+	p.Send(`{"type":"state","state":{"tabs":[{"id":1}],"tools":[]}}`)
 	waitReady(t, c)
 	if len(changes) != 2 {
 		t.Errorf("OnChange ran %d times, want 2 (hello, state)", len(changes))
@@ -319,14 +232,14 @@ func TestReadLine(t *testing.T) {
 }
 
 func TestConnRequests(t *testing.T) {
-	path := filepath.Join(shortDir(t), "host-1.sock")
-	h := listen(t, path)
+	path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
+	h := bridgetest.Listen(t, path)
 	c := dial(t, path, ConnOptions{})
-	p := h.accept(t)
-	p.greet(t, "s2", nil)
+	p := h.Accept(bridgetest.Context(t))
+	greet(t, p, "s2", nil)
 	waitReady(t, c)
 
-	ctx := testCtx(t)
+	ctx := bridgetest.Context(t)
 	type out struct {
 		output json.RawMessage
 		err    error
@@ -336,11 +249,11 @@ func TestConnRequests(t *testing.T) {
 		o, err := c.Request(ctx, webmcp.MethodPin, json.RawMessage(`{"providerId":"a.B"}`))
 		done <- out{o, err}
 	}()
-	line, req := p.read(t)
+	line, req := p.Read(bridgetest.Context(t))
 	if req.Type != webmcp.TypeRequest || req.ID != "s2.1" || req.Method != webmcp.MethodPin || string(req.Params) != `{"providerId":"a.B"}` {
 		t.Fatalf("request = %s", line)
 	}
-	p.send(t, &webmcp.Message{Type: webmcp.TypeResult, ID: req.ID, Output: json.RawMessage(`{"providerId":"a.B"}`)})
+	p.SendMsg(&webmcp.Message{Type: webmcp.TypeResult, ID: req.ID, Output: json.RawMessage(`{"providerId":"a.B"}`)})
 	if o := <-done; o.err != nil || string(o.output) != `{"providerId":"a.B"}` {
 		t.Fatalf("Request = %s, %v", o.output, o.err)
 	}
@@ -352,7 +265,7 @@ func TestConnRequests(t *testing.T) {
 		o, err := c.Request(rctx, webmcp.MethodSampleContext, nil)
 		done <- out{o, err}
 	}()
-	line, req = p.read(t)
+	line, req = p.Read(bridgetest.Context(t))
 	if req.ID != "s2.2" || req.Method != webmcp.MethodSampleContext || !strings.Contains(line, `"params":{}`) {
 		t.Fatalf("second request = %s", line)
 	}
@@ -360,7 +273,7 @@ func TestConnRequests(t *testing.T) {
 	if o := <-done; !errors.Is(o.err, context.Canceled) {
 		t.Fatalf("cancelled Request = %s, %v", o.output, o.err)
 	}
-	if _, m := p.read(t); m.Type != webmcp.TypeCancel || m.ID != "s2.2" {
+	if _, m := p.Read(bridgetest.Context(t)); m.Type != webmcp.TypeCancel || m.ID != "s2.2" {
 		t.Fatalf("after the request's context ended, the shim sent %+v, want a cancel for s2.2", m)
 	}
 }

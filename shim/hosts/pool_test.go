@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func TestPoolFollowsSockets(t *testing.T) {
-	dir := filepath.Join(shortDir(t), "run") // does not exist yet
+	dir := filepath.Join(bridgetest.RuntimeDir(t), "run") // does not exist yet
 	changes := make(chan *Conn, 10)
 	closes := make(chan error, 10)
 	pool := NewPool(PoolOptions{
@@ -22,7 +23,7 @@ func TestPoolFollowsSockets(t *testing.T) {
 		OnChange: func(c *Conn) { changes <- c },
 		OnClose:  func(_ *Conn, err error) { closes <- err },
 	})
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(bridgetest.Context(t))
 	watched := make(chan struct{})
 	go func() {
 		pool.Watch(ctx)
@@ -34,9 +35,9 @@ func TestPoolFollowsSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := webmcp.SocketPath(dir, 1)
-	h := listen(t, path)
-	p := h.accept(t)
-	p.greet(t, "s1", nil)
+	h := bridgetest.Listen(t, path)
+	p := h.Accept(bridgetest.Context(t))
+	greet(t, p, "s1", nil)
 	for c := range changes {
 		if c.Path() != path {
 			t.Fatalf("change from %s", c.Path())
@@ -68,7 +69,7 @@ func TestPoolFollowsSockets(t *testing.T) {
 }
 
 func TestPoolStaleSocket(t *testing.T) {
-	dir := shortDir(t)
+	dir := bridgetest.RuntimeDir(t)
 	ln, err := net.Listen("unix", webmcp.SocketPath(dir, 2))
 	if err != nil {
 		t.Fatal(err)
@@ -78,22 +79,22 @@ func TestPoolStaleSocket(t *testing.T) {
 
 	pool := NewPool(PoolOptions{Dir: dir, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet})
 	defer pool.Close()
-	if errs := pool.Scan(testCtx(t)); len(errs) != 1 {
+	if errs := pool.Scan(bridgetest.Context(t)); len(errs) != 1 {
 		t.Fatalf("first scan: %v, want one error", errs)
 	}
 	// It is not dialled again at once (nor logged at every scan).
-	if errs := pool.Scan(testCtx(t)); len(errs) != 0 {
+	if errs := pool.Scan(bridgetest.Context(t)); len(errs) != 0 {
 		t.Fatalf("second scan: %v, want none", errs)
 	}
 	// A new host replaces the socket: it is tried at once.
 	os.Remove(webmcp.SocketPath(dir, 2))
-	h := listen(t, webmcp.SocketPath(dir, 2))
-	if errs := pool.Scan(testCtx(t)); len(errs) != 0 {
+	h := bridgetest.Listen(t, webmcp.SocketPath(dir, 2))
+	if errs := pool.Scan(bridgetest.Context(t)); len(errs) != 0 {
 		t.Fatalf("scan after the socket was replaced: %v", errs)
 	}
-	p := h.accept(t)
-	p.greet(t, "s1", nil)
-	if errs := pool.WaitReady(testCtx(t), 5*time.Second); len(errs) != 0 {
+	p := h.Accept(bridgetest.Context(t))
+	greet(t, p, "s1", nil)
+	if errs := pool.WaitReady(bridgetest.Context(t), 5*time.Second); len(errs) != 0 {
 		t.Fatalf("WaitReady: %v", errs)
 	}
 	if len(pool.Conns()) != 1 {
@@ -102,16 +103,16 @@ func TestPoolStaleSocket(t *testing.T) {
 }
 
 func TestPoolWaitReadyNamesTheMuteHost(t *testing.T) {
-	dir := shortDir(t)
+	dir := bridgetest.RuntimeDir(t)
 	path := webmcp.SocketPath(dir, 3)
-	h := listen(t, path)
+	h := bridgetest.Listen(t, path)
 	pool := NewPool(PoolOptions{Dir: dir, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet})
 	defer pool.Close()
-	if errs := pool.Scan(testCtx(t)); len(errs) != 0 {
+	if errs := pool.Scan(bridgetest.Context(t)); len(errs) != 0 {
 		t.Fatal(errs)
 	}
-	h.accept(t) // and never answer
-	errs := pool.WaitReady(testCtx(t), 50*time.Millisecond)
+	h.Accept(bridgetest.Context(t)) // and never answer
+	errs := pool.WaitReady(bridgetest.Context(t), 50*time.Millisecond)
 	if len(errs) != 1 || !contains(errs[0].Error(), path, "did not send its state within 50ms") {
 		t.Fatalf("WaitReady = %v", errs)
 	}
@@ -130,18 +131,18 @@ func contains(s string, subs ...string) bool {
 }
 
 func TestPoolScanned(t *testing.T) {
-	pool := NewPool(PoolOptions{Dir: shortDir(t), Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet})
+	pool := NewPool(PoolOptions{Dir: bridgetest.RuntimeDir(t), Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet})
 	defer pool.Close()
 	select {
 	case <-pool.Scanned():
 		t.Fatal("Scanned is closed before any scan")
 	default:
 	}
-	pool.Scan(testCtx(t))
+	pool.Scan(bridgetest.Context(t))
 	select {
 	case <-pool.Scanned():
 	default:
 		t.Fatal("Scanned is not closed after a scan")
 	}
-	pool.Scan(testCtx(t)) // closing it again must not panic
+	pool.Scan(bridgetest.Context(t)) // closing it again must not panic
 }
