@@ -104,6 +104,7 @@ export function mergeContext(tab, frames) {
   if (tab.title) ctx.title = tab.title;
   const providers = [];
   const seen = new Set();
+  let ambient;
   for (const f of [...frames].sort((a, b) => a.frameId - b.frameId)) {
     if (!f.context) continue;
     const registered = new Set(f.providers.map((p) => p.id));
@@ -112,9 +113,11 @@ export function mergeContext(tab, frames) {
       seen.add(p.id);
       providers.push(p);
     }
-    if (f.frameId === 0 && f.context.ambient) ctx.ambient = f.context.ambient;
+    if (f.frameId === 0 && f.context.ambient) ambient = f.context.ambient;
   }
+  // The protocol's field order (testdata/protocol/context.json): providers, then ambient.
   if (providers.length) ctx.providers = providers;
+  if (ambient) ctx.ambient = ambient;
   return ctx;
 }
 

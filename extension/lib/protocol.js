@@ -80,6 +80,11 @@ export function resultMessage(id, output) {
   return { type: T.result, id, output: output === undefined ? null : output };
 }
 
+/** Builds a pins message: the whole list of pins, [] when there are none. */
+export function pinsMessage(pins) {
+  return { type: T.pins, pins: Array.isArray(pins) ? pins : [] };
+}
+
 /** Builds an error message. */
 export function errorMessage(id, code, message) {
   return { type: T.error, id, error: { code: CODES.has(code) ? code : Code.internal, message: String(message ?? '') } };

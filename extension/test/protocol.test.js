@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ChunkJoiner } from '../lib/chunks.js';
+import { normalizeAmbient, normalizeFrameContext } from '../lib/contexts.js';
 import {
-  Code, MAX_TOOL_BYTES, browserInfo, checkHostMessage, errorMessage, helloMessage, normalizeTool, normalizeTools,
-  resultMessage, wireTool,
+  Code, HINTS, MAX_TOOL_BYTES, Method, T, browserInfo, checkHostMessage, errorMessage, helloMessage, normalizeTool,
+  normalizeTools, pinsMessage, resultMessage, wireTool,
 } from '../lib/protocol.js';
+import '../lib/snapshot.js';
+import { golden, goldenCase, goldenTypes } from './golden.js';
+
+const S = globalThis.webmcpLib.snapshot;
 
 test('hello carries the browser, its instance and the extension id', () => {
   assert.deepEqual(helloMessage({ name: 'Chromium', version: '156.0.8078.108', instance: 'i1', extensionId: 'ofcj' }), {
@@ -129,4 +135,82 @@ test('checkHostMessage: requests, with params {} when Go leaves them out', () =>
   assert.match(unknown.error.message, /unknown method "explode".*sampleContext, pin, unpin/);
   assert.equal(checkHostMessage({ type: 'request', id: 's1.7', method: 'unpin', params: [] }).reply.error.code, 'bad_request');
   assert.match(checkHostMessage({ type: 'request', method: 'pin' }).ignore, /without "id"/);
+});
+
+// ---- the golden messages of testdata/protocol (shared with the Go tests) ----
+
+test('golden: one file per message type, and only those', () => {
+  assert.deepEqual(goldenTypes(), Object.values(T).sort());
+});
+
+test('golden: error codes, in order, and errorMessage builds each', () => {
+  const cases = golden('error');
+  assert.deepEqual(cases.map((c) => c.message.error.code), Object.values(Code));
+  for (const { message: m } of cases) {
+    const built = errorMessage(m.id, m.error.code, m.error.message);
+    assert.equal(JSON.stringify(built), JSON.stringify(m), m.error.code);
+  }
+});
+
+test('golden: the extension\'s hello, results and pins come out of the builders exactly', () => {
+  const hello = goldenCase('hello', 'extension to host').message;
+  assert.equal(JSON.stringify(helloMessage(hello.browser)), JSON.stringify(hello));
+  for (const { name, message: m } of golden('result')) {
+    const built = resultMessage(m.id, m.output === null ? undefined : m.output);
+    assert.equal(JSON.stringify(built), JSON.stringify(m), name);
+  }
+  for (const { name, message: m } of golden('pins')) {
+    assert.equal(JSON.stringify(pinsMessage(m.pins)), JSON.stringify(m), name);
+  }
+  assert.deepEqual(pinsMessage(undefined), goldenCase('pins', 'empty list').message);
+});
+
+test('golden: tools as the registry sends them, with every hint in order', () => {
+  const { message } = goldenCase('toolsAdded', 'a top-frame tool with every field, and a tool of frame 3');
+  for (const wire of message.tools) {
+    const { tabId, frameId, origin, ...raw } = wire;
+    const { tool, problem } = normalizeTool({ ...raw, execute() {} });
+    assert.equal(problem, undefined);
+    assert.equal(JSON.stringify(wireTool(tabId, frameId, origin, tool)), JSON.stringify(wire), wire.name);
+  }
+  assert.deepEqual(Object.keys(message.tools[0].annotations), HINTS);
+});
+
+test('golden: every message from the host passes checkHostMessage unchanged', () => {
+  for (const type of ['call', 'cancel', 'request', 'chunk', 'hello']) {
+    for (const c of golden(type)) {
+      if (!c.links.includes('host->extension')) continue;
+      for (const m of c.frames || [c.message]) {
+        const r = checkHostMessage(m);
+        assert.equal(r.ignore, undefined, `${type} ${c.name}: ${r.ignore}`);
+        assert.equal(r.reply, undefined, `${type} ${c.name}`);
+        assert.deepEqual(r.msg, m, `${type} ${c.name}`);
+      }
+    }
+  }
+  const methods = new Set(golden('request').map((c) => c.message.method));
+  assert.deepEqual([...methods].sort(), Object.values(Method).sort());
+  assert.equal(goldenCase('call', 'top frame (frameId 0)').message.frameId, 0);
+});
+
+test('golden: chunked frames join into the message', () => {
+  for (const c of golden('chunk')) {
+    const j = new ChunkJoiner();
+    const texts = c.frames.map((f) => j.add(checkHostMessage(f).msg));
+    assert.deepEqual(texts.slice(0, -1), c.frames.slice(0, -1).map(() => null));
+    const text = texts.at(-1);
+    assert.equal(text, JSON.stringify(c.joined), 'the text is what JSON.stringify writes');
+    assert.deepEqual(checkHostMessage(JSON.parse(text)).msg, c.joined);
+    for (const f of c.frames) assert.ok(Buffer.byteLength(JSON.stringify(f)) <= c.maxFrame);
+  }
+});
+
+test('golden: context providers and ambient context pass the worker\'s checks unchanged', () => {
+  for (const { name, message } of golden('context')) {
+    const ctx = message.context;
+    for (const p of ctx.providers || []) assert.deepEqual(S.checkSnapshot(p), p, `${name}: ${p.id}`);
+    if (ctx.ambient) assert.deepEqual(normalizeAmbient(ctx.ambient), ctx.ambient, name);
+    assert.deepEqual(normalizeFrameContext({ providers: ctx.providers || [], ambient: ctx.ambient }, true),
+      ctx.ambient ? { providers: ctx.providers || [], ambient: ctx.ambient } : { providers: ctx.providers || [] }, name);
+  }
 });

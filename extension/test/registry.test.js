@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { normalizeFrameContext, normalizeProviderDefs } from '../lib/contexts.js';
+import { normalizeTools } from '../lib/protocol.js';
 import { Registry } from '../lib/registry.js';
 import { DEFAULT_ALLOW_LIST, compileAllowList } from '../lib/sites.js';
+import { golden, goldenCase } from './golden.js';
 
 const LOCAL = 'http://127.0.0.1:8080';
 const OTHER = 'https://example.com';
@@ -259,4 +262,75 @@ test('focusedTab is the active tab of the last focused window', () => {
   assert.equal(r.focusedTab().id, 2);
   r.activate(2, 3);
   assert.equal(r.focusedTab(), null, 'tab 3 is not known yet');
+});
+
+// ---- the golden messages of testdata/protocol (shared with the Go tests) ----
+
+// The registry behind the golden messages: tab 7 (an allowed, focused
+// localhost tab) with a tool in its top frame and one in frame 3 (another
+// allowed origin), tab 9 (a site that is not allowed), and the UI context
+// of tab 7's top frame.
+function goldenRegistry() {
+  const state = goldenCase('state', 'tabs, tools of the top frame and of frame 3, a context, a pin').message.state;
+  const r = newRegistry();
+  r.setFocusedWindow(1);
+  for (const t of state.tabs) {
+    const url = t.allowed ? t.url : `${t.origin}/private`;
+    r.upsertTab({ id: t.id, windowId: t.windowId, active: t.active, url, title: t.allowed ? t.title : 'Private' });
+  }
+  for (const frameId of [...new Set(state.tools.map((t) => t.frameId))]) {
+    const tools = state.tools.filter((t) => t.frameId === frameId);
+    // What the page reported, checked as the worker checks it.
+    const raw = tools.map(({ tabId, frameId: f, origin, ...tool }) => ({ ...tool, execute() {} })); // eslint-disable-line no-unused-vars
+    r.setFrame(7, frameId, tools[0].origin, normalizeTools(raw).tools);
+  }
+  const ctx = state.contexts[0];
+  r.setFrameProviders(7, 0, normalizeProviderDefs(ctx.providers.map(({ id, description }) => ({ id, description }))));
+  r.setFrameContext(7, 0, normalizeFrameContext({ providers: ctx.providers, ambient: ctx.ambient }, true), ctx.time);
+  return { r, state };
+}
+
+test('golden: the registry\'s state message', () => {
+  const { r, state } = goldenRegistry();
+  const want = goldenCase('state', 'tabs, tools of the top frame and of frame 3, a context, a pin').message;
+  assert.equal(JSON.stringify(r.snapshot(state.pins)), JSON.stringify(want));
+  assert.deepEqual(r.changes(), []);
+  assert.equal(JSON.stringify(newRegistry().snapshot([])), JSON.stringify(goldenCase('state', 'empty').message));
+});
+
+test('golden: the registry\'s incremental messages', (t) => {
+  const { r } = goldenRegistry();
+  const tools = goldenCase('toolsAdded', 'a top-frame tool with every field, and a tool of frame 3').message.tools;
+  // Tabs and tools, step by step.
+  const fresh = newRegistry();
+  fresh.setFocusedWindow(1);
+  fresh.snapshot();
+  fresh.upsertTab({ id: 7, windowId: 1, active: true, url: 'http://localhost:8080/', title: 'Trace viewer' });
+  assert.equal(JSON.stringify(fresh.changes()), JSON.stringify([goldenCase('tabUpdated', 'an allowed, focused tab').message]));
+  fresh.upsertTab({ id: 9, windowId: 1, active: false, url: 'https://example.com/private', title: 'Private' });
+  assert.equal(JSON.stringify(fresh.changes()), JSON.stringify([goldenCase('tabUpdated', 'a tab that is not allowed').message]));
+  for (const frameId of [0, 3]) {
+    const mine = tools.filter((x) => x.frameId === frameId);
+    const raw = mine.map(({ tabId, frameId: f, origin, ...tool }) => tool); // eslint-disable-line no-unused-vars
+    fresh.setFrame(7, frameId, mine[0].origin, normalizeTools(raw).tools);
+  }
+  assert.equal(JSON.stringify(fresh.changes()), JSON.stringify([goldenCase('toolsAdded', 'a top-frame tool with every field, and a tool of frame 3').message]));
+  fresh.setFrame(7, 0, 'http://localhost:8080', []);
+  fresh.setFrame(7, 3, 'http://127.0.0.1:9000', []);
+  assert.equal(JSON.stringify(fresh.changes()), JSON.stringify([goldenCase('toolsRemoved', 'a top-frame tool and a tool of frame 3').message]));
+  fresh.removeTab(7);
+  assert.equal(JSON.stringify(fresh.changes()), JSON.stringify([goldenCase('tabRemoved', 'tab 7').message]));
+
+  // Context: a change, then the page's providers go.
+  r.snapshot();
+  const ctx = goldenCase('context', 'providers, a left-out provider, ambient context').message;
+  r.setFrameContext(7, 0, normalizeFrameContext({ providers: [], ambient: ctx.context.ambient }, true), 1);
+  r.changes();
+  r.setFrameContext(7, 0, normalizeFrameContext({ providers: ctx.context.providers, ambient: ctx.context.ambient }, true), ctx.context.time);
+  assert.equal(JSON.stringify(r.changes()), JSON.stringify([ctx]));
+  const gone = goldenCase('context', 'no providers any more').message;
+  t.mock.method(Date, 'now', () => gone.context.time);
+  r.removeFrame(7, 0);
+  assert.equal(JSON.stringify(r.changes().filter((m) => m.type === 'context')), JSON.stringify([gone]));
+  assert.ok(golden('context').length >= 2);
 });

@@ -1,10 +1,13 @@
 package uicontext
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // limitsFile is testdata/limits/uicontext.json, which the extension's Node
@@ -139,5 +142,56 @@ func TestPageSize(t *testing.T) {
 		if got := pageSize([]byte(in)); got != want {
 			t.Errorf("pageSize(%s) = %d, want %d", in, got, want)
 		}
+	}
+}
+
+// TestGoldenContextPassesUnchanged checks the trust the other way round:
+// the golden context messages of testdata/protocol, as the extension sends
+// them (data cut by the extension included), reach the agent unchanged.
+func TestGoldenContextPassesUnchanged(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/protocol/context.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Cases []struct {
+			Name    string         `json:"name"`
+			Message webmcp.Message `json:"message"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	cuts := 0
+	for _, c := range f.Cases {
+		ctx := c.Message.Context
+		for _, p := range ctx.Providers {
+			if p.Note != "" {
+				if clip(p.Note, maxNote) != p.Note {
+					t.Errorf("%s: note of %s was cut", c.Name, p.ID)
+				}
+				continue
+			}
+			var want bytes.Buffer
+			if err := json.Compact(&want, p.Data); err != nil {
+				t.Fatal(err)
+			}
+			out, problem := CapData(p.Data)
+			if problem != "" || string(out) != want.String() {
+				t.Errorf("%s: data of %s became %s (%s)", c.Name, p.ID, out, problem)
+			}
+			if _, ok := asCut(out); ok {
+				cuts++
+			}
+			if clip(p.Summary, maxSummary) != p.Summary || clip(p.Description, maxDescription) != p.Description {
+				t.Errorf("%s: summary or description of %s was cut", c.Name, p.ID)
+			}
+		}
+		if a := ctx.Ambient; a != nil && clip(a.Selection, maxSelection) != a.Selection {
+			t.Errorf("%s: the selection was cut", c.Name)
+		}
+	}
+	if cuts == 0 {
+		t.Error("no golden context carries data the extension cut")
 	}
 }
