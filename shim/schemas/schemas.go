@@ -7,10 +7,18 @@
 // caches the result. A schema that cannot be resolved — a remote $ref, a
 // draft the validator does not know — is reported once, and its tool's
 // arguments then go to the page unchecked.
+//
+// A page's schema is untrusted input: one past the bounds in limits.go, or
+// one whose $refs lead back to themselves without reading any part of the
+// arguments, is refused with a *RejectedError (its tool cannot be called),
+// and every validation is bounded by the MaxValidation limits, so that no
+// schema and no arguments can make the validator run without end or
+// exhaust the stack or memory.
 package schemas
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -56,6 +64,7 @@ func ForMCP(raw json.RawMessage) (schema json.RawMessage, problem string) {
 // concurrent use.
 type Validator struct {
 	resolved *jsonschema.Resolved
+	graph    *graph
 }
 
 // ValidationError says which argument is wrong and how.
@@ -77,7 +86,8 @@ func (e *ValidationError) Error() string {
 }
 
 // Validate checks args, a JSON object, and returns a *ValidationError if
-// they do not fit the schema.
+// they do not fit the schema, or a *LimitError if checking them would pass
+// one of the MaxValidation bounds.
 func (v *Validator) Validate(args json.RawMessage) error {
 	var inst any
 	if err := json.Unmarshal(args, &inst); err != nil {
@@ -85,6 +95,10 @@ func (v *Validator) Validate(args json.RawMessage) error {
 	}
 	if _, ok := inst.(map[string]any); !ok {
 		return &ValidationError{Detail: fmt.Sprintf("arguments must be a JSON object, not %s", kind(inst))}
+	}
+	var b budget
+	if err := b.check(v.graph, sized(inst)); err != nil {
+		return err
 	}
 	if err := v.resolved.Validate(inst); err != nil {
 		return describe(err)
@@ -101,8 +115,23 @@ var supportedDrafts = map[string]bool{
 	"https://json-schema.org/draft/2020-12/schema": true,
 }
 
-// Resolve resolves a schema for validation.
+// Resolve resolves a page's inputSchema for validation (a missing one,
+// empty or null, is Default). It refuses, with a *RejectedError, a schema
+// past the bounds of CheckBounds, one the extension marked with
+// RejectedKeyword, and one with an in-place $ref cycle; other errors mean
+// that the validator cannot use the schema (a remote $ref, an unknown
+// draft).
 func Resolve(schema json.RawMessage) (*Validator, error) {
+	schema = bytes.TrimSpace(schema)
+	if len(schema) == 0 || string(schema) == "null" {
+		schema = Default
+	}
+	if err := CheckBounds(schema); err != nil {
+		return nil, err
+	}
+	if reason := rejectedMark(schema); reason != "" {
+		return nil, &RejectedError{Reason: "the browser extension refused it: " + reason}
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return nil, fmt.Errorf("the schema is not a JSON Schema: %w", err)
@@ -114,7 +143,11 @@ func Resolve(schema json.RawMessage) (*Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Validator{resolved: r}, nil
+	g, err := buildGraph(&s)
+	if err != nil {
+		return nil, err
+	}
+	return &Validator{resolved: r, graph: g}, nil
 }
 
 // maxCached bounds a Cache; when full it starts over. Pages reuse a small
@@ -125,7 +158,7 @@ const maxCached = 1024
 // and safe for concurrent use.
 type Cache struct {
 	mu sync.Mutex
-	m  map[string]cached
+	m  map[[sha256.Size]byte]cached
 }
 
 type cached struct {
@@ -137,7 +170,7 @@ type cached struct {
 // error of a schema that cannot be resolved is cached too; fresh reports
 // whether this call resolved it, so that a caller logs a problem once.
 func (c *Cache) Get(schema json.RawMessage) (v *Validator, fresh bool, err error) {
-	key := string(schema)
+	key := sha256.Sum256(bytes.TrimSpace(schema))
 	c.mu.Lock()
 	if e, ok := c.m[key]; ok {
 		c.mu.Unlock()
@@ -147,7 +180,7 @@ func (c *Cache) Get(schema json.RawMessage) (v *Validator, fresh bool, err error
 	v, err = Resolve(schema)
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxCached {
-		c.m = map[string]cached{}
+		c.m = map[[sha256.Size]byte]cached{}
 	}
 	c.m[key] = cached{v, err}
 	c.mu.Unlock()
