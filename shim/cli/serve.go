@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/shim"
+	"github.com/webmcp-bridge/bridge/shim/stdio"
 )
 
 // serve runs the MCP server on stdin/stdout until the client disconnects or
@@ -26,7 +26,10 @@ func serve(ctx context.Context, env *Env) int {
 		SDKLogger: env.logger(slog.LevelWarn),
 		Version:   version(),
 	})
-	if err := srv.Serve(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	// Our stdio transport answers a message over the size limit instead
+	// of ending the session (see package stdio).
+	t := &stdio.Transport{In: env.Stdin, Out: env.Stdout, Logger: env.logger(slog.LevelInfo)}
+	if err := srv.Serve(ctx, t); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(env.Stderr, "webmcp-shim: %v\n", err)
 		return ExitFail
 	}
