@@ -1,0 +1,241 @@
+// A page's own modelContext. Both navigator.modelContext and (without the
+// browser's own) document.modelContext are accessors that take an object the
+// page assigns: the page keeps it, and the bridge reads its tools by wrapping
+// its registerTool, unregisterTool, provideContext and clearContext, and by
+// listing what it already holds (getTools, listTools or list). One defined
+// over an accessor with Object.defineProperty is noticed when the tools are
+// next looked at (checkReplaced).
+
+import {
+  AbortSig, PromiseCtor, addListener, apply, defineProperty, getOwnPropertyDescriptor, isObject, resolved, then,
+} from './builtins.js';
+import { copyMeta, parseResultString } from './tools.js';
+
+function wrapMethod(obj, name, make) {
+  let orig;
+  try {
+    orig = obj[name];
+  } catch {
+    return;
+  }
+  if (typeof orig !== 'function') return;
+  const wrapper = make(orig);
+  try {
+    obj[name] = wrapper;
+  } catch {
+    // read-only: try to define it instead
+  }
+  try {
+    if (obj[name] !== wrapper) defineProperty(obj, name, { value: wrapper, writable: true, configurable: true, enumerable: false });
+  } catch {
+    // frozen: its later changes stay unseen; what it lists is still read
+  }
+}
+
+function runForeign(src, rec, input, signal) {
+  if (typeof rec.execute === 'function') {
+    return resolved(apply(rec.execute, rec.tool, [input, { signal }]));
+  }
+  const exec = src.obj.executeTool;
+  if (typeof exec !== 'function') return PromiseCtor.reject(new Error(`tool ${rec.meta.name} has no execute function`));
+  return then(resolved(apply(exec, src.obj, [rec.handle, input, { signal }])), parseResultString);
+}
+
+function recordForeign(src, tool, how, handle) {
+  const meta = copyMeta(tool);
+  if (!meta) return null;
+  let execute;
+  try {
+    execute = tool.execute;
+  } catch {
+    execute = undefined;
+  }
+  const rec = { meta, tool, execute, how, handle: handle === undefined ? tool : handle };
+  src.tools.set(meta.name, rec);
+  return rec;
+}
+
+/**
+ * @param {object} o
+ * @param {() => void} o.changed  the tools of an adopted object changed
+ * @param {(obj: object, ok: (that: unknown) => boolean) => void} o.addContextApi
+ *   puts the context-provider API on an object
+ */
+export function createAdopter({ changed, addContextApi }) {
+  /** The bridge's own objects, never adopted. */
+  const ours = new Set();
+  /** @type {Map<object, {obj: object, tools: Map<string, object>}>} */
+  const foreign = new Map();
+  /** {target, getter}: where a page may define its own modelContext */
+  const accessors = [];
+
+  function forgetForeign(src, rec) {
+    if (src.tools.get(rec.meta.name) === rec) {
+      src.tools.delete(rec.meta.name);
+      changed();
+    }
+  }
+
+  function adopt(obj) {
+    if (!isObject(obj) || ours.has(obj) || foreign.has(obj)) return;
+    const src = { obj, tools: new Map() };
+    foreign.set(obj, src);
+    // The page's own object gets the bridge's context API, unless it has one.
+    let has = false;
+    try {
+      has = typeof obj.registerContextProvider === 'function';
+    } catch {
+      has = true;
+    }
+    if (!has) addContextApi(obj, (that) => that === obj);
+    wrapMethod(obj, 'registerTool', (orig) => function registerTool(tool, options) {
+      const rv = apply(orig, this, arguments);
+      try {
+        const rec = isObject(tool) ? recordForeign(src, tool, 'register') : null;
+        if (rec) {
+          const signal = isObject(options) ? options.signal : undefined;
+          if (signal instanceof AbortSig) {
+            if (signal.aborted) forgetForeign(src, rec);
+            else apply(addListener, signal, ['abort', () => forgetForeign(src, rec), { once: true }]);
+          }
+          if (isObject(rv) && typeof rv.then === 'function') then(rv, undefined, () => forgetForeign(src, rec));
+          if (isObject(rv) && typeof rv.unregister === 'function') {
+            const unregister = rv.unregister;
+            rv.unregister = function () {
+              forgetForeign(src, rec);
+              return apply(unregister, this, arguments);
+            };
+          }
+          changed();
+        }
+      } catch {
+        // an odd object: the page still got its answer
+      }
+      return rv;
+    });
+    wrapMethod(obj, 'unregisterTool', (orig) => function unregisterTool(name) {
+      const rv = apply(orig, this, arguments);
+      const rec = src.tools.get(String(name));
+      if (rec) forgetForeign(src, rec);
+      return rv;
+    });
+    wrapMethod(obj, 'provideContext', (orig) => function provideContext(context) {
+      const rv = apply(orig, this, arguments);
+      try {
+        for (const rec of [...src.tools.values()]) if (rec.how === 'provide') src.tools.delete(rec.meta.name);
+        const list = isObject(context) ? context.tools : undefined;
+        if (list && typeof list[Symbol.iterator] === 'function') {
+          for (const tool of list) if (isObject(tool)) recordForeign(src, tool, 'provide');
+        }
+      } catch {
+        // keep what could be read
+      }
+      changed();
+      return rv;
+    });
+    wrapMethod(obj, 'clearContext', (orig) => function clearContext() {
+      const rv = apply(orig, this, arguments);
+      src.tools.clear();
+      changed();
+      return rv;
+    });
+    // Tools it holds already: read them through its own listing method.
+    for (const method of ['getTools', 'listTools', 'list']) {
+      let fn;
+      try {
+        fn = obj[method];
+      } catch {
+        continue;
+      }
+      if (typeof fn !== 'function') continue;
+      const take = (items) => {
+        if (!isObject(items) || typeof items[Symbol.iterator] !== 'function') return;
+        for (const item of items) {
+          if (!isObject(item)) continue;
+          let name;
+          try {
+            name = item.name;
+          } catch {
+            continue;
+          }
+          if (typeof name === 'string' && !src.tools.has(name)) recordForeign(src, item, 'listed', method === 'getTools' ? item : name);
+        }
+        changed();
+      };
+      try {
+        const r = apply(fn, obj, []);
+        if (isObject(r) && typeof r.then === 'function') then(resolved(r), take, () => {});
+        else take(r);
+      } catch {
+        // not a listing method after all
+      }
+      break;
+    }
+    changed();
+  }
+
+  return {
+    /** Marks one of the bridge's own objects, which is never adopted. */
+    markOurs(obj) {
+      ours.add(obj);
+    },
+
+    /**
+     * Defines target.modelContext as an accessor that holds initial and
+     * takes (and adopts) the page's own object.
+     */
+    installAccessor(target, initial) {
+      let current = initial;
+      const getter = function () {
+        return current;
+      };
+      const setter = function (v) {
+        current = v;
+        adopt(v);
+        changed();
+      };
+      defineProperty(getter, 'name', { value: 'get modelContext' });
+      defineProperty(setter, 'name', { value: 'set modelContext' });
+      defineProperty(target, 'modelContext', { configurable: true, enumerable: false, get: getter, set: setter });
+      accessors.push({ target, getter });
+    },
+
+    /** Watches target (e.g. a document with a read-only native modelContext) for one defined on it. */
+    watch(target) {
+      accessors.push({ target, getter: null });
+    },
+
+    /**
+     * A page may also replace an accessor with Object.defineProperty: adopt
+     * what it put there.
+     */
+    checkReplaced() {
+      for (const { target, getter } of accessors) {
+        let d;
+        try {
+          d = getOwnPropertyDescriptor(target, 'modelContext');
+        } catch {
+          continue;
+        }
+        if (!d || d.get === getter) continue;
+        let v;
+        try {
+          v = 'value' in d ? d.value : d.get ? apply(d.get, target, []) : undefined;
+        } catch {
+          continue;
+        }
+        adopt(v);
+      }
+    },
+
+    /** Adds to all (name -> {meta, run}) the adopted objects' tools whose names it lacks. */
+    addTools(all) {
+      for (const src of foreign.values()) {
+        for (const [name, rec] of src.tools) {
+          if (!all.has(name)) all.set(name, { meta: rec.meta, run: (input, signal) => runForeign(src, rec, input, signal) });
+        }
+      }
+      return all;
+    },
+  };
+}

@@ -1,0 +1,130 @@
+// The bridge's main-world script: it runs in the page's own JavaScript world
+// ("world": "MAIN"), in every frame, at document_start, before any page
+// script. The page's world cannot import modules, so these modules are
+// bundled into one classic script, content/main.js (go generate
+// ./internal/mainworld), whose names the page never sees.
+//
+// What it does:
+//  - Where the browser has its own document.modelContext (Chromium with
+//    --enable-features=WebMCP), it leaves it in place and wraps it
+//    (native.js); navigator.modelContext becomes a facade over it.
+//  - Elsewhere it installs a polyfill of the WebMCP draft as
+//    document.modelContext and navigator.modelContext (polyfill/).
+//  - A page that assigns its own object to navigator.modelContext or
+//    document.modelContext keeps it; the bridge reads that object's tools
+//    (adopt.js).
+//  - Either way, the object gets the bridge's UI-context API (providers.js),
+//    and this document's providers are sampled when the relay asks
+//    (sample.js).
+//  - It reports this document's tools (only its own: not those of same-origin
+//    frames, which report theirs) and context providers to the isolated-world
+//    relay over a MessagePort that the relay hands over once, at start
+//    (handover.js), and runs the calls and samples that come back over it
+//    (bridge.js).
+//
+// This file is the install: it takes the page's globals, picks the browser's
+// own modelContext or the polyfill, and wires the units together.
+
+import { addListener, apply, defineProperty, getOwnPropertyDescriptor, hasOwn, microtask, timeout } from './builtins.js';
+import { createAdopter } from './adopt.js';
+import { createBridge } from './bridge.js';
+import { createChanges } from './changes.js';
+import { listenForHandover } from './handover.js';
+import { useNative } from './native.js';
+import { definePolyfill } from './polyfill/polyfill.js';
+import { createProviders } from './providers.js';
+
+// The page's globals, taken before any page script can replace them.
+const pageWin = window;
+const pageDoc = document;
+const pageNav = navigator;
+const NativeMC = pageWin.ModelContext;
+const DocumentProto = Document.prototype;
+const querySelectorAll = DocumentProto.querySelectorAll;
+const getAttribute = Element.prototype.getAttribute;
+
+const changes = createChanges(microtask);
+const providers = createProviders({ changed: changes.changed, contextChanged: changes.contextChanged });
+const adopter = createAdopter({ changed: changes.changed, addContextApi: providers.addMethods });
+
+// The browser's own document.modelContext, or null.
+function findNative() {
+  const nativeDesc = getOwnPropertyDescriptor(DocumentProto, 'modelContext');
+  if (!nativeDesc || typeof NativeMC !== 'function') return null;
+  try {
+    const v = pageDoc.modelContext;
+    if (v instanceof NativeMC) return v;
+  } catch {
+    // none after all
+  }
+  return null;
+}
+
+// The tool names that the document's <form toolname> elements declare.
+function formToolNames() {
+  const names = new Set();
+  try {
+    for (const f of apply(querySelectorAll, pageDoc, ['form[toolname]'])) names.add(apply(getAttribute, f, ['toolname']));
+  } catch {
+    // no DOM yet
+  }
+  return names;
+}
+
+// Wraps the browser's own modelContext; returns this document's own tools.
+function installNative(nativeMC) {
+  const native = useNative({
+    nativeMC, proto: NativeMC.prototype, win: pageWin, doc: pageDoc, declaredNames: formToolNames,
+    changed: changes.changed, addContextApi: providers.addMethods,
+  });
+  adopter.markOurs(nativeMC);
+  adopter.markOurs(native.facade);
+  if (!('modelContext' in pageNav)) adopter.installAccessor(pageNav, native.facade);
+  // The native attribute is read-only; a page can still define its own
+  // document.modelContext on the document itself.
+  adopter.watch(pageDoc);
+  return { tools: native.tools, refresh: native.refresh };
+}
+
+// Installs the polyfill; returns this document's own tools.
+function installPolyfill() {
+  const poly = definePolyfill({ win: pageWin, changed: changes.changed, addContextApi: providers.addMethods });
+  adopter.markOurs(poly.mc);
+  for (const [name, C] of Object.entries(poly.classes)) {
+    if (!hasOwn(pageWin, name)) defineProperty(pageWin, name, { value: C, writable: true, configurable: true, enumerable: false });
+  }
+  adopter.installAccessor(pageDoc, poly.mc);
+  if (!('modelContext' in pageNav)) adopter.installAccessor(pageNav, poly.mc);
+  return { tools: poly.list };
+}
+
+const browserMC = findNative();
+const own = browserMC ? installNative(browserMC) : installPolyfill();
+
+// This document's tools in order of precedence: the document's own context
+// (native or polyfill), then objects that the page installed itself.
+const bridge = createBridge({
+  tools: () => adopter.addTools(own.tools()),
+  beforeLook: adopter.checkReplaced,
+  providerDefs: providers.defs,
+  sample: providers.sample,
+  onConnect: own.refresh,
+});
+changes.listen({
+  changed: bridge.sync,
+  contextChanged: () => bridge.post({ type: 'contextChanged' }),
+});
+listenForHandover(pageWin, bridge.connect);
+
+// A page polyfill that replaced an accessor is noticed when the tools are
+// looked at; look a few times early in the page's life too.
+const recheck = () => {
+  adopter.checkReplaced();
+  changes.changed();
+};
+apply(addListener, pageDoc, ['DOMContentLoaded', recheck, { once: true }]);
+apply(addListener, pageWin, ['load', () => {
+  recheck();
+  timeout(recheck, 500);
+  timeout(recheck, 2000);
+}, { once: true }]);

@@ -1,0 +1,268 @@
+// The browser's own document.modelContext (Chromium with
+// --enable-features=WebMCP). It stays in place; the bridge wraps
+// ModelContext.prototype.registerTool to learn which tools this document
+// registered with which hints (the browser's getTools() fills in defaults),
+// and to see each bridge call's own result and error (the browser turns a
+// thrown error into a generic UnknownError); the call itself goes through
+// executeTool with an AbortSignal. navigator.modelContext becomes a facade
+// over the native object with the older provideContext, clearContext and
+// unregisterTool.
+
+import {
+  AbortCtl, AbortSig, PromiseCtor, addListener, apply, create, defineProperty, dispatch, getOwnPropertyDescriptor,
+  hasOwn, isObject, randomId, removeListener, resolved, then,
+} from './builtins.js';
+import { copyHints, copyMeta, parseResultString } from './tools.js';
+
+const HANDLER_EVENTS = ['toolchange', 'toolactivated', 'toolcancel'];
+
+/**
+ * @param {object} o
+ * @param {object} o.nativeMC  the browser's document.modelContext
+ * @param {object} o.proto  its prototype (ModelContext.prototype)
+ * @param {object} o.win
+ * @param {object} o.doc
+ * @param {() => Set<string>} o.declaredNames  the tool names of the document's <form toolname>
+ * @param {() => void} o.changed  this document's tools changed
+ * @param {(obj: object, ok: (that: unknown) => boolean) => void} o.addContextApi
+ * @returns {{facade: object, tools(): Map<string, {meta: object, run: Function}>, refresh(): void}}
+ */
+export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, addContextApi }) {
+  const nRegister = proto.registerTool;
+  const nGetTools = proto.getTools;
+  const nExecute = proto.executeTool;
+  // The key under which the bridge marks the input of its own calls, so that
+  // the wrapped execute can tell them from other callers'. It never reaches
+  // the page's execute.
+  const MARK = '__webmcpBridgeCall_' + randomId();
+  /** name -> {name, hints, controller, how}: registrations through the wrapper that succeeded */
+  const records = new Map();
+  /** call id of each bridge call under way -> settle({ok, value | error}), which
+   * the wrapped execute calls as soon as the page's execute has settled */
+  const waiting = new Map();
+  /** name -> {meta, tool}: this document's tools as getTools() listed them */
+  let entries = new Map();
+  let generation = 0;
+
+  function wrapExecute(exec) {
+    return function execute(input, client) {
+      let callId;
+      if (isObject(input) && hasOwn(input, MARK)) {
+        callId = input[MARK];
+        delete input[MARK];
+      }
+      const settle = callId === undefined ? undefined : waiting.get(callId);
+      let result;
+      try {
+        result = apply(exec, this, [input, client]);
+      } catch (e) {
+        if (settle) settle({ ok: false, error: e });
+        throw e;
+      }
+      if (settle) then(resolved(result), (value) => settle({ ok: true, value }), (error) => settle({ ok: false, error }));
+      return result;
+    };
+  }
+
+  function register(tool, options, how) {
+    let derived = tool;
+    let opts = options;
+    let rec = null;
+    try {
+      if (isObject(tool) && (options === undefined || options === null || isObject(options))) {
+        const exec = tool.execute;
+        const pageSignal = isObject(options) ? options.signal : undefined;
+        if (typeof exec === 'function' && !(pageSignal instanceof AbortSig && pageSignal.aborted)) {
+          rec = { name: String(tool.name), hints: copyHints(tool.annotations, false), controller: new AbortCtl(), how };
+          derived = create(tool, { execute: { value: wrapExecute(exec), enumerable: true, configurable: true, writable: true } });
+          // Our own signal, so that unregisterTool and clearContext can
+          // unregister; the page's signal aborts it with the page's reason.
+          if (pageSignal instanceof AbortSig) {
+            const ctl = rec.controller;
+            apply(addListener, pageSignal, ['abort', () => ctl.abort(pageSignal.reason), { once: true }]);
+          }
+          opts = create(isObject(options) ? options : null, { signal: { value: rec.controller.signal, enumerable: true } });
+        }
+      }
+    } catch {
+      derived = tool;
+      opts = options;
+      rec = null;
+    }
+    const p = apply(nRegister, nativeMC, [derived, opts]);
+    if (rec) {
+      then(p, () => {
+        if (rec.controller.signal.aborted) return;
+        records.set(rec.name, rec);
+        apply(addListener, rec.controller.signal, ['abort', () => {
+          if (records.get(rec.name) === rec) records.delete(rec.name);
+          changed();
+        }, { once: true }]);
+        changed();
+      }, () => {});
+    }
+    return p;
+  }
+
+  // Pages call ModelContext.prototype.registerTool; the wrapper keeps its
+  // name, length and behaviour.
+  const registerTool = {
+    registerTool(tool, options) {
+      if (this !== nativeMC) return apply(nRegister, this, arguments);
+      return register(tool, options, 'register');
+    },
+  }.registerTool;
+  defineProperty(registerTool, 'length', { value: nRegister.length });
+  defineProperty(proto, 'registerTool', { ...getOwnPropertyDescriptor(proto, 'registerTool'), value: registerTool });
+
+  function refresh() {
+    const gen = ++generation;
+    let p;
+    try {
+      p = apply(nGetTools, nativeMC, []);
+    } catch {
+      return;
+    }
+    then(resolved(p), (list) => {
+      if (gen !== generation || !isObject(list)) return;
+      const next = new Map();
+      let declarative = null;
+      for (const t of list) {
+        let w;
+        try {
+          w = t.window;
+        } catch {
+          w = undefined;
+        }
+        // getTools() also lists same-origin frames' tools; each frame
+        // reports only its own. Without a window field, fall back to what
+        // this document registered and declared.
+        let mine = w === win;
+        if (w === undefined) {
+          declarative = declarative || declaredNames();
+          mine = records.has(t.name) || declarative.has(t.name);
+        }
+        if (!mine) continue;
+        const meta = copyMeta(t, null);
+        if (meta) next.set(meta.name, { meta, tool: t, nativeHints: copyHints(t.annotations, true) });
+      }
+      entries = next;
+      changed();
+    }, () => {});
+  }
+
+  // Runs a tool through the browser's executeTool. For a tool registered
+  // through the wrapper, the answer is what the page's own execute produced
+  // (its value, or its error), taken as soon as that settles: the browser's
+  // executeTool resolves one more round trip through the browser process
+  // later (≈ 0.15 ms), with only a JSON string of the same value. Until the
+  // page's execute has settled, the browser's answer (a failure to start the
+  // call, or the abort of a cancelled call) decides.
+  function run(entry, input, signal) {
+    const rec = records.get(entry.meta.name);
+    if (!rec) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), parseResultString);
+    const callId = randomId();
+    return new PromiseCtor((resolve, reject) => {
+      let done = false;
+      const finish = (o) => {
+        if (done) return;
+        done = true;
+        waiting.delete(callId);
+        if (o.ok) resolve(o.value);
+        else reject(o.error);
+      };
+      // The page's execute failed: its own error, unless the call was
+      // cancelled meanwhile (then the browser's abort reason, as before).
+      waiting.set(callId, (o) => finish(o.ok || !signal.aborted ? o : { ok: false, error: signal.reason }));
+      let p;
+      try {
+        p = apply(nExecute, nativeMC, [entry.tool, { ...input, [MARK]: callId }, { signal }]);
+      } catch (error) {
+        finish({ ok: false, error });
+        return;
+      }
+      then(resolved(p), (s) => finish({ ok: true, value: parseResultString(s) }), (error) => finish({ ok: false, error }));
+    });
+  }
+
+  apply(addListener, nativeMC, ['toolchange', refresh]);
+  apply(addListener, doc, ['DOMContentLoaded', refresh, { once: true }]);
+  refresh();
+
+  // navigator.modelContext: the native object plus the older API.
+  const facade = {};
+  const bindNative = (fn) => function () {
+    return apply(fn, nativeMC, arguments);
+  };
+  const methods = {
+    registerTool(tool, options) {
+      const p = register(tool, options, 'register');
+      let name;
+      try {
+        name = String(tool.name);
+      } catch {
+        name = '';
+      }
+      defineProperty(p, 'unregister', { value: () => facade.unregisterTool(name), configurable: true });
+      return p;
+    },
+    getTools: bindNative(nGetTools),
+    executeTool: bindNative(nExecute),
+    addEventListener: bindNative(addListener),
+    removeEventListener: bindNative(removeListener),
+    dispatchEvent: bindNative(dispatch),
+    provideContext(context) {
+      for (const rec of [...records.values()]) if (rec.how === 'provide') rec.controller.abort();
+      const list = isObject(context) && context.tools !== undefined ? context.tools : [];
+      for (const tool of list) {
+        then(register(tool, undefined, 'provide'), undefined, (e) => {
+          console.error('WebMCP provideContext:', e); // eslint-disable-line no-console
+        });
+      }
+    },
+    clearContext() {
+      for (const rec of [...records.values()]) rec.controller.abort();
+    },
+    unregisterTool(name) {
+      const rec = records.get(String(name));
+      if (rec) rec.controller.abort();
+    },
+  };
+  for (const [k, fn] of Object.entries(methods)) defineProperty(facade, k, { value: fn, writable: true, configurable: true });
+  // The bridge's context API, on the browser's object (through its
+  // prototype, like its own methods) and on the facade.
+  addContextApi(proto, (that) => that === nativeMC || that === facade);
+  addContextApi(facade, (that) => that === nativeMC || that === facade);
+  for (const type of HANDLER_EVENTS) {
+    const key = 'on' + type;
+    defineProperty(facade, key, {
+      get: () => nativeMC[key],
+      set: (v) => {
+        nativeMC[key] = v;
+      },
+      enumerable: true,
+      configurable: true,
+    });
+  }
+
+  return {
+    facade,
+    // This document's tools, with the hints the page set where it
+    // registered them through the wrapper.
+    tools() {
+      const out = new Map();
+      for (const [name, e] of entries) {
+        const rec = records.get(name);
+        const meta = { ...e.meta };
+        const hints = rec ? rec.hints : e.nativeHints;
+        if (hints) meta.annotations = hints;
+        else delete meta.annotations;
+        out.set(name, { meta, run: (input, signal) => run(e, input, signal) });
+      }
+      return out;
+    },
+    // Reads the browser's list of tools again (the bridge does when the
+    // relay's port arrives).
+    refresh,
+  };
+}

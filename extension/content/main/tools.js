@@ -1,0 +1,109 @@
+// What of a tool and of a result travels to agents: copies, field by field,
+// never the page's objects themselves (tool objects may become
+// non-serialisable interface objects in later browsers).
+
+import { TOOL_NAME_PATTERN } from '../../lib/names.js';
+import { isObject, jsonParse, jsonStringify } from './builtins.js';
+
+export { TOOL_NAME_PATTERN };
+
+/** The annotations that travel, each a boolean. */
+export const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'untrustedContentHint'];
+
+/**
+ * The boolean hints of annotations a (only those set to true when onlyTrue),
+ * or undefined when there are none.
+ */
+export function copyHints(a, onlyTrue) {
+  if (!isObject(a)) return undefined;
+  const out = {};
+  let any = false;
+  for (const h of HINTS) {
+    let v;
+    try {
+      v = a[h];
+    } catch {
+      continue;
+    }
+    if (typeof v === 'boolean' && (v || !onlyTrue)) {
+      out[h] = v;
+      any = true;
+    }
+  }
+  return any ? out : undefined;
+}
+
+/** A JSON copy of an input schema (an object, or its JSON text), or undefined. */
+export function copySchema(s) {
+  try {
+    if (typeof s === 'string') s = jsonParse(s);
+    if (!isObject(s) || Array.isArray(s)) return undefined;
+    const copy = jsonParse(jsonStringify(s));
+    return isObject(copy) && !Array.isArray(copy) ? copy : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The fields of a tool that travel to agents: {name, title?, description,
+ * inputSchema?, annotations?}, or null for a tool without a valid name or
+ * whose fields cannot be read. hints, when given, replaces the tool's own
+ * annotations (null: none).
+ */
+export function copyMeta(tool, hints) {
+  let name;
+  try {
+    name = tool.name;
+  } catch {
+    return null;
+  }
+  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) return null;
+  const meta = { name };
+  try {
+    const title = tool.title;
+    if (typeof title === 'string' && title !== '') meta.title = title;
+    const d = tool.description;
+    meta.description = typeof d === 'string' ? d : '';
+    const schema = copySchema(tool.inputSchema);
+    if (schema) meta.inputSchema = schema;
+    const a = hints === undefined ? copyHints(tool.annotations, false) : hints;
+    if (a) meta.annotations = a;
+  } catch {
+    return null;
+  }
+  return meta;
+}
+
+/** A value as JSON data: what a result carries. */
+export function toJSONValue(v) {
+  const s = jsonStringify(v);
+  return s === undefined ? null : jsonParse(s);
+}
+
+/**
+ * executeTool resolves to a JSON string, or the string itself when the tool
+ * returned a string: the value, or the string when it is not JSON.
+ */
+export function parseResultString(s) {
+  if (typeof s !== 'string') return s;
+  try {
+    return jsonParse(s);
+  } catch {
+    return s;
+  }
+}
+
+/** The message of an error (anything thrown), never throwing itself. */
+export function errorText(err) {
+  try {
+    if (isObject(err) && 'message' in err) {
+      const m = String(err.message);
+      if (m !== '') return m;
+      if (err.name) return String(err.name);
+    }
+    return String(err);
+  } catch {
+    return 'the tool failed with an error that cannot be shown';
+  }
+}

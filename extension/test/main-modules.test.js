@@ -1,0 +1,196 @@
+// The main-world modules (content/main/), one by one, in Node's own world:
+// each takes what it needs as parameters, so a test hands it fakes. The
+// bundle they make, content/main.js, is tested whole in main-world.test.js.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createBridge } from '../content/main/bridge.js';
+import { createChanges } from '../content/main/changes.js';
+import { definePolyfill } from '../content/main/polyfill/polyfill.js';
+import { createProviders } from '../content/main/providers.js';
+import { PROVIDER_TIMEOUT, sampleProviders } from '../content/main/sample.js';
+import { TOOL_NAME_PATTERN as LIB_PATTERN } from '../lib/names.js';
+import { TOOL_NAME_PATTERN, copyMeta } from '../content/main/tools.js';
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('the tool-name pattern is lib/names.js\'s own', () => {
+  assert.equal(TOOL_NAME_PATTERN, LIB_PATTERN);
+  assert.equal(copyMeta({ name: 'bad name', description: 'd' }), null);
+  assert.deepEqual(copyMeta({ name: 'ok', description: 'd', annotations: { readOnlyHint: true, x: true } }),
+    { name: 'ok', description: 'd', annotations: { readOnlyHint: true } });
+});
+
+test('changes: a burst of notices is one call per microtask checkpoint', async () => {
+  const changes = createChanges(queueMicrotask);
+  const heard = [];
+  changes.listen({ changed: () => heard.push('changed'), contextChanged: () => heard.push('context') });
+  changes.changed();
+  changes.changed();
+  changes.contextChanged();
+  changes.contextChanged();
+  assert.deepEqual(heard, []);
+  await tick();
+  assert.deepEqual(heard, ['changed', 'context']);
+  changes.changed();
+  await tick();
+  assert.deepEqual(heard, ['changed', 'context', 'changed']);
+  assert.throws(() => changes.listen({}), /already/);
+});
+
+test('the polyfill by itself: registerTool, its list of tools, running one', async () => {
+  const win = { location: { origin: 'http://localhost:1' } };
+  let changed = 0;
+  const tasks = [];
+  const poly = definePolyfill({ win, changed: () => changed++, queueTask: (fn) => tasks.push(fn) });
+  const { mc, classes } = poly;
+  assert.ok(mc instanceof classes.ModelContext);
+  assert.equal(mc.registerContextProvider, undefined, 'the context API is the bridge\'s to add');
+  const p = mc.registerTool({ name: 'echo', description: 'Echoes.', annotations: { readOnlyHint: true }, execute: (input) => input });
+  assert.equal(changed, 1);
+  let resolved = false;
+  p.then(() => {
+    resolved = true;
+  });
+  const changes = [];
+  mc.ontoolchange = () => changes.push('toolchange');
+  await tick();
+  assert.equal(resolved, false, 'registerTool resolves after the toolchange task');
+  tasks.shift()();
+  await tick();
+  assert.equal(resolved, true);
+  assert.deepEqual(changes, ['toolchange']);
+  const list = poly.list();
+  assert.deepEqual([...list.keys()], ['echo']);
+  assert.deepEqual(list.get('echo').meta, { name: 'echo', description: 'Echoes.', annotations: { readOnlyHint: true } });
+  const activated = [];
+  mc.addEventListener('toolactivated', (e) => activated.push([e.constructor.name, e.toolName]));
+  assert.deepEqual(await list.get('echo').run({ a: 1 }, new AbortController().signal), { a: 1 });
+  assert.deepEqual(activated, [['ToolActivatedEvent', 'echo']]);
+  const [listed] = await mc.getTools();
+  assert.equal(listed.origin, 'http://localhost:1');
+  assert.equal(listed.window, win);
+});
+
+test('the polyfill takes the context API it is given', () => {
+  const added = [];
+  const poly = definePolyfill({
+    win: {},
+    changed() {},
+    addContextApi: (proto, ok) => added.push({ proto, ok }),
+  });
+  assert.equal(added.length, 1);
+  assert.equal(added[0].proto, poly.classes.ModelContext.prototype);
+  assert.equal(added[0].ok(poly.mc), true);
+  assert.equal(added[0].ok({}), false);
+});
+
+function fakeTimers() {
+  const set = [];
+  const cleared = [];
+  return {
+    set,
+    cleared,
+    setTimer: (fn, ms) => set.push({ fn, ms }) && set.length,
+    clearTimer: (id) => cleared.push(id),
+  };
+}
+
+test('sampleProviders: a slow provider is cut at the timer, the others kept', async () => {
+  const timers = fakeTimers();
+  const got = [];
+  const list = [
+    { id: 'quick', description: '', getContext: () => ({ summary: 'q', data: { n: 1 } }) },
+    { id: 'slow', description: 'd', getContext: () => new Promise(() => {}) },
+    { id: 'none', description: '', getContext: () => undefined },
+  ];
+  for (const rec of list) rec.self = rec;
+  sampleProviders(list, (s) => got.push(s), timers);
+  await tick();
+  assert.deepEqual(got, [], 'waits for the slow one');
+  assert.deepEqual(timers.set.map((t) => t.ms), [PROVIDER_TIMEOUT]);
+  timers.set[0].fn();
+  assert.deepEqual(got, [[
+    { id: 'quick', summary: 'q', json: '{"n":1}' },
+    { id: 'slow', description: 'd', note: `timed out after ${PROVIDER_TIMEOUT} ms` },
+  ]]);
+});
+
+test('sampleProviders: when every promise settles, the timer is cleared', async () => {
+  const timers = fakeTimers();
+  const got = [];
+  const rec = { id: 'async', description: '', getContext: async () => ({ summary: 's' }) };
+  rec.self = rec;
+  sampleProviders([rec], (s) => got.push(s), timers);
+  await tick();
+  assert.deepEqual(got, [[{ id: 'async', summary: 's' }]]);
+  assert.deepEqual(timers.cleared, [1]);
+});
+
+test('providers: the registry, its notices and the methods it puts on an object', async () => {
+  const notices = [];
+  const providers = createProviders({ changed: () => notices.push('changed'), contextChanged: () => notices.push('context') });
+  const obj = {};
+  providers.addMethods(obj, (that) => that === obj);
+  assert.equal(Object.keys(obj).length, 0, 'non-enumerable');
+  await obj.registerContextProvider({ id: 'a.B#c', description: 'about', getContext: () => ({ summary: 's' }) });
+  assert.deepEqual(providers.defs(), [{ id: 'a.B#c', description: 'about' }]);
+  obj.contextChanged();
+  obj.unregisterContextProvider('a.B#c');
+  assert.deepEqual(notices, ['changed', 'context', 'changed']);
+  assert.deepEqual(providers.defs(), []);
+  assert.throws(() => obj.contextChanged.call({}), /Illegal invocation/);
+});
+
+test('bridge: reports tools, runs a call, and a cancelled call gets no answer', async () => {
+  let release;
+  const tools = new Map([
+    ['echo', { meta: { name: 'echo', description: '' }, run: async (input) => input }],
+    ['wait', { meta: { name: 'wait', description: '' }, run: (input, signal) => new Promise((resolve, reject) => {
+      release = resolve;
+      signal.addEventListener('abort', () => reject(new Error('aborted')));
+    }) }],
+  ]);
+  let looked = 0;
+  let connected = 0;
+  const bridge = createBridge({
+    tools: () => new Map(tools),
+    beforeLook: () => looked++,
+    providerDefs: () => [],
+    sample: (done) => done([{ id: 'p', summary: 's' }]),
+    onConnect: () => connected++,
+  });
+  bridge.sync();
+  assert.equal(looked, 1, 'it looks for page objects even before it has a port');
+  const ch = new MessageChannel();
+  const got = [];
+  let wake = () => {};
+  ch.port1.onmessage = (e) => {
+    got.push(e.data);
+    wake();
+  };
+  const nextMsg = async (pred) => {
+    for (;;) {
+      const i = got.findIndex(pred);
+      if (i >= 0) return got.splice(i, 1)[0];
+      await new Promise((r) => {
+        wake = r;
+      });
+    }
+  };
+  bridge.connect(ch.port2);
+  assert.equal(connected, 1);
+  assert.deepEqual((await nextMsg((m) => m.type === 'tools')).tools.map((t) => t.name), ['echo', 'wait']);
+  ch.port1.postMessage({ type: 'call', id: '1', name: 'echo', arguments: { x: 1 } });
+  assert.deepEqual(await nextMsg((m) => m.id === '1'), { type: 'result', id: '1', output: { x: 1 } });
+  ch.port1.postMessage({ type: 'call', id: '2', name: 'nope', arguments: {} });
+  assert.equal((await nextMsg((m) => m.id === '2')).error.code, 'not_found');
+  ch.port1.postMessage({ type: 'call', id: '3', name: 'wait', arguments: {} });
+  ch.port1.postMessage({ type: 'cancel', id: '3' });
+  ch.port1.postMessage({ type: 'sample', id: 9 });
+  assert.deepEqual(await nextMsg((m) => m.type === 'sampled'), { type: 'sampled', id: 9, providers: [{ id: 'p', summary: 's' }] });
+  release('late');
+  ch.port1.postMessage({ type: 'call', id: '4', name: 'echo', arguments: {} });
+  await nextMsg((m) => m.id === '4');
+  assert.deepEqual(got.filter((m) => m.id === '3'), [], 'the worker answers a cancelled call itself');
+  ch.port1.close();
+});
