@@ -25,6 +25,9 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	if pt == nil {
 		return results.Gone(name)
 	}
+	if pt.refused != "" {
+		return results.Errorf("tool %s cannot be called: the WebMCP bridge refuses its inputSchema: %s. Nothing was sent to the page; the page must change the schema", name, pt.refused)
+	}
 
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || string(args) == "null" {
@@ -36,7 +39,11 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	} else {
 		err = schemas.CheckObject(args)
 	}
-	if err != nil {
+	var lim *schemas.LimitError
+	switch {
+	case errors.As(err, &lim):
+		return results.Errorf("tool %s: %v. Nothing was sent to the page; send smaller or less deeply nested arguments", name, err)
+	case err != nil:
 		return results.Errorf("invalid arguments for tool %s: %v. Nothing was sent to the page; fix the arguments to match the tool's inputSchema", name, err)
 	}
 

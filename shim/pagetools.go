@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -32,6 +33,7 @@ type pageTool struct {
 	mcpTool   *mcp.Tool
 	sig       []byte             // the advertised tool without its name, to spot changes
 	validator *schemas.Validator // nil: arguments go unchecked
+	refused   string             // why the bridge refuses its inputSchema: calls fail
 }
 
 // syncHost brings the exposed tools of c's host in line with its state. It
@@ -78,10 +80,19 @@ func (s *Server) syncHost(c *hosts.Conn) {
 	}
 	for _, w := range want {
 		old := s.tools[w.key]
-		mt, schema, problem := describeTool(w.tool, w.tab)
-		sig, err := json.Marshal(mt)
-		if err != nil {
-			s.log.Warn("cannot encode a page tool; leaving it out", "tool", w.tool.Name, "tab", w.tab.ID, "err", err)
+		mt, _, problem := describeTool(w.tool, w.tab)
+		// The page's own schema is checked and resolved (once per distinct
+		// schema): one the bridge refuses is advertised as any object,
+		// with a note, and its calls fail.
+		v, fresh, err := s.schemas.Get(w.tool.InputSchema)
+		var rej *schemas.RejectedError
+		refused := errors.As(err, &rej)
+		if refused {
+			refuse(mt, rej.Reason)
+		}
+		sig, merr := json.Marshal(mt)
+		if merr != nil {
+			s.log.Warn("cannot encode a page tool; leaving it out", "tool", w.tool.Name, "tab", w.tab.ID, "err", merr)
 			continue
 		}
 		if old != nil && bytes.Equal(old.sig, sig) {
@@ -90,18 +101,34 @@ func (s *Server) syncHost(c *hosts.Conn) {
 		pt := &pageTool{conn: c, tool: w.tool, tab: w.tab, mcpTool: mt, sig: sig}
 		pt.name = s.names.Assign(w.key, w.tool.Name)
 		mt.Name = pt.name
-		if problem != "" {
+		switch {
+		case refused:
+			pt.refused = rej.Reason
+			s.log.Warn("refusing a page tool's inputSchema; the tool is listed but cannot be called", "tool", pt.name, "tab", w.tab.ID, "origin", w.tool.Origin, "reason", rej.Reason)
+		case problem != "":
 			s.log.Warn("page tool schema unusable; its arguments go unchecked", "tool", pt.name, "problem", problem)
-		} else if v, fresh, err := s.schemas.Get(schema); err != nil {
+		case err != nil:
 			if fresh {
 				s.log.Warn("cannot resolve a page tool's inputSchema; its arguments go unchecked", "tool", pt.name, "err", err)
 			}
-		} else {
+		default:
 			pt.validator = v
 		}
 		s.addTool(w.key, pt) // may still change pt: publish it after
 		s.tools[w.key] = pt
 	}
+}
+
+// refusedNote ends the description of a tool whose inputSchema the bridge
+// refuses.
+const refusedNote = "(This tool cannot be called: the WebMCP bridge refuses its inputSchema: %s. The page must change the schema.)"
+
+// refuse marks mt, the MCP tool of a page tool whose inputSchema the bridge
+// refuses for reason: the schema advertised is any object (the page's own
+// could trouble clients too), and the description says why calls fail.
+func refuse(mt *mcp.Tool, reason string) {
+	mt.InputSchema = schemas.Default
+	mt.Description += " " + fmt.Sprintf(refusedNote, reason)
 }
 
 // addTool adds pt to the MCP server (replacing a tool of the same name).
@@ -135,8 +162,9 @@ func describeTool(t webmcp.Tool, tab webmcp.Tab) (mt *mcp.Tool, schema json.RawM
 	schema, problem = schemas.ForMCP(t.InputSchema)
 	desc := Provenance(t, tab)
 	if d := strings.TrimSpace(t.Description); d != "" {
-		desc += " " + d
+		desc += " " + capDescription(d)
 	}
+	t.Title = capTitle(t.Title)
 	mt = &mcp.Tool{
 		Title:       t.Title,
 		Description: desc,
@@ -150,6 +178,50 @@ func describeTool(t webmcp.Tool, tab webmcp.Tab) (mt *mcp.Tool, schema json.RawM
 		mt.Meta = mcp.Meta{UntrustedContentMeta: true}
 	}
 	return mt, schema, problem
+}
+
+// The caps on what a page says about a tool. Both are counted in bytes of
+// UTF-8 and cut at a character boundary with a visible mark; what the
+// bridge adds (the provenance, its notes) comes on top.
+const (
+	// MaxToolDescription is the most of a page tool's description that
+	// reaches agents. A longer one ends with a note of the cut
+	// (descriptionCut), within the cap.
+	MaxToolDescription = 8 << 10
+	// MaxToolTitle is the longest page tool title that reaches agents. A
+	// longer one is cut and ends with "…", within the cap.
+	MaxToolTitle = 256
+)
+
+// descriptionCut ends a description cut at MaxToolDescription.
+const descriptionCut = "… [cut by the WebMCP bridge: the page's description is %d bytes; the first %d are shown]"
+
+// capDescription cuts d to MaxToolDescription bytes, the mark included.
+func capDescription(d string) string {
+	if len(d) <= MaxToolDescription {
+		return d
+	}
+	mark := fmt.Sprintf(descriptionCut, len(d), MaxToolDescription)
+	keep := cutUTF8(d, MaxToolDescription-len(mark))
+	return d[:keep] + fmt.Sprintf(descriptionCut, len(d), keep)
+}
+
+// capTitle cuts t to MaxToolTitle bytes, the "…" included.
+func capTitle(t string) string {
+	if len(t) <= MaxToolTitle {
+		return t
+	}
+	return t[:cutUTF8(t, MaxToolTitle-len("…"))] + "…"
+}
+
+// cutUTF8 returns the largest n <= max at which s can be cut without
+// splitting a character.
+func cutUTF8(s string, max int) int {
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }
 
 // untrustedNote ends the description of a tool whose page set
