@@ -1,0 +1,135 @@
+// The bounds of a page tool's inputSchema, the same in both WebMCP modes and
+// the same as the shim's (shim/schemas: MaxSchemaBytes, MaxSchemaDepth,
+// MaxSchemaNodes; testdata/limits/schema.json holds the numbers both sides
+// are tested against).
+//
+// A schema past a bound must not leave the page as it is: a schema nested a
+// few thousand levels deep makes the structured clone of the frame's whole
+// tool report throw (postMessage to the relay), so every tool of the frame
+// would vanish. checkSchema() walks a schema without recursion and stops at
+// the first bound crossed; a refused schema travels as rejectedSchema(why),
+// which the shim lists with a note and refuses to call.
+//
+// This module has no imports and takes the built-ins it uses when it is
+// loaded, so it also runs in the page's world (bundled into content/main.js,
+// which runs before any page script) and in the worker and Node.
+
+const { keys } = Object;
+const { isArray } = Array;
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+
+/** The largest inputSchema, in bytes of its compact JSON text (UTF-8), as JSON.stringify writes it. */
+export const MAX_SCHEMA_BYTES = 128 * 1024;
+
+/** The deepest nesting of objects and arrays in an inputSchema; the schema object itself is at depth 1. */
+export const MAX_SCHEMA_DEPTH = 64;
+
+/** The most JSON values (objects, arrays, strings, numbers, booleans, nulls; not object keys) in an inputSchema. */
+export const MAX_SCHEMA_NODES = 10000;
+
+/** The keyword of the stand-in for a refused schema; its value says why (shim/schemas.RejectedKeyword). */
+export const REJECTED_KEYWORD = 'x-webmcp-rejected';
+
+function isObj(v) {
+  return v !== null && typeof v === 'object';
+}
+
+/**
+ * Checks the depth and the number of values of v, a schema object, without
+ * recursion; it stops at the first bound crossed, so a cyclic or huge
+ * object is safe. Values JSON.stringify leaves out of objects (undefined,
+ * functions, symbols) are not counted. Returns "" or why v is refused.
+ */
+export function shapeProblem(v) {
+  const tooMany = `it holds more than ${MAX_SCHEMA_NODES} JSON values; the bridge accepts at most ${MAX_SCHEMA_NODES}`;
+  // Values are counted when they are pushed, so the stack never holds more
+  // than MAX_SCHEMA_NODES of them.
+  let nodes = 1;
+  const stack = [v, 1];
+  while (stack.length) {
+    const depth = stack.pop();
+    const x = stack.pop();
+    if (!isObj(x)) continue;
+    if (depth > MAX_SCHEMA_DEPTH) {
+      return `it is nested more than ${MAX_SCHEMA_DEPTH} levels deep; the bridge accepts at most ${MAX_SCHEMA_DEPTH}`;
+    }
+    if (isArray(x)) {
+      const n = x.length;
+      if (nodes + n > MAX_SCHEMA_NODES) return tooMany;
+      nodes += n;
+      for (let i = n - 1; i >= 0; i--) stack.push(x[i], depth + 1);
+      continue;
+    }
+    const ks = keys(x);
+    for (let i = ks.length - 1; i >= 0; i--) {
+      const c = x[ks[i]];
+      if (c === undefined || typeof c === 'function' || typeof c === 'symbol') continue;
+      if (++nodes > MAX_SCHEMA_NODES) return tooMany;
+      stack.push(c, depth + 1);
+    }
+  }
+  return '';
+}
+
+/** The length of s in UTF-8 (a lone surrogate counts 3, as U+FFFD). */
+export function utf8Length(s) {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** The stand-in for a schema the bridge refuses for problem. */
+export function rejectedSchema(problem) {
+  return { type: 'object', [REJECTED_KEYWORD]: String(problem) };
+}
+
+/**
+ * Checks a page's inputSchema (an object, as the page gave it or as JSON
+ * data) against the bounds. It returns {schema, bytes}, a JSON copy of a
+ * schema within them and the size of its JSON text, or {problem} saying why
+ * the schema is refused; the tool then travels with rejectedSchema(problem)
+ * as its inputSchema (never left out, never without a schema: its other
+ * fields and the frame's other tools go on as usual).
+ * @returns {{schema?: object, bytes?: number, problem?: string}}
+ */
+export function checkSchema(value) {
+  if (!isObj(value) || isArray(value)) return { problem: 'it is not a JSON object' };
+  // Bound the page's object before JSON.stringify walks it (that recursion
+  // throws a few thousand levels down), then check the copy, which is what
+  // travels (toJSON and getters may make it differ).
+  let problem = shapeProblem(value);
+  if (problem) return { problem };
+  let text;
+  try {
+    text = stringify(value);
+  } catch (e) {
+    return { problem: `it cannot be written as JSON (${e && e.message ? String(e.message).slice(0, 200) : 'error'})` };
+  }
+  if (typeof text !== 'string') return { problem: 'it cannot be written as JSON' };
+  const bytes = utf8Length(text);
+  if (bytes > MAX_SCHEMA_BYTES) return { problem: `it is ${bytes} bytes of JSON; the bridge accepts at most ${MAX_SCHEMA_BYTES}` };
+  const schema = parse(text);
+  if (!isObj(schema) || isArray(schema)) return { problem: 'it is not a JSON object' };
+  problem = shapeProblem(schema);
+  if (problem) return { problem };
+  return { schema, bytes };
+}
+
+/**
+ * The inputSchema a tool report carries for the page's schema value: a JSON
+ * copy, the stand-in of a refused one, or undefined when there is none.
+ */
+export function schemaForReport(value) {
+  if (value === undefined || value === null) return undefined;
+  const { schema, problem } = checkSchema(value);
+  return problem ? rejectedSchema(problem) : schema;
+}
