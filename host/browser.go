@@ -45,7 +45,7 @@ func (h *host) fromBrowser(body []byte) error {
 	switch env.Type {
 	case webmcp.TypeResult, webmcp.TypeError:
 		if env.ID == "" {
-			h.log.Printf("the browser sent %s without a call id; skipped: %s", a(env.Type), excerpt(body))
+			h.log.Printf("the browser sent %s without a call id; skipped: %s", withArticle(env.Type), excerpt(body))
 			return nil
 		}
 		h.routeAnswer(env, line(body))
@@ -72,7 +72,7 @@ func (h *host) fromBrowser(body []byte) error {
 		}
 		h.applyChange(&m, line(body))
 	case webmcp.TypeCall, webmcp.TypeRequest, webmcp.TypeCancel, webmcp.TypeChunk:
-		h.log.Printf("the browser sent %s message, which only goes from the host to the browser; ignored", a(env.Type))
+		h.log.Printf("the browser sent %s message, which only goes from the host to the browser; ignored", withArticle(env.Type))
 	default:
 		h.log.Printf("the browser sent a message of unknown type %q; ignored", env.Type)
 	}
@@ -164,8 +164,9 @@ func excerpt(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
-// a puts an article before a message type for a log line.
-func a(typ string) string {
+// withArticle puts an article before a message type for a log line: "a
+// result", "an error".
+func withArticle(typ string) string {
 	switch typ {
 	case webmcp.TypeError:
 		return "an error"

@@ -76,7 +76,7 @@ func (h *host) forwardCancel(s *session, id string, msg []byte) {
 func (h *host) routeAnswer(env webmcp.Envelope, line []byte) {
 	s := h.takePending(env.ID)
 	if s == nil {
-		h.log.Debugf("dropped %s for call %s: no shim waits for it (it went away or the id is unknown)", a(env.Type), env.ID)
+		h.log.Debugf("dropped %s for call %s: no shim waits for it (it went away or the id is unknown)", withArticle(env.Type), env.ID)
 		return
 	}
 	h.log.Debugf("%s %s → shim %s", env.Type, env.ID, s.id)

@@ -36,19 +36,23 @@ type HostStatus struct {
 
 // ToolInfo describes one MCP tool of the shim for the CLI's tools.
 type ToolInfo struct {
-	Name        string               `json:"name"`               // the MCP name
-	Bridge      bool                 `json:"bridge,omitempty"`   // a tool of the bridge, not of a page
-	Provenance  string               `json:"provenance"`         // "[localhost:8080 · tab 12 "Trace viewer"]", or "[WebMCP bridge]"
-	PageName    string               `json:"pageName,omitempty"` // the page's own name
-	Origin      string               `json:"origin,omitempty"`   // the registering frame's origin
-	TabID       int                  `json:"tabId,omitempty"`
-	FrameID     int                  `json:"frameId,omitempty"`
-	TabTitle    string               `json:"tabTitle,omitempty"`
-	Host        string               `json:"host,omitempty"` // the host's socket
-	Title       string               `json:"title,omitempty"`
-	Description string               `json:"description"` // as the agent sees it
-	InputSchema json.RawMessage      `json:"inputSchema"`
-	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	Name        string `json:"name"`               // the MCP name
+	Bridge      bool   `json:"bridge,omitempty"`   // a tool of the bridge, not of a page
+	Provenance  string `json:"provenance"`         // "[localhost:8080 · tab 12 "Trace viewer"]", or "[WebMCP bridge]"
+	PageName    string `json:"pageName,omitempty"` // the page's own name
+	Origin      string `json:"origin,omitempty"`   // the registering frame's origin
+	TabID       int    `json:"tabId,omitempty"`
+	FrameID     int    `json:"frameId,omitempty"`
+	TabTitle    string `json:"tabTitle,omitempty"`
+	Host        string `json:"host,omitempty"` // the host's socket
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description"` // as the agent sees it: provenance, the page's description, notes
+	// PageDescription is the page's own description of the tool, as the
+	// page gave it (trimmed), without the provenance and notes the agent's
+	// Description adds.
+	PageDescription string               `json:"pageDescription,omitempty"`
+	InputSchema     json.RawMessage      `json:"inputSchema"`
+	Annotations     *mcp.ToolAnnotations `json:"annotations,omitempty"`
 }
 
 // Tools lists the shim's MCP tools, bridge tools first, then page tools by
@@ -72,18 +76,19 @@ func (s *Server) Tools() []ToolInfo {
 	for _, pt := range s.tools {
 		schema, _ := json.Marshal(pt.mcpTool.InputSchema)
 		pages = append(pages, ToolInfo{
-			Name:        pt.name,
-			Provenance:  Provenance(pt.tool, pt.tab),
-			PageName:    pt.tool.Name,
-			Origin:      pt.tool.Origin,
-			TabID:       pt.tool.TabID,
-			FrameID:     pt.tool.FrameID,
-			TabTitle:    pt.tab.Title,
-			Host:        pt.conn.Path(),
-			Title:       pt.mcpTool.Title,
-			Description: pt.mcpTool.Description,
-			InputSchema: schema,
-			Annotations: pt.mcpTool.Annotations,
+			Name:            pt.name,
+			Provenance:      Provenance(pt.tool, pt.tab),
+			PageName:        pt.tool.Name,
+			Origin:          pt.tool.Origin,
+			TabID:           pt.tool.TabID,
+			FrameID:         pt.tool.FrameID,
+			TabTitle:        pt.tab.Title,
+			Host:            pt.conn.Path(),
+			Title:           pt.mcpTool.Title,
+			Description:     pt.mcpTool.Description,
+			PageDescription: strings.TrimSpace(pt.tool.Description),
+			InputSchema:     schema,
+			Annotations:     pt.mcpTool.Annotations,
 		})
 	}
 	s.mu.Unlock()

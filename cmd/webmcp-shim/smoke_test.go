@@ -74,7 +74,7 @@ func TestCLISmoke(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
 	r := runCLI(ctx, t, dir, "", "--help")
 	r.expect(t, "--help", 0)
-	if !strings.Contains(r.stdout, "claude mcp add webmcp -- webmcp-shim") {
+	if !strings.Contains(r.stdout, "webmcp-shim status") {
 		t.Errorf("--help:\n%s", r.stdout)
 	}
 	runCLI(ctx, t, dir, "", "frobnicate").expect(t, "unknown command", 2)

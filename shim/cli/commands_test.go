@@ -53,9 +53,9 @@ func TestCLIHelpAndUsage(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
 	r := runCLI(ctx, t, dir, "", "--help")
 	r.expect(t, "--help", 0)
-	for _, want := range []string{"claude mcp add webmcp -- webmcp-shim", "status [--json]", "tools [--json]", "call [--json] NAME [JSON]",
+	for _, want := range []string{"webmcp-shim register claude|codex|gemini|cursor|vscode", "status [--json]", "tools [--json]", "call [--json] NAME [JSON]",
 		"context [--hook claude] [--json]", "pin PROVIDER_ID", "unpin [PROVIDER_ID]", "pins [--json]",
-		`"command":"webmcp-shim context --hook claude"`, "--timeout", "WEBMCP_RUNTIME_DIR"} {
+		"--http HOST:PORT", "--timeout", "WEBMCP_RUNTIME_DIR"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--help lacks %q:\n%s", want, r.stdout)
 		}
@@ -85,6 +85,7 @@ func TestCLIWithBrowser(t *testing.T) {
 	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer"), bank}, []webmcp.Tool{bridgetest.Tool(12, "echo"), bridgetest.Tool(12, "throws"), count, bridgetest.Tool(13, "transfer")}); err != nil {
 		t.Fatal(err)
 	}
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 4 })
 
 	r := runCLI(ctx, t, dir, "", "status", "--json")
 	r.expect(t, "status --json", 0)
@@ -126,6 +127,10 @@ func TestCLIWithBrowser(t *testing.T) {
 		if i > 1 && !strings.Contains(lines[i], `[localhost:8080 · tab 12 "Trace viewer"]`) {
 			t.Errorf("tools line %q lacks the provenance", lines[i])
 		}
+		// The page's own description, once, after the provenance.
+		if i > 1 && (!strings.HasSuffix(lines[i], "  Does "+want+".") || strings.Count(lines[i], "[localhost") != 1) {
+			t.Errorf("tools line %q, want the provenance once and then the page's description", lines[i])
+		}
 	}
 
 	r = runCLI(ctx, t, dir, "", "tools", "--json")
@@ -134,7 +139,7 @@ func TestCLIWithBrowser(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil {
 		t.Fatalf("tools --json: %v\n%s", err, r.stdout)
 	}
-	if len(tools) != 5 || tools[3].Name != "echo" || tools[3].PageName != "echo" || tools[3].TabID != 12 || tools[3].Origin != "http://localhost:8080" || !tools[0].Bridge || !tools[1].Bridge {
+	if len(tools) != 5 || tools[3].Name != "echo" || tools[3].PageName != "echo" || tools[3].TabID != 12 || tools[3].Origin != "http://localhost:8080" || tools[3].PageDescription != "Does echo." || !tools[0].Bridge || !tools[1].Bridge {
 		t.Errorf("tools --json = %+v", tools)
 	}
 
@@ -188,6 +193,7 @@ func TestCLIHostThatDoesNotAnswer(t *testing.T) {
 	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
 	mute := webmcp.SocketPath(dir, 999999)
 	ln, err := net.Listen("unix", mute)
 	if err != nil {

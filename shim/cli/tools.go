@@ -47,10 +47,10 @@ func runTools(ctx context.Context, env *Env, args []string) int {
 	for _, t := range tools {
 		summary := t.Title
 		if summary == "" {
+			summary = t.PageDescription
+		}
+		if summary == "" && t.Bridge {
 			summary = t.Description
-			if !t.Bridge {
-				summary = t.Description[min(len(t.Provenance)+1, len(t.Description)):]
-			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Provenance, clip(summary, 60))
 	}

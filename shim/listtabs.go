@@ -8,24 +8,6 @@ import (
 	"github.com/webmcp-bridge/bridge/shim/results"
 )
 
-// BridgeTool is a tool of the bridge itself rather than of a page. Its name
-// is reserved: a page tool with the same name gets a suffix.
-type BridgeTool struct {
-	// Tool is the MCP tool; its InputSchema must be an object schema.
-	Tool *mcp.Tool
-	// Handler answers a call with args (raw JSON, possibly empty). Failures
-	// are isError results.
-	Handler func(ctx context.Context, s *Server, args json.RawMessage) *mcp.CallToolResult
-}
-
-// bridgeTools are the bridge's own tools, in the order they are listed.
-// Add new ones here.
-func bridgeTools() []*BridgeTool {
-	return []*BridgeTool{listTabsTool(), getUIContextTool()}
-}
-
-func boolPtr(b bool) *bool { return &b }
-
 // hiddenTab is what list_tabs says about a tab whose site is not allowed.
 type hiddenTab struct {
 	ID      int    `json:"id"`
