@@ -13,14 +13,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/webmcp-bridge/bridge/internal/lines"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // maxShimLine is the longest line the host takes from a shim.
 const maxShimLine = webmcp.MaxBrowserFrame
-
-// errLineTooLong is returned by readLine for a line over maxShimLine.
-var errLineTooLong = fmt.Errorf("a line over %d bytes", maxShimLine)
 
 // session is one shim connection. A reader goroutine handles the shim's
 // messages; a writer goroutine drains a bounded queue of lines for the shim,
@@ -139,12 +137,12 @@ func (s *session) readLoop() {
 	r := bufio.NewReaderSize(s.conn, 64<<10)
 	var why string
 	for {
-		l, err := readLine(r)
+		l, err := lines.Read(r, maxShimLine)
 		if err != nil {
 			switch {
 			case errors.Is(err, io.EOF):
 				why = "it closed the connection"
-			case errors.Is(err, errLineTooLong):
+			case errors.Is(err, lines.ErrTooLong):
 				why = "it sent " + err.Error()
 			default:
 				why = err.Error()
@@ -166,29 +164,6 @@ func (s *session) readLoop() {
 	}
 	s.mu.Unlock()
 	s.h.dropSession(s, why)
-}
-
-// readLine returns the next line without its end, refusing one over
-// maxShimLine. A last line without a newline counts as a line.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var l []byte
-	for {
-		frag, err := r.ReadSlice('\n')
-		if len(l)+len(frag) > maxShimLine+1 {
-			return nil, errLineTooLong
-		}
-		switch {
-		case err == nil:
-			l = append(l, frag[:len(frag)-1]...)
-			return l, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			l = append(l, frag...)
-		case errors.Is(err, io.EOF) && len(l)+len(frag) > 0:
-			return append(l, frag...), nil
-		default:
-			return nil, err
-		}
-	}
 }
 
 // handle acts on one line from the shim. Malformed and unknown messages are
@@ -229,7 +204,7 @@ func (s *session) handle(l []byte) bool {
 		}
 	case webmcp.TypeResult, webmcp.TypeError, webmcp.TypeChunk, webmcp.TypeState, webmcp.TypeTabUpdated,
 		webmcp.TypeTabRemoved, webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext, webmcp.TypePins:
-		s.h.log.Printf("shim %s sent %s message, which the host does not take from shims; ignored", s.id, a(env.Type))
+		s.h.log.Printf("shim %s sent %s message, which the host does not take from shims; ignored", s.id, withArticle(env.Type))
 	default:
 		s.h.log.Printf("shim %s sent a message of unknown type %q; ignored", s.id, env.Type)
 	}

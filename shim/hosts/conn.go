@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/internal/lines"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -304,7 +305,10 @@ func (c *Conn) readLoop() {
 	var err error
 	for {
 		var line []byte
-		line, err = readLine(r, MaxLine)
+		line, err = lines.Read(r, MaxLine)
+		if errors.Is(err, lines.ErrTooLong) {
+			err = fmt.Errorf("the host sent %w", err)
+		}
 		if err != nil {
 			break
 		}
@@ -392,36 +396,6 @@ func (c *Conn) handle(line []byte) error {
 func (c *Conn) changed() {
 	if c.opts.OnChange != nil {
 		c.opts.OnChange(c)
-	}
-}
-
-// readLine reads one '\n'-terminated line of at most max bytes, without the
-// '\n'. A last line without '\n' counts; a longer line is an error.
-func readLine(r *bufio.Reader, max int) ([]byte, error) {
-	var long []byte
-	for {
-		frag, err := r.ReadSlice('\n')
-		if err == nil {
-			frag = frag[:len(frag)-1]
-			if len(long)+len(frag) > max {
-				return nil, fmt.Errorf("the host sent a line longer than %d bytes", max)
-			}
-			if long == nil {
-				return frag, nil
-			}
-			return append(long, frag...), nil
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(long)+len(frag) > max {
-				return nil, fmt.Errorf("the host sent a line longer than %d bytes", max)
-			}
-			long = append(long, frag...)
-			continue
-		}
-		if errors.Is(err, io.EOF) && len(long)+len(frag) > 0 {
-			return append(long, frag...), nil
-		}
-		return nil, err
 	}
 }
 

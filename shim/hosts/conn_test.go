@@ -6,7 +6,6 @@ package hosts
 // host.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -211,23 +210,6 @@ func TestConnSurvivesGarbage(t *testing.T) {
 	}
 	if got := c.Snapshot().Tabs; len(got) != 1 {
 		t.Errorf("tabs = %+v", got)
-	}
-}
-
-func TestReadLine(t *testing.T) {
-	r := bufio.NewReaderSize(strings.NewReader("short\n"+strings.Repeat("x", 40)+"\nlast"), 16)
-	for _, want := range []string{"short", strings.Repeat("x", 40), "last"} {
-		got, err := readLine(r, 50)
-		if err != nil || string(got) != want {
-			t.Fatalf("readLine = %q, %v; want %q", got, err, want)
-		}
-	}
-	if _, err := readLine(r, 50); !errors.Is(err, io.EOF) {
-		t.Fatalf("at the end: %v", err)
-	}
-	r = bufio.NewReaderSize(strings.NewReader(strings.Repeat("y", 100)+"\n"), 16)
-	if _, err := readLine(r, 50); err == nil || !strings.Contains(err.Error(), "longer than 50") {
-		t.Fatalf("long line: %v", err)
 	}
 }
 
