@@ -10,6 +10,7 @@ import { createProviders } from '../content/main/providers.js';
 import { PROVIDER_TIMEOUT, sampleProviders } from '../content/main/sample.js';
 import { TOOL_NAME_PATTERN as LIB_PATTERN } from '../lib/names.js';
 import { TOOL_NAME_PATTERN, copyMeta } from '../content/main/tools.js';
+import { fakeClock } from './fakes/main-world.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -84,19 +85,11 @@ test('the polyfill takes the context API it is given', () => {
   assert.equal(added[0].ok({}), false);
 });
 
-function fakeTimers() {
-  const set = [];
-  const cleared = [];
-  return {
-    set,
-    cleared,
-    setTimer: (fn, ms) => set.push({ fn, ms }) && set.length,
-    clearTimer: (id) => cleared.push(id),
-  };
-}
+// The page's timers, on a fake clock, as sampleProviders takes them.
+const timersOf = (clock) => ({ setTimer: clock.setTimeout.bind(clock), clearTimer: clock.clearTimeout.bind(clock) });
 
 test('sampleProviders: a slow provider is cut at the timer, the others kept', async () => {
-  const timers = fakeTimers();
+  const clock = fakeClock();
   const got = [];
   const list = [
     { id: 'quick', description: '', getContext: () => ({ summary: 'q', data: { n: 1 } }) },
@@ -104,11 +97,13 @@ test('sampleProviders: a slow provider is cut at the timer, the others kept', as
     { id: 'none', description: '', getContext: () => undefined },
   ];
   for (const rec of list) rec.self = rec;
-  sampleProviders(list, (s) => got.push(s), timers);
+  sampleProviders(list, (s) => got.push(s), timersOf(clock));
   await tick();
   assert.deepEqual(got, [], 'waits for the slow one');
-  assert.deepEqual(timers.set.map((t) => t.ms), [PROVIDER_TIMEOUT]);
-  timers.set[0].fn();
+  assert.deepEqual(clock.pending(), [PROVIDER_TIMEOUT]);
+  clock.tick(PROVIDER_TIMEOUT - 1);
+  assert.deepEqual(got, []);
+  clock.tick(1);
   assert.deepEqual(got, [[
     { id: 'quick', summary: 'q', json: '{"n":1}' },
     { id: 'slow', description: 'd', note: `timed out after ${PROVIDER_TIMEOUT} ms` },
@@ -116,14 +111,15 @@ test('sampleProviders: a slow provider is cut at the timer, the others kept', as
 });
 
 test('sampleProviders: when every promise settles, the timer is cleared', async () => {
-  const timers = fakeTimers();
+  const clock = fakeClock();
   const got = [];
   const rec = { id: 'async', description: '', getContext: async () => ({ summary: 's' }) };
   rec.self = rec;
-  sampleProviders([rec], (s) => got.push(s), timers);
+  sampleProviders([rec], (s) => got.push(s), timersOf(clock));
   await tick();
   assert.deepEqual(got, [[{ id: 'async', summary: 's' }]]);
-  assert.deepEqual(timers.cleared, [1]);
+  assert.deepEqual(clock.set, [PROVIDER_TIMEOUT]);
+  assert.deepEqual(clock.pending(), [], 'cleared');
 });
 
 test('providers: the registry, its notices and the methods it puts on an object', async () => {

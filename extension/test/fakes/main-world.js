@@ -1,0 +1,143 @@
+// The page of the main-world tests: runs content/main.js (the generated
+// bundle of content/main/) in a fresh VM context per test, with a minimal
+// window and document made of Node's own EventTarget, MessageChannel,
+// AbortController and DOMException, and, where a test asks, a fake clock for
+// the page's setTimeout; the test holds the relay's end of the port.
+import fs from 'node:fs';
+import vm from 'node:vm';
+
+export const CODE = fs.readFileSync(new URL('../../content/main.js', import.meta.url), 'utf8');
+const open = [];
+
+/** Closes the ports of the pages loaded so far: for afterEach. */
+export function closePorts() {
+  for (const p of open.splice(0)) p.close();
+}
+
+/** Keeps a port to close after the test. */
+export function keepOpen(...ports) {
+  open.push(...ports);
+}
+
+// A fake clock for the page's setTimeout and clearTimeout: time moves only
+// when the test calls tick(ms).
+export function fakeClock() {
+  let now = 0;
+  let nextId = 1;
+  const timers = new Map();
+  return {
+    set: [], // the delay of every timer set, in order
+    setTimeout(fn, ms = 0) {
+      this.set.push(ms);
+      const id = nextId++;
+      timers.set(id, { fn, at: now + ms });
+      return id;
+    },
+    clearTimeout(id) {
+      timers.delete(id);
+    },
+    // The time left on each pending timer.
+    pending() {
+      return [...timers.values()].map((t) => t.at - now);
+    },
+    // Moves the clock ms on, running the timers that fall due.
+    tick(ms) {
+      now += ms;
+      for (const [id, t] of [...timers].sort((a, b) => a[1].at - b[1].at)) {
+        if (t.at > now) break;
+        timers.delete(id);
+        t.fn();
+      }
+    },
+  };
+}
+
+export function load({ origin = 'http://localhost:8000', handover = true, clock } = {}) {
+  class Document extends EventTarget {
+    querySelectorAll() {
+      return [];
+    }
+  }
+  class Element {
+    getAttribute() {
+      return null;
+    }
+  }
+  const win = new EventTarget();
+  win.location = { origin };
+  const doc = new Document();
+  const nav = {};
+  const sandbox = {
+    window: win, document: doc, navigator: nav, Document, Element,
+    EventTarget, Event, MessagePort, MessageChannel, AbortController, AbortSignal, DOMException, URL,
+    setTimeout, clearTimeout, queueMicrotask, crypto, console,
+  };
+  if (clock) {
+    sandbox.setTimeout = clock.setTimeout.bind(clock);
+    sandbox.clearTimeout = clock.clearTimeout.bind(clock);
+  }
+  vm.createContext(sandbox);
+  const globalsBefore = Object.getOwnPropertyNames(sandbox);
+  vm.runInContext(CODE, sandbox, { filename: 'content/main.js' });
+  const page = { win, doc, nav, mc: doc.modelContext, messages: [], waiters: [], globalsBefore, global: sandbox };
+  if (handover) {
+    const ch = new MessageChannel();
+    open.push(ch.port1);
+    page.port = ch.port1;
+    page.port.onmessage = (e) => {
+      page.messages.push(e.data);
+      for (const w of page.waiters.splice(0)) w();
+    };
+    page.handover = makeHandover(win, ch.port2);
+    win.dispatchEvent(page.handover);
+  }
+  return page;
+}
+
+export function makeHandover(win, port, source = win) {
+  const ev = new Event('message');
+  Object.defineProperties(ev, {
+    source: { value: source },
+    data: { value: { __webmcpBridgeHandover: 1 } },
+    ports: { value: [port] },
+  });
+  return ev;
+}
+
+// Waits for the next bridge message that pred accepts (taking it off the list).
+export async function next(page, pred, ms = 2000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const i = page.messages.findIndex(pred);
+    if (i >= 0) return page.messages.splice(i, 1)[0];
+    const left = end - Date.now();
+    if (left <= 0) throw new Error('no such bridge message; got ' + JSON.stringify(page.messages));
+    await new Promise((resolve) => {
+      const t = setTimeout(resolve, left);
+      page.waiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+}
+
+export const toolsMsg = (names) => (m) => m.type === 'tools' && JSON.stringify(m.tools.map((t) => t.name)) === JSON.stringify(names);
+export const answer = (id) => (m) => (m.type === 'result' || m.type === 'error') && m.id === id;
+
+// Values made inside the VM context have its own Object and Array prototypes.
+export const plain = (v) => JSON.parse(JSON.stringify(v));
+
+// The names of the tools that getTools() lists.
+export const listedNames = async (mc) => plain((await mc.getTools()).map((t) => t.name));
+
+export function tool(name, extra = {}) {
+  return { name, description: `the ${name} tool`, execute: () => name, ...extra };
+}
+
+export const providersMsg = (ids) => (m) => m.type === 'providers' && JSON.stringify(m.providers.map((p) => p.id)) === JSON.stringify(ids);
+export const sampled = (id) => (m) => m.type === 'sampled' && m.id === id;
+
+export function provider(id, getContext, extra = {}) {
+  return { id, description: `the ${id} provider`, getContext, ...extra };
+}

@@ -1,0 +1,203 @@
+// The generated main-world script's side of the bridge: the handover, calls
+// over the port, cancels, and the tools of a page's own modelContext.
+import assert from 'node:assert/strict';
+import { afterEach, test } from 'node:test';
+import { answer, closePorts, keepOpen, load, makeHandover, next, tool, toolsMsg } from './fakes/main-world.js';
+
+afterEach(closePorts);
+
+test('tools are copied field by field, never serialised whole', async () => {
+  const page = load();
+  const t = tool('careful', {
+    inputSchema: { type: 'object' },
+    toJSON() {
+      throw new Error('a tool object was serialised');
+    },
+  });
+  await page.mc.registerTool(t);
+  const m = await next(page, toolsMsg(['careful']));
+  assert.deepEqual(m.tools[0], { name: 'careful', description: 'the careful tool', inputSchema: { type: 'object' } });
+  page.port.postMessage({ type: 'call', id: 'c1', name: 'careful', arguments: {} });
+  assert.deepEqual(await next(page, answer('c1')), { type: 'result', id: 'c1', output: 'careful' });
+});
+
+test('bridge calls: results and errors go back as they are', async () => {
+  const page = load();
+  const { mc, port } = page;
+  await mc.registerTool(tool('obj', { execute: (input) => ({ echo: input, n: 1.5 }) }));
+  await mc.registerTool(tool('str', { execute: (input) => input.text }));
+  await mc.registerTool(tool('nothing', { execute: () => undefined }));
+  await mc.registerTool(tool('nul', { execute: async () => null }));
+  await mc.registerTool(tool('fail', { execute: () => { throw new Error('boom from the page'); } }));
+  await mc.registerTool(tool('rejects', { execute: () => Promise.reject(new TypeError('bad input')) }));
+  await mc.registerTool(tool('throwsString', { execute: () => { throw 'just a string'; } }));
+  await mc.registerTool(tool('cyclic', { execute: () => { const o = {}; o.o = o; return o; } }));
+  const call = async (id, name, args) => {
+    port.postMessage({ type: 'call', id, name, arguments: args });
+    return next(page, answer(id));
+  };
+  assert.deepEqual(await call('1', 'obj', { a: [1, 'x'] }), { type: 'result', id: '1', output: { echo: { a: [1, 'x'] }, n: 1.5 } });
+  assert.deepEqual(await call('2', 'str', { text: '{"not":"parsed"}' }), { type: 'result', id: '2', output: '{"not":"parsed"}' });
+  assert.deepEqual(await call('3', 'nothing', {}), { type: 'result', id: '3', output: null });
+  assert.deepEqual(await call('4', 'nul', {}), { type: 'result', id: '4', output: null });
+  assert.deepEqual(await call('5', 'fail', {}), { type: 'error', id: '5', error: { code: 'tool_error', message: 'boom from the page' } });
+  assert.deepEqual(await call('6', 'rejects', {}), { type: 'error', id: '6', error: { code: 'tool_error', message: 'bad input' } });
+  assert.deepEqual(await call('7', 'throwsString', {}), { type: 'error', id: '7', error: { code: 'tool_error', message: 'just a string' } });
+  const cyc = await call('8', 'cyclic', {});
+  assert.equal(cyc.error.code, 'tool_error');
+  assert.match(cyc.error.message, /not JSON/);
+  const missing = await call('9', 'missing', {});
+  assert.equal(missing.error.code, 'not_found');
+});
+
+test('bridge calls: cancel aborts the page signal and sends no answer', async () => {
+  const page = load();
+  const { mc, port } = page;
+  const signals = [];
+  let allStarted;
+  const started = new Promise((r) => {
+    allStarted = r;
+  });
+  await mc.registerTool(tool('slow', {
+    execute: (input, { signal }) => new Promise((resolve, reject) => {
+      signals.push(signal);
+      if (signals.length === 3) allStarted();
+      signal.addEventListener('abort', () => reject(signal.reason));
+    }),
+  }));
+  await mc.registerTool(tool('quick'));
+  const aborted = (s) => new Promise((r) => (s.aborted ? r() : s.addEventListener('abort', r)));
+  const cancels = [];
+  mc.addEventListener('toolcancel', (e) => cancels.push(e.toolName));
+  port.postMessage({ type: 'call', id: 'a', name: 'slow', arguments: {} });
+  port.postMessage({ type: 'call', id: 'b', name: 'slow', arguments: {} });
+  port.postMessage({ type: 'call', id: 'c', name: 'slow', arguments: {} });
+  await started;
+  port.postMessage({ type: 'cancel', id: 'a' });
+  await aborted(signals[0]);
+  // A quick call after the cancel: its answer comes after any answer the
+  // cancelled call could have produced.
+  port.postMessage({ type: 'call', id: 'q1', name: 'quick', arguments: {} });
+  await next(page, answer('q1'));
+  assert.deepEqual(signals.map((s) => s.aborted), [true, false, false]);
+  port.postMessage({ type: 'cancelAll' });
+  await Promise.all(signals.map(aborted));
+  port.postMessage({ type: 'call', id: 'q2', name: 'quick', arguments: {} });
+  await next(page, answer('q2'));
+  assert.deepEqual(cancels, ['slow', 'slow', 'slow']);
+  assert.deepEqual(page.messages.filter((m) => m.type !== 'tools'), [], 'the worker answers cancelled calls itself');
+});
+
+test('a page that assigns its own polyfill keeps it, and its tools are read', async () => {
+  const page = load();
+  const { nav, port } = page;
+  const theirs = {
+    tools: new Map(),
+    registerTool(t) {
+      this.tools.set(t.name, t);
+      return { unregister: () => this.tools.delete(t.name) };
+    },
+    unregisterTool(name) {
+      this.tools.delete(name);
+    },
+    provideContext({ tools }) {
+      this.tools = new Map(tools.map((t) => [t.name, t]));
+    },
+    clearContext() {
+      this.tools.clear();
+    },
+  };
+  await page.mc.registerTool(tool('ours'));
+  nav.modelContext = theirs;
+  assert.equal(nav.modelContext, theirs);
+  const reg = nav.modelContext.registerTool(tool('theirs1', {
+    title: 'Theirs',
+    annotations: { destructiveHint: true },
+    execute(input) {
+      return { self: this === reg || this.name, input };
+    },
+  }));
+  assert.ok(theirs.tools.has('theirs1'), 'their registry still works');
+  await next(page, toolsMsg(['ours', 'theirs1']));
+  port.postMessage({ type: 'call', id: 'f1', name: 'theirs1', arguments: { q: 1 } });
+  assert.deepEqual(await next(page, answer('f1')), { type: 'result', id: 'f1', output: { self: 'theirs1', input: { q: 1 } } });
+  reg.unregister();
+  await next(page, toolsMsg(['ours']));
+  assert.equal(theirs.tools.has('theirs1'), false);
+  nav.modelContext.provideContext({ tools: [tool('pa'), tool('pb')] });
+  await next(page, toolsMsg(['ours', 'pa', 'pb']));
+  nav.modelContext.unregisterTool('pa');
+  await next(page, toolsMsg(['ours', 'pb']));
+  nav.modelContext.clearContext();
+  await next(page, toolsMsg(['ours']));
+  assert.equal(page.doc.modelContext, page.mc, 'document.modelContext stays ours');
+});
+
+test('a page polyfill defined with Object.defineProperty is noticed, with the tools it already had', async () => {
+  const page = load();
+  const { nav, port } = page;
+  await next(page, toolsMsg([]));
+  const registry = [tool('early', { execute: (input) => `early ${input.x}` })];
+  const theirs = {
+    registerTool(t) {
+      registry.push(t);
+    },
+    listTools() {
+      return registry.map(({ name, description }) => ({ name, description }));
+    },
+    executeTool(name, args) {
+      return registry.find((t) => t.name === name).execute(args);
+    },
+  };
+  Object.defineProperty(nav, 'modelContext', { value: theirs, configurable: true });
+  assert.equal(nav.modelContext, theirs);
+  port.postMessage({ type: 'sync' });
+  await next(page, toolsMsg(['early']));
+  port.postMessage({ type: 'call', id: 'e1', name: 'early', arguments: { x: 7 } });
+  assert.deepEqual(await next(page, answer('e1')), { type: 'result', id: 'e1', output: 'early 7' });
+  theirs.registerTool(tool('later'));
+  await next(page, toolsMsg(['early', 'later']));
+});
+
+test('the handover takes only a port from the window itself, once', async () => {
+  const page = load({ handover: false });
+  await page.mc.registerTool(tool('t'));
+  const stranger = new MessageChannel();
+  const other = new EventTarget();
+  keepOpen(stranger.port1, stranger.port2);
+  const got = [];
+  stranger.port1.onmessage = (e) => got.push(e.data);
+  page.win.dispatchEvent(makeHandover(page.win, stranger.port2, other)); // posted by another window
+  const real = new MessageChannel();
+  keepOpen(real.port1, real.port2);
+  const realGot = [];
+  real.port1.onmessage = (e) => realGot.push(e.data);
+  const ev = makeHandover(page.win, real.port2);
+  let pageSaw = false;
+  page.win.addEventListener('message', () => {
+    pageSaw = true;
+  });
+  page.win.dispatchEvent(ev);
+  assert.equal(pageSaw, false, 'the page does not see the handover');
+  const third = new MessageChannel();
+  keepOpen(third.port1, third.port2);
+  const thirdGot = [];
+  third.port1.onmessage = (e) => thirdGot.push(e.data);
+  page.win.dispatchEvent(makeHandover(page.win, third.port2)); // a second "handover" later
+  // Two round trips on the real port; a wrongly adopted port would have got
+  // its first message (the tool list) long before.
+  const realMsg = () => new Promise((r) => {
+    real.port1.onmessage = (e) => {
+      realGot.push(e.data);
+      r();
+    };
+  });
+  if (!realGot.length) await realMsg();
+  const again = realMsg();
+  real.port1.postMessage({ type: 'sync' });
+  await again;
+  assert.deepEqual(got, []);
+  assert.deepEqual(thirdGot, []);
+  assert.equal(realGot.length, 2);
+  assert.deepEqual(realGot.map((m) => m.tools.map((t) => t.name)), [['t'], ['t']]);
+});
