@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/shim/hosts"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
+	"github.com/webmcp-bridge/bridge/shim/textcut"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -280,7 +281,7 @@ func Provenance(t webmcp.Tool, tab webmcp.Tab) string {
 	if t.FrameID != 0 {
 		fmt.Fprintf(&b, " frame %d", t.FrameID)
 	}
-	if title := clip(strings.TrimSpace(tab.Title), maxTitle); title != "" {
+	if title := textcut.Runes(strings.TrimSpace(tab.Title), maxTitle); title != "" {
 		fmt.Fprintf(&b, " %q", title)
 	}
 	b.WriteString("]")
@@ -295,13 +296,4 @@ func displayOrigin(origin string) string {
 		return u.Host
 	}
 	return origin
-}
-
-// clip cuts s to at most n characters, marking a cut with "…".
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

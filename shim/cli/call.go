@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/results"
+	"github.com/webmcp-bridge/bridge/shim/textcut"
 )
 
 func callCommand() *Command {
@@ -46,7 +47,7 @@ func runCall(ctx context.Context, env *Env, args []string) int {
 		argText = string(b)
 	}
 	if !json.Valid([]byte(argText)) {
-		fmt.Fprintf(env.Stderr, "webmcp-shim: the arguments are not valid JSON: %s\n", clip(argText, 80))
+		fmt.Fprintf(env.Stderr, "webmcp-shim: the arguments are not valid JSON: %s\n", textcut.Line(argText, 80))
 		return ExitUsage
 	}
 

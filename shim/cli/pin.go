@@ -11,6 +11,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/results"
+	"github.com/webmcp-bridge/bridge/shim/textcut"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -67,7 +68,7 @@ func runPin(ctx context.Context, env *Env, args []string) int {
 	p := uicontext.Build([]uicontext.Host{{State: &webmcp.Snapshot{Pins: []webmcp.Pin{*pin}}}}, nil).Pinned[0]
 	line := fmt.Sprintf("pinned %s (%s)", p.ProviderID, uicontext.PinOrigin(p, time.Now()))
 	if p.Summary != "" {
-		line += ": " + clip(p.Summary, 80)
+		line += ": " + textcut.Line(p.Summary, 80)
 	}
 	fmt.Fprintln(env.Stdout, line)
 	return ExitOK
@@ -139,7 +140,7 @@ func runPins(ctx context.Context, env *Env, args []string) int {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROVIDER\tPINNED\tSUMMARY")
 	for _, p := range pins {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", clip(p.ProviderID, 50), clip(uicontext.PinOrigin(p, now), 60), clip(p.Summary, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", textcut.Line(p.ProviderID, 50), textcut.Line(uicontext.PinOrigin(p, now), 60), textcut.Line(p.Summary, 60))
 	}
 	tw.Flush()
 	return code

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/results"
+	"github.com/webmcp-bridge/bridge/shim/textcut"
 )
 
 func statusCommand() *Command {
@@ -71,7 +71,7 @@ func runStatus(ctx context.Context, env *Env, args []string) int {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  TAB\tACTIVE\tALLOWED\tTOOLS\tTITLE\tURL")
 		for _, t := range h.Tabs {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%s\n", t.ID, yes(t.Active), yes(t.Allowed), t.Tools, clip(t.Title, 40), clip(t.URL, 60))
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%s\n", t.ID, yes(t.Active), yes(t.Allowed), t.Tools, textcut.Line(t.Title, 40), textcut.Line(t.URL, 60))
 		}
 		tw.Flush()
 	}
@@ -90,13 +90,4 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// clip cuts s to n characters, marking the cut, and flattens it to one line.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/results"
+	"github.com/webmcp-bridge/bridge/shim/textcut"
 )
 
 func toolsCommand() *Command {
@@ -52,7 +53,7 @@ func runTools(ctx context.Context, env *Env, args []string) int {
 		if summary == "" && t.Bridge {
 			summary = t.Description
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Provenance, clip(summary, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Provenance, textcut.Line(summary, 60))
 	}
 	tw.Flush()
 	return code
