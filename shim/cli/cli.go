@@ -57,7 +57,7 @@ type Command struct {
 
 // commands are webmcp-shim's subcommands, in the order --help lists them.
 func commands() []*Command {
-	return []*Command{statusCommand(), toolsCommand(), callCommand(), contextCommand(), pinCommand(), unpinCommand(), pinsCommand(), doctorCommand(), demoCommand()}
+	return []*Command{statusCommand(), toolsCommand(), callCommand(), contextCommand(), pinCommand(), unpinCommand(), pinsCommand(), registerCommand(), tokenCommand(), doctorCommand(), demoCommand()}
 }
 
 func lookup(name string) *Command {
@@ -74,11 +74,26 @@ func lookup(name string) *Command {
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Timeout: shim.DefaultTimeout}
 	fs := env.flagSet("webmcp-shim")
+	var hf httpFlags
+	fs.StringVar(&hf.addr, "http", "", "")
+	fs.BoolVar(&hf.allowRemote, "allow-remote", false, "")
+	fs.Var(&hf.hosts, "allow-host", "")
+	fs.Var(&hf.origins, "allow-origin", "")
 	if code, ok := parse(fs, args, env); !ok {
 		return code
 	}
 	rest := fs.Args()
-	if len(rest) == 0 {
+	httpOnly := hf.allowRemote || len(hf.hosts) > 0 || len(hf.origins) > 0
+	switch {
+	case len(rest) > 0 && (hf.addr != "" || httpOnly):
+		fmt.Fprintf(stderr, "webmcp-shim: --http and its flags go without a command (got %q); see webmcp-shim --help\n", rest[0])
+		return ExitUsage
+	case hf.addr == "" && httpOnly:
+		fmt.Fprintln(stderr, "webmcp-shim: --allow-remote, --allow-host and --allow-origin go with --http ADDR; see webmcp-shim --help")
+		return ExitUsage
+	case hf.addr != "":
+		return serveHTTP(ctx, env, &hf)
+	case len(rest) == 0:
 		return serve(ctx, env)
 	}
 	cmd := lookup(rest[0])
@@ -142,23 +157,32 @@ func (env *Env) logger(level slog.Level) *slog.Logger {
 // Usage is the text of --help.
 func Usage() string {
 	var b strings.Builder
-	b.WriteString(`webmcp-shim: an MCP server that gives AI agents the tools of the web pages
+	self, err := selfPath()
+	if err != nil {
+		self = "webmcp-shim"
+	}
+	fmt.Fprintf(&b, `webmcp-shim: an MCP server that gives AI agents the tools of the web pages
 open in your browser (WebMCP), through the WebMCP bridge extension and its
 native host, webmcp-host. It starts with or without a browser, and follows
 browsers, tabs and tools as they come and go.
 
-Register it with your agent, e.g. Claude Code:
+Register it with your agent (every path absolute, so PATH does not matter):
 
-  claude mcp add webmcp -- webmcp-shim
+  webmcp-shim register claude|codex|gemini|cursor|vscode
 
-and, so that each prompt carries what you are looking at in the browser,
-a UserPromptSubmit hook in .claude/settings.json (see README):
+prints what that agent needs (for Claude Code also the UserPromptSubmit
+hook that sends what you are looking at in the browser with each prompt);
+--write adds it to the agent's config files, keeping a backup. For Claude
+Code, for instance:
 
-  {"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"webmcp-shim context --hook claude"}]}]}}
+  claude mcp add --scope user webmcp -- `+"%[1]s"+`
 
 Usage:
-`)
-	lines := [][2]string{{"webmcp-shim [flags]", "serve MCP on stdin/stdout (what agents start)"}}
+`, self)
+	lines := [][2]string{
+		{"webmcp-shim [flags]", "serve MCP on stdin/stdout (what agents start)"},
+		{"webmcp-shim --http 127.0.0.1:PORT", "serve MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp (token: see token)"},
+	}
 	for _, c := range commands() {
 		lines = append(lines, [2]string{"webmcp-shim " + strings.TrimSpace(c.Name+" "+c.Args), c.Summary})
 	}
@@ -174,6 +198,16 @@ Flags:
   --timeout DURATION   bound on each tool call, after which the call is
                        cancelled in the page (default %v; 0: no bound)
   -v, --verbose        debug logs on stderr
+  --http HOST:PORT     serve MCP over Streamable HTTP instead of stdio, at
+                       http://HOST:PORT/mcp; every request needs the header
+                       Authorization: Bearer TOKEN (webmcp-shim token);
+                       requests with an Origin (web pages) or with a Host
+                       other than localhost, an IP or --allow-host names are
+                       refused
+  --allow-remote       let --http listen on an address other than loopback
+  --allow-host NAME    accept Host: NAME too (repeatable), e.g.
+                       host.docker.internal
+  --allow-origin URL   accept requests with Origin: URL (repeatable)
   -h, --help           this text
 
 Environment:

@@ -1,0 +1,99 @@
+// Package token keeps the bearer token that MCP clients send to
+// `webmcp-shim --http`: a random secret made on first use and stored,
+// readable by the user alone, in the user's config directory.
+package token
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Dir is the folder under the user's config directory (os.UserConfigDir:
+// $XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application Support on
+// macOS) that holds the token file.
+const Dir = "webmcp-bridge"
+
+// FileName is the token file's name in Dir.
+const FileName = "http-token"
+
+// Path is where the token is stored.
+func Path() (string, error) {
+	cfg, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("no config directory for the HTTP token: %w (set HOME or XDG_CONFIG_HOME)", err)
+	}
+	return filepath.Join(cfg, Dir, FileName), nil
+}
+
+// Load returns the token stored at path, creating one first if there is
+// none. It refuses a token file that others may read or that is not the
+// user's, since anyone who reads it can use the browser's tools.
+func Load(path string) (string, error) {
+	tok, err := read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return New(path)
+	}
+	return tok, err
+}
+
+// New writes a fresh token to path (mode 0600, its folder 0700), replacing
+// any old one, and returns it. Clients that used the old token are refused
+// from then on.
+func New(path string) (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make a token: %w", err)
+	}
+	tok := hex.EncodeToString(b)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("create the folder of the HTTP token: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), FileName+".*")
+	if err != nil {
+		return "", fmt.Errorf("write the HTTP token: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	// CreateTemp makes the file 0600.
+	if _, err := tmp.WriteString(tok + "\n"); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("write the HTTP token: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("write the HTTP token: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", fmt.Errorf("write the HTTP token: %w", err)
+	}
+	return tok, nil
+}
+
+func read(path string) (string, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("the HTTP token %s is not a regular file (a symlink?): remove it and run webmcp-shim token --new", path)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("the HTTP token %s may be read by others (mode %v): anyone who read it can use your browser's tools; run webmcp-shim token --new to make a new one", path, fi.Mode().Perm())
+	}
+	if err := ownedByUser(fi); err != nil {
+		return "", fmt.Errorf("the HTTP token %s: %w; remove it and run webmcp-shim token --new", path, err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(b))
+	if len(tok) < 32 {
+		return "", fmt.Errorf("the HTTP token %s is too short to be safe: run webmcp-shim token --new", path)
+	}
+	return tok, nil
+}
