@@ -27,8 +27,9 @@ type node struct {
 	uri  *url.URL
 
 	// In place: the same value is checked against these.
-	inPlace []*node // $ref, $dynamicRef, allOf, oneOf, not, if/then/else, dependentSchemas, dependencies
-	anyOf   []*node // in place too; the validator keeps every branch's error
+	inPlace []*node // $ref, $dynamicRef, allOf, then, else, dependentSchemas, dependencies: their error is returned
+	tried   []*node // oneOf, not, if: their error is dropped
+	anyOf   []*node // the validator keeps every branch's error
 
 	// On parts of the value.
 	props        map[string]*node
@@ -36,7 +37,8 @@ type node struct {
 	anyProp      []*node // additionalProperties, unevaluatedProperties
 	propNames    *node
 	positional   [][]*node // prefixItems, items (array form)
-	anyItem      []*node   // items, additionalItems, contains, unevaluatedItems
+	anyItem      []*node   // items, additionalItems, unevaluatedItems
+	contains     *node     // tried on every item, its errors dropped
 
 	printLen int // a bound on the text its keywords print about the schema
 	anchors  map[string]*node
@@ -188,12 +190,14 @@ func buildGraph(root *jsonschema.Schema) (*graph, error) {
 			}
 			n.inPlace = append(n.inPlace, ts...)
 		}
-		n.printLen = 64 + len(s.ID) + len(s.Pattern) + 4*jsonLen(s.Enum) + 4*jsonLen(s.Const)
+		n.printLen = 64 + len(s.ID) + len(s.Pattern) + 4*jsonLen(s.Enum) + 4*jsonLen(s.Const) + 4*jsonLen(s.Required) + 4*jsonLen(s.DependentRequired) + 4*jsonLen(s.DependencyStrings)
 		for _, c := range children(s) {
 			cn := g.nodes[c.s]
 			switch c.kw {
-			case "allOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies":
+			case "allOf", "then", "else", "dependentSchemas", "dependencies":
 				n.inPlace = append(n.inPlace, cn)
+			case "oneOf", "not", "if":
+				n.tried = append(n.tried, cn)
 			case "anyOf":
 				n.anyOf = append(n.anyOf, cn)
 			case "properties":
@@ -217,8 +221,10 @@ func buildGraph(root *jsonschema.Schema) (*graph, error) {
 				}
 				last := len(n.positional) - 1
 				n.positional[last] = append(n.positional[last], cn)
-			case "additionalItems", "contains", "unevaluatedItems":
+			case "additionalItems", "unevaluatedItems":
 				n.anyItem = append(n.anyItem, cn)
+			case "contains":
+				n.contains = cn
 			}
 			if c.kw == "anyOf" || c.kw == "oneOf" {
 				n.printLen += 64 + len(c.s.ID) + len(c.s.Anchor) + len(c.s.DynamicAnchor)
@@ -330,7 +336,7 @@ func (g *graph) findCycle() error {
 		n    *node
 		next int
 	}
-	edges := func(n *node) []*node { return append(slices.Clip(n.inPlace), n.anyOf...) }
+	edges := func(n *node) []*node { return slices.Concat(n.inPlace, n.tried, n.anyOf) }
 	// Iterative depth-first search, in a fixed order.
 	order := make([]*node, 0, len(g.nodes))
 	for _, n := range g.nodes {

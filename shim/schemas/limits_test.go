@@ -211,8 +211,8 @@ func TestExponentialBranchingIsBounded(t *testing.T) {
 	v := mustResolve(t, `{"$defs":{"n":{"allOf":[{"properties":{"x":{"$ref":"#/$defs/n"}}},{"properties":{"x":{"$ref":"#/$defs/n"}}}]}},"$ref":"#/$defs/n"}`)
 	var le *LimitError
 	args := strings.Repeat(`{"x":`, 40) + "{}" + strings.Repeat("}", 40)
-	if err := v.Validate(json.RawMessage(args)); !errors.As(err, &le) {
-		t.Fatalf("Validate = %v, want a *LimitError", err)
+	if err := v.Validate(json.RawMessage(args)); !errors.As(err, &le) || le.Limit != "MaxValidationSteps" {
+		t.Fatalf("Validate = %v, want a MaxValidationSteps *LimitError", err)
 	}
 	if !strings.Contains(le.Error(), "too large or too deeply nested") {
 		t.Errorf("message %q", le)
@@ -248,6 +248,16 @@ func TestErrorTextIsBounded(t *testing.T) {
 	}
 	if err := v.Validate(json.RawMessage(`{"a":"s"}`)); err != nil {
 		t.Fatalf("string: %v", err)
+	}
+	// contains tries every item and drops each error it built.
+	v = mustResolve(t, `{"properties":{"a":{"contains":{"anyOf":[`+strings.Join(inner, ",")+`]}}}}`)
+	item := `{"t":"` + strings.Repeat("x", 10_000) + `"}`
+	items := strings.TrimSuffix(strings.Repeat(item+",", 1000), ",")
+	if err := v.Validate(json.RawMessage(`{"a":[` + items + `]}`)); !errors.As(err, &le) || le.Limit != "MaxValidationErrorBytes" {
+		t.Fatalf("contains: %v, want a MaxValidationErrorBytes *LimitError", err)
+	}
+	if err := v.Validate(json.RawMessage(`{"a":[` + item + `,"s"]}`)); err != nil {
+		t.Fatalf("contains, two items: %v", err)
 	}
 }
 
@@ -289,5 +299,24 @@ func TestOrdinarySchemasStillWork(t *testing.T) {
 	}
 	if err := v.Validate(json.RawMessage(`{"rows":[` + strings.Join(rows, ",") + `]}`)); err != nil {
 		t.Errorf("20,000 rows: %v", err)
+	}
+	// An 8 MiB nullable string (zod's .nullable()): the null branch fails
+	// and quotes the value once.
+	v = mustResolve(t, `{"type":"object","properties":{"content":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["content"]}`)
+	if err := v.Validate(json.RawMessage(`{"content":"` + strings.Repeat("x", 8<<20) + `"}`)); err != nil {
+		t.Errorf("8 MiB nullable string: %v", err)
+	}
+	// 10,000 numbers, each checked against 15 subschemas.
+	var br []string
+	for range 15 {
+		br = append(br, `{"type":"integer","minimum":0}`)
+	}
+	v = mustResolve(t, `{"properties":{"a":{"items":{"allOf":[`+strings.Join(br, ",")+`]}}}}`)
+	if err := v.Validate(json.RawMessage(`{"a":[` + strings.TrimSuffix(strings.Repeat("1,", 10000), ",") + `]}`)); err != nil {
+		t.Errorf("10,000 items: %v", err)
+	}
+	var ve *ValidationError
+	if err := v.Validate(json.RawMessage(`{"a":[` + strings.Repeat("1,", 9999) + `-1]}`)); !errors.As(err, &ve) || ve.Field != "a[]" {
+		t.Errorf("10,000 items, the last wrong: %v", err)
 	}
 }
