@@ -70,7 +70,19 @@ func (e *RejectedError) Error() string {
 }
 
 func rejectf(format string, args ...any) *RejectedError {
-	return &RejectedError{Reason: fmt.Sprintf(format, args...)}
+	return &RejectedError{Reason: clipReason(fmt.Sprintf(format, args...), 2*maxReason)}
+}
+
+// clipReason cuts a reason that quotes the page (a $ref, a key) to about n
+// bytes.
+func clipReason(reason string, n int) string {
+	if len(reason) <= n {
+		return reason
+	}
+	for n > 0 && !utf8.RuneStart(reason[n]) {
+		n--
+	}
+	return reason[:n] + "…"
 }
 
 // CheckBounds reports, as a *RejectedError, whether the page's inputSchema
@@ -198,14 +210,7 @@ func rejectedMark(raw json.RawMessage) string {
 	if json.Unmarshal(v, &reason) != nil || reason == "" {
 		reason = "no reason given"
 	}
-	if len(reason) > maxReason {
-		cut := maxReason
-		for cut > 0 && !utf8.RuneStart(reason[cut]) {
-			cut--
-		}
-		reason = reason[:cut] + "…"
-	}
-	return reason
+	return clipReason(reason, maxReason)
 }
 
 // LimitError says that checking a call's arguments against the tool's

@@ -274,6 +274,19 @@ func TestExtensionMark(t *testing.T) {
 	}
 }
 
+func TestReasonsAreShort(t *testing.T) {
+	long := strings.Repeat("k", 50_000)
+	for _, schema := range []string{
+		`{"properties":{"x":{"$ref":"#/$defs/` + long + `"}}}`,
+		`{"$defs":{"` + long + `":{"$ref":"#/$defs/` + long + `"}},"properties":{"x":{"$ref":"#/$defs/` + long + `"}}}`,
+	} {
+		_, err := Resolve(json.RawMessage(schema))
+		if err == nil || len(err.Error()) > 2*maxReason+100 {
+			t.Errorf("Resolve: %d bytes of error: %.200v", len(err.Error()), err)
+		}
+	}
+}
+
 func TestOrdinarySchemasStillWork(t *testing.T) {
 	for _, schema := range []string{
 		``,

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -141,7 +142,7 @@ func Resolve(schema json.RawMessage) (*Validator, error) {
 	}
 	r, err := s.Resolve(nil)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(clipReason(err.Error(), 2*maxReason)) // it may quote the page at length
 	}
 	g, err := buildGraph(&s)
 	if err != nil {
