@@ -11,11 +11,16 @@
 //   - [Ext.Hello], [Ext.SetState], [Ext.UpdateTab], [Ext.AddTools], … send
 //     what the extension sends; [Ext.Send] sends any message and
 //     [Ext.SendFrame] and [Ext.WriteRaw] send malformed input.
-//   - Every "call" from the host runs [Options.Handler] in its own goroutine;
-//     its context is cancelled when the host sends "cancel" for that call id,
+//   - Every "call" from the host runs [Options.Handler] in its own goroutine,
 //     and its answer goes back as a "result" or "error". Every "request"
 //     (sampleContext, pin, unpin) runs [Options.RequestHandler] the same way
 //     when it is set; without one, requests are only queued.
+//   - A "cancel" is handled as the extension's service worker handles it
+//     (testdata/protocol/sequences): a call or request under way is answered
+//     with a "cancelled" error at once and its handler's context is
+//     cancelled; whatever the handler returns afterwards is dropped (see
+//     [Options.OnDropped]). A cancel of a call already answered is ignored.
+//     So every call gets exactly one answer.
 //   - [Ext.SetContext] and [Ext.SetPins] send UI context and pins.
 //   - Every message from the host (calls and cancels included) is queued for
 //     [Ext.Next] and [Ext.Await], after chunks have been joined.
@@ -64,10 +69,11 @@ const ReadyPrefix = "webmcp-host: listening on "
 // Handler answers one call (or, as Options.RequestHandler, one request)
 // from the host. It runs in its own goroutine; ctx is cancelled when the
 // host cancels the call or the fake browser goes away, and the handler must
-// then return soon. A non-nil err is sent as an "error"
-// message; otherwise output is sent as the "result" ("null" when nil) –
-// unless ctx was cancelled by the host and output is nil, which is answered
-// with a "cancelled" error, as the extension does.
+// then return soon. A non-nil err is sent as an "error" message; otherwise
+// output is sent as the "result" ("null" when nil). When the host cancelled
+// the call, fakeext has answered it with a "cancelled" error already, and
+// drops what the handler returns, as the extension drops a page's late
+// answer.
 type Handler func(ctx context.Context, call *webmcp.Message) (output json.RawMessage, err *webmcp.Error)
 
 // Options configure [Start].
@@ -92,8 +98,14 @@ type Options struct {
 	// RequestHandler answers "request" messages (the message's Method and
 	// Params say what is asked) like Handler answers calls: in its own
 	// goroutine, cancelled by the host's "cancel". Nil leaves requests
-	// unanswered (they are still queued for Next).
+	// unanswered (they are still queued for Next) until the host cancels
+	// them, which is answered with "cancelled" as for a call.
 	RequestHandler Handler
+	// OnDropped, when set, is called with each answer that fakeext drops: a
+	// handler's answer to a call or request that the host cancelled while
+	// it ran (it was answered "cancelled" already). It runs in the
+	// handler's goroutine, after the handler returned.
+	OnDropped func(answer *webmcp.Message)
 	// Browser is what [Ext.Hello] says about the browser; nil means a
 	// made-up Chromium with the bridge's extension id.
 	Browser *webmcp.Browser
@@ -132,11 +144,11 @@ type Ext struct {
 
 	mu       sync.Mutex
 	queue    []*webmcp.Message
-	notify   chan struct{} // signalled when queue grows or the stream ends
-	ended    bool          // no more messages will come
-	readErr  error         // why reading stopped (io.EOF at a clean end)
-	calls    map[string]context.CancelFunc
-	cancels  map[string]bool // call ids the host cancelled
+	notify   chan struct{}       // signalled when queue grows or the stream ends
+	ended    bool                // no more messages will come
+	readErr  error               // why reading stopped (io.EOF at a clean end)
+	calls    map[string]*pending // calls and requests under way, by id
+	cancels  map[string]bool     // call ids the host cancelled
 	stats    Stats
 	exited   chan struct{} // closed when the host process exited
 	exitErr  error
@@ -189,7 +201,7 @@ func Start(ctx context.Context, opts Options) (*Ext, error) {
 		stdin:    stdin,
 		w:        nativemsg.NewWriter(stdin, webmcp.MaxBrowserFrame),
 		notify:   make(chan struct{}, 1),
-		calls:    map[string]context.CancelFunc{},
+		calls:    map[string]*pending{},
 		cancels:  map[string]bool{},
 		exited:   make(chan struct{}),
 		readDone: make(chan struct{}),
@@ -304,21 +316,10 @@ func (e *Ext) SetContext(c webmcp.Context) error {
 	return e.Send(&webmcp.Message{Type: webmcp.TypeContext, Context: &c})
 }
 
-// SetPins sends the whole list of pinned snapshots (none clears it).
+// SetPins sends the whole list of pinned snapshots (none clears it: the
+// message says "pins":[]).
 func (e *Ext) SetPins(pins ...webmcp.Pin) error {
-	if pins == nil {
-		pins = []webmcp.Pin{}
-	}
-	// Marshal by hand: Message's "pins" is omitempty, and an empty list
-	// must still say "pins":[].
-	b, err := json.Marshal(struct {
-		Type string       `json:"type"`
-		Pins []webmcp.Pin `json:"pins"`
-	}{webmcp.TypePins, pins})
-	if err != nil {
-		return fmt.Errorf("fakeext: encode pins message: %w", err)
-	}
-	return e.SendFrame(b)
+	return e.Send(&webmcp.Message{Type: webmcp.TypePins, Pins: pins})
 }
 
 // Next returns the next message from the host, in the order received. After
@@ -496,56 +497,87 @@ func (e *Ext) parseWhole(b []byte) (*webmcp.Message, error) {
 	return m, nil
 }
 
-// dispatch queues m for Next and starts or cancels calls.
+// pending is a call or request under way: answered once, by its handler or
+// by a cancel.
+type pending struct {
+	typ    string             // webmcp.TypeCall or webmcp.TypeRequest
+	cancel context.CancelFunc // ends the handler's context
+}
+
+// dispatch queues m for Next, starts calls and requests, and answers
+// cancels, as the extension's service worker does.
 func (e *Ext) dispatch(m *webmcp.Message) {
+	var answer *webmcp.Message
 	e.mu.Lock()
 	switch m.Type {
-	case webmcp.TypeCall:
+	case webmcp.TypeCall, webmcp.TypeRequest:
+		h := e.opts.Handler
+		if m.Type == webmcp.TypeRequest {
+			h = e.opts.RequestHandler
+		}
+		if e.calls[m.ID] != nil {
+			// The worker ignores a repeated id while the first is under way.
+			e.log("fakeext: %s %s is already under way; the repeated one is ignored", m.Type, m.ID)
+			break
+		}
 		ctx, cancel := context.WithCancel(e.ctx)
-		e.calls[m.ID] = cancel
-		e.handlers.Add(1)
-		go e.handle(ctx, m, e.opts.Handler)
-	case webmcp.TypeRequest:
-		if e.opts.RequestHandler != nil {
-			ctx, cancel := context.WithCancel(e.ctx)
-			e.calls[m.ID] = cancel
+		p := &pending{typ: m.Type, cancel: cancel}
+		e.calls[m.ID] = p
+		if h != nil {
 			e.handlers.Add(1)
-			go e.handle(ctx, m, e.opts.RequestHandler)
+			go e.handle(ctx, m, p, h)
 		}
 	case webmcp.TypeCancel:
 		e.cancels[m.ID] = true
-		if cancel := e.calls[m.ID]; cancel != nil {
-			cancel()
+		if p := e.calls[m.ID]; p != nil {
+			delete(e.calls, m.ID)
+			p.cancel()
+			answer = &webmcp.Message{Type: webmcp.TypeError, ID: m.ID, Error: webmcp.Errorf(webmcp.CodeCancelled, "the %s was cancelled", p.typ)}
 		}
 	}
 	e.queue = append(e.queue, m)
 	e.mu.Unlock()
 	e.signal()
+	if answer != nil {
+		e.answer(answer)
+	}
 }
 
-// handle runs h for one call or request and answers it.
-func (e *Ext) handle(ctx context.Context, call *webmcp.Message, h Handler) {
+// handle runs h for one call or request and answers it, unless a cancel
+// answered it first.
+func (e *Ext) handle(ctx context.Context, call *webmcp.Message, p *pending, h Handler) {
 	defer e.handlers.Done()
 	out, herr := h(ctx, call)
-	e.mu.Lock()
-	cancel := e.calls[call.ID]
-	delete(e.calls, call.ID)
-	cancelled := e.cancels[call.ID]
-	e.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
 	answer := &webmcp.Message{Type: webmcp.TypeResult, ID: call.ID, Output: out}
 	switch {
 	case herr != nil:
 		answer = &webmcp.Message{Type: webmcp.TypeError, ID: call.ID, Error: herr}
-	case out == nil && cancelled:
-		answer = &webmcp.Message{Type: webmcp.TypeError, ID: call.ID, Error: webmcp.Errorf(webmcp.CodeCancelled, "the call was cancelled")}
 	case out == nil:
 		answer.Output = json.RawMessage("null")
 	}
-	if err := e.Send(answer); err != nil && e.ctx.Err() == nil {
-		e.log("fakeext: answering call %s: %v", call.ID, err)
+	e.mu.Lock()
+	current := e.calls[call.ID] == p
+	if current {
+		delete(e.calls, call.ID)
+	}
+	e.mu.Unlock()
+	p.cancel()
+	if !current {
+		// Cancelled (and answered) while the handler ran: the late answer
+		// is dropped, as the worker drops a page's.
+		e.log("fakeext: dropped the late %s to cancelled %s %s", answer.Type, call.Type, call.ID)
+		if e.opts.OnDropped != nil {
+			e.opts.OnDropped(answer)
+		}
+		return
+	}
+	e.answer(answer)
+}
+
+// answer sends an answer to a call or request.
+func (e *Ext) answer(m *webmcp.Message) {
+	if err := e.Send(m); err != nil && e.ctx.Err() == nil {
+		e.log("fakeext: answering %s: %v", m.ID, err)
 	}
 }
 

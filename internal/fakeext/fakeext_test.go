@@ -1,0 +1,282 @@
+package fakeext_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webmcp-bridge/bridge/internal/fakeext"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// hostBin is webmcp-host, built once for these tests.
+var hostBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fakeext-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	hostBin = filepath.Join(dir, "webmcp-host")
+	cmd := exec.Command("go", "build", "-o", hostBin, "github.com/webmcp-bridge/bridge/cmd/webmcp-host")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building webmcp-host:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// sequence is a file of testdata/protocol/sequences, which the extension's
+// Node tests (extension/test/calls.test.js) play against the worker's
+// pending-call table too.
+type sequence struct {
+	Doc   string `json:"doc"`
+	Steps []struct {
+		From    string          `json:"from"`
+		To      string          `json:"to"`
+		Message json.RawMessage `json:"message"`
+		Dropped bool            `json:"dropped"`
+	} `json:"steps"`
+}
+
+func readSequence(t *testing.T, name string) sequence {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../../testdata/protocol/sequences", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s sequence
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func compact(t *testing.T, b []byte) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// page plays the page (or, for requests, the extension's own work) behind
+// the fake: each call blocks until the host cancels it, then until the
+// test releases it with the late output.
+type page struct {
+	started, cancelled chan string
+	release            chan json.RawMessage
+	dropped            chan *webmcp.Message
+}
+
+func newPage() *page {
+	return &page{
+		started:   make(chan string, 4),
+		cancelled: make(chan string, 4),
+		release:   make(chan json.RawMessage),
+		dropped:   make(chan *webmcp.Message, 4),
+	}
+}
+
+func (p *page) handle(ctx context.Context, m *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	if m.Name == "fence" {
+		return json.RawMessage(`{"fence":true}`), nil
+	}
+	p.started <- m.ID
+	<-ctx.Done()
+	p.cancelled <- m.ID
+	return <-p.release, nil
+}
+
+// shim is the test's end of a shim connection to the host.
+type shim struct {
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+func (s *shim) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := s.conn.Write([]byte(line + "\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// read returns the next line from the host but a hello: the host says hello
+// again when the browser's hello comes after the shim connected.
+func (s *shim) read(t *testing.T) string {
+	t.Helper()
+	for {
+		line, err := s.r.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("reading from the host: %v", err)
+		}
+		if !bytes.HasPrefix(line, []byte(`{"type":"hello",`)) {
+			return string(bytes.TrimSuffix(line, []byte("\n")))
+		}
+	}
+}
+
+func await[T any](ctx context.Context, t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		t.Fatalf("waiting for %s: %v", what, ctx.Err())
+		panic("unreachable")
+	}
+}
+
+// TestGoldenCancelSequences plays the golden cancel sequences through a real
+// webmcp-host and fakeext: the cancel is answered "cancelled" before the
+// page has returned, the page's late answer is dropped, and a repeated
+// cancel is ignored, so that the shim gets exactly one answer.
+func TestGoldenCancelSequences(t *testing.T) {
+	for _, name := range []string{"cancel-call", "cancel-request"} {
+		t.Run(name, func(t *testing.T) {
+			seq := readSequence(t, name)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			p := newPage()
+			stderr := &lockedWriter{w: new(bytes.Buffer)}
+			dir := t.TempDir()
+			if err := os.Chmod(dir, 0o700); err != nil { // the host checks that it is private
+				t.Fatal(err)
+			}
+			ext, err := fakeext.Start(ctx, fakeext.Options{
+				HostBinary: hostBin, RuntimeDir: dir, Stderr: stderr,
+				Handler: p.handle, RequestHandler: p.handle,
+				Env:       []string{"WEBMCP_DEBUG=1"}, // the host logs answers it drops
+				OnDropped: func(m *webmcp.Message) { p.dropped <- m },
+			})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			t.Cleanup(func() {
+				ext.Close()
+				if t.Failed() {
+					t.Logf("host and fakeext:\n%s", stderr.String())
+				}
+			})
+			if err := ext.Hello(); err != nil {
+				t.Fatal(err)
+			}
+			conn, err := net.Dial("unix", ext.Socket())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			s := &shim{conn: conn, r: bufio.NewReader(conn)}
+			var hello webmcp.Message
+			if line, err := s.r.ReadBytes('\n'); err != nil || json.Unmarshal(line, &hello) != nil || hello.Session != "s1" {
+				t.Fatalf("the host's hello: %s, %v; the golden ids are of session s1", line, err)
+			}
+			if line := s.read(t); !bytes.HasPrefix([]byte(line), []byte(`{"type":"state",`)) {
+				t.Fatalf("after its hello the host sent %s, want the state", line)
+			}
+			s.send(t, `{"type":"hello","protocol":1,"client":{"name":"fakeext-test","pid":1}}`)
+
+			for i, st := range seq.Steps {
+				want := compact(t, st.Message)
+				var m webmcp.Message
+				if err := json.Unmarshal(st.Message, &m); err != nil {
+					t.Fatal(err)
+				}
+				switch {
+				case st.From == "host" && st.To == "extension" && st.Dropped:
+					// A cancel of a call answered already: the host, which
+					// forwards cancels only for calls under way, ignores it
+					// as the extension does. The fence below checks that no
+					// answer came of it.
+					s.send(t, want)
+				case st.From == "host" && st.To == "extension":
+					// The shim sends it; the host passes it on unchanged.
+					s.send(t, want)
+					got, err := ext.Await(ctx, func(got *webmcp.Message) bool { return got.Type == m.Type && got.ID == m.ID })
+					if err != nil {
+						t.Fatal(err)
+					}
+					if b, _ := json.Marshal(got); string(b) != want {
+						t.Errorf("step %d: the extension got %s, want %s", i, b, want)
+					}
+				case st.From == "extension" && st.To == "page":
+					ch, what := p.started, "the page to be called"
+					if m.Type == webmcp.TypeCancel {
+						ch, what = p.cancelled, "the page's call to be cancelled"
+					}
+					if id := await(ctx, t, ch, what); id != m.ID {
+						t.Errorf("step %d: %s %s, want %s", i, what, id, m.ID)
+					}
+				case st.From == "extension" && st.To == "host" && !st.Dropped:
+					// It reaches the shim byte for byte, before the page has
+					// returned (it is still blocked on p.release).
+					if got := s.read(t); got != want {
+						t.Errorf("step %d: the shim got %s, want %s", i, got, want)
+					}
+				case st.Dropped && (m.Type == webmcp.TypeResult || m.Type == webmcp.TypeError):
+					// The page (or the request's work) answers late.
+					p.release <- m.Output
+					got := await(ctx, t, p.dropped, "the late answer to be dropped")
+					if b, _ := json.Marshal(got); string(b) != want {
+						t.Errorf("step %d: dropped %s, want %s", i, b, want)
+					}
+				default:
+					t.Fatalf("step %d: no way to play %s -> %s", i, st.From, st.To)
+				}
+			}
+			// Nothing more for the cancelled id reaches the shim: the next
+			// line is the answer to a fresh call.
+			s.send(t, `{"type":"call","id":"s1.99","tabId":7,"frameId":0,"name":"fence","arguments":{}}`)
+			if got, want := s.read(t), `{"type":"result","id":"s1.99","output":{"fence":true}}`; got != want {
+				t.Errorf("after the sequence the shim got %s, want %s", got, want)
+			}
+			// Nor did a second answer reach the host, which would have
+			// dropped it (it was read before the fence's call was sent).
+			var id string
+			json.Unmarshal(seq.Steps[0].Message, &struct {
+				ID *string `json:"id"`
+			}{&id})
+			for _, line := range strings.Split(stderr.String(), "\n") {
+				if strings.Contains(line, "webmcp-host:") && strings.Contains(line, "dropped") && strings.Contains(line, "call "+id+":") {
+					t.Errorf("the host got a second answer: %s", line)
+
+				}
+			}
+		})
+	}
+}
+
+// lockedWriter collects the host's stderr and fakeext's own lines, which
+// come from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
+}
