@@ -2,12 +2,14 @@ package manifest
 
 import (
 	"path/filepath"
+	"strings"
 )
 
 // Location is a folder where a browser looks for user-level
 // native-messaging manifests.
 type Location struct {
 	Browser string // "Chrome", "Chromium", …
+	Key     string // "chrome", "chromium", … (install.sh --browser KEY); "" for a --user-data-dir
 	Dir     string // the NativeMessagingHosts folder
 }
 
@@ -23,6 +25,7 @@ func UserDataDir(dir string) Location {
 // have none.
 func Locations(goos, home, xdgConfig string) []Location {
 	type browser struct{ name, linux, darwin string }
+	// The keys are the names in lower case with hyphens.
 	browsers := []browser{
 		{"Chrome", "google-chrome", "Google/Chrome"},
 		{"Chrome Beta", "google-chrome-beta", "Google/Chrome Beta"},
@@ -54,7 +57,7 @@ func Locations(goos, home, xdgConfig string) []Location {
 		if rel == "" {
 			continue
 		}
-		out = append(out, Location{Browser: b.name, Dir: filepath.Join(base, filepath.FromSlash(rel), "NativeMessagingHosts")})
+		out = append(out, Location{Browser: b.name, Key: strings.ToLower(strings.ReplaceAll(b.name, " ", "-")), Dir: filepath.Join(base, filepath.FromSlash(rel), "NativeMessagingHosts")})
 	}
 	return out
 }

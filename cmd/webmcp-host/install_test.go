@@ -6,25 +6,37 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
 )
 
-func TestInstallAndUninstall(t *testing.T) {
-	dir := t.TempDir()
+// fakeHome is a HOME where only Chromium has run, with no browser on PATH.
+func fakeHome(t *testing.T) string {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("PATH", t.TempDir())
+	if err := os.MkdirAll(filepath.Join(home, ".config", "chromium"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func TestInstallAndUninstall(t *testing.T) {
+	home := fakeHome(t)
+	profile := filepath.Join(t.TempDir(), "new", "profile") // does not exist yet
+	record := filepath.Join(t.TempDir(), installrec.FileName)
 	var out, errs strings.Builder
-	if code := installCmd("install", []string{"--user-data-dir", dir}, &out, &errs); code != 0 {
+	if code := installCmd("install", []string{"--user-data-dir", profile, "--record", record}, &out, &errs); code != 0 {
 		t.Fatalf("install = %d: %s", code, errs.String())
 	}
-	self, _ := os.Executable()
-	self, _ = filepath.EvalSymlinks(self)
-	for _, d := range []string{
-		filepath.Join(dir, "NativeMessagingHosts"),
-		filepath.Join(home, ".config", "chromium", "NativeMessagingHosts"),
-		filepath.Join(home, ".config", "google-chrome", "NativeMessagingHosts"),
-	} {
+	for _, want := range []string{"browsers found: Chromium\n", "skipped, not installed: Chrome, ", "wrote " + filepath.Join(profile, "NativeMessagingHosts", manifest.FileName)} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("install output lacks %q:\n%s", want, out.String())
+		}
+	}
+	self, _ := selfPath()
+	for _, d := range []string{filepath.Join(profile, "NativeMessagingHosts"), filepath.Join(home, ".config", "chromium", "NativeMessagingHosts")} {
 		m, err := manifest.Read(d)
 		if err != nil {
 			t.Errorf("no manifest in %s: %v", d, err)
@@ -34,15 +46,83 @@ func TestInstallAndUninstall(t *testing.T) {
 			t.Errorf("manifest in %s names %q, want this binary %q", d, m.Path, self)
 		}
 	}
+	if _, err := os.Stat(filepath.Join(home, ".config", "google-chrome")); err == nil {
+		t.Error("install created a folder for Chrome, which is not installed")
+	}
+	rec, _, err := installrec.Load(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.Of(installrec.Manifest)); n != 2 {
+		t.Errorf("record lists %d manifests, want 2: %+v", n, rec.Entries)
+	}
+	// The folders it made: the profile's missing parent, the profile and
+	// two NativeMessagingHosts folders.
+	if n := len(rec.Of(installrec.Dir)); n != 4 {
+		t.Errorf("record lists %d folders, want 4: %+v", n, rec.Entries)
+	}
 
+	// Again: nothing changes.
+	before, _ := os.ReadFile(record)
 	out.Reset()
-	if code := installCmd("uninstall", []string{"--user-data-dir", dir}, &out, &errs); code != 0 {
+	if code := installCmd("install", []string{"--user-data-dir", profile, "--record", record}, &out, &errs); code != 0 {
+		t.Fatalf("second install = %d: %s", code, errs.String())
+	}
+	if strings.Contains(out.String(), "wrote ") {
+		t.Errorf("second install wrote something:\n%s", out.String())
+	}
+	if after, _ := os.ReadFile(record); string(after) != string(before) {
+		t.Errorf("second install changed the record:\n%s\n---\n%s", before, after)
+	}
+
+	// Uninstall without --user-data-dir: the record knows the profile.
+	out.Reset()
+	if code := installCmd("uninstall", []string{"--record", record}, &out, &errs); code != 0 {
 		t.Fatalf("uninstall = %d: %s", code, errs.String())
 	}
-	for _, d := range []string{filepath.Join(dir, "NativeMessagingHosts"), filepath.Join(home, ".config", "chromium", "NativeMessagingHosts")} {
-		if _, err := os.Stat(filepath.Join(d, manifest.FileName)); !os.IsNotExist(err) {
-			t.Errorf("uninstall left %s: %v", d, err)
+	for _, gone := range []string{filepath.Dir(profile), filepath.Join(home, ".config", "chromium", "NativeMessagingHosts"), record} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Errorf("uninstall left %s (%v):\n%s", gone, err, out.String())
 		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".config", "chromium")); err != nil {
+		t.Errorf("uninstall removed the browser's own folder: %v", err)
+	}
+}
+
+func TestInstallForcedBrowser(t *testing.T) {
+	home := fakeHome(t)
+	var out, errs strings.Builder
+	if code := installCmd("install", []string{"--browser", "edge"}, &out, &errs); code != 0 {
+		t.Fatalf("install --browser edge = %d: %s", code, errs.String())
+	}
+	if _, err := manifest.Read(filepath.Join(home, ".config", "microsoft-edge", "NativeMessagingHosts")); err != nil {
+		t.Errorf("--browser edge wrote no manifest: %v\n%s", err, out.String())
+	}
+	if code := installCmd("install", []string{"--browser", "netscape"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "chromium") {
+		t.Errorf("install --browser netscape = %d, %q", code, errs.String())
+	}
+}
+
+func TestUninstallWithoutRecord(t *testing.T) {
+	home := fakeHome(t)
+	var out, errs strings.Builder
+	if code := installCmd("install", nil, &out, &errs); code != 0 {
+		t.Fatalf("install = %d: %s", code, errs.String())
+	}
+	// A manifest of another install stays.
+	other := filepath.Join(home, ".config", "chromium", "other")
+	m, _ := manifest.New("/elsewhere/webmcp-host")
+	manifest.Write(m, other)
+	out.Reset()
+	if code := installCmd("uninstall", []string{"--user-data-dir", filepath.Join(home, ".config", "chromium", "other", "..")}, &out, &errs); code != 0 {
+		t.Fatalf("uninstall = %d: %s", code, errs.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, ".config", "chromium", "NativeMessagingHosts", manifest.FileName)); !os.IsNotExist(err) {
+		t.Errorf("uninstall left this binary's manifest: %v", err)
+	}
+	if _, err := manifest.Read(other); err != nil {
+		t.Errorf("uninstall removed another install's manifest: %v", err)
 	}
 }
 

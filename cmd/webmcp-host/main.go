@@ -23,9 +23,15 @@ passes the extension's origin as the first argument:
 
 It is not meant to be run by hand, except to register it with the browsers:
 
-    webmcp-host install [--user-data-dir DIR]...    write the manifest
-    webmcp-host uninstall [--user-data-dir DIR]...  remove it
-    webmcp-host extension-id                       print the extension's ID
+    webmcp-host install [--user-data-dir DIR]... [--browser KEY]... [--record FILE]
+        write the manifest for each installed browser (or KEY) and profile
+    webmcp-host uninstall [--record FILE] [--user-data-dir DIR]...
+        remove what the install record lists and stop its hosts; without
+        a record, the manifests that name this binary
+    webmcp-host extension-id
+        print the extension's ID
+
+(install.sh runs these; see its --help.)
 
 It relays between the extension (native messaging on stdin and stdout) and
 any number of webmcp-shim processes, which connect to its Unix socket in the
