@@ -125,11 +125,21 @@ export function checkSchema(value) {
 }
 
 /**
- * The inputSchema a tool report carries for the page's schema value: a JSON
- * copy, the stand-in of a refused one, or undefined when there is none.
+ * The inputSchema a tool report carries for the page's schema value (an
+ * object, or its JSON text as the browser's own getTools() gives it): a JSON
+ * copy, the stand-in of a refused one, or undefined when there is none or it
+ * is not an object (the shim then takes any object, unchecked, as it does
+ * for a schema it cannot use).
  */
 export function schemaForReport(value) {
-  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') {
+    try {
+      value = parse(value);
+    } catch (e) {
+      return rejectedSchema(`it is not valid JSON (${e && e.message ? String(e.message).slice(0, 200) : 'error'})`);
+    }
+  }
+  if (!isObj(value) || isArray(value)) return undefined;
   const { schema, problem } = checkSchema(value);
   return problem ? rejectedSchema(problem) : schema;
 }

@@ -95,7 +95,15 @@ test('what JSON leaves out is not counted; the copy is what travels', () => {
   assert.equal(checkSchema([]).problem, 'it is not a JSON object');
   assert.equal(checkSchema('x').problem, 'it is not a JSON object');
   assert.equal(schemaForReport(undefined), undefined);
+  assert.equal(schemaForReport(null), undefined);
+  assert.equal(schemaForReport([1]), undefined, 'not an object: no schema, as before');
   assert.deepEqual(schemaForReport({ type: 'object' }), { type: 'object' });
+  // The browser's own getTools() gives the schema as JSON text.
+  assert.deepEqual(schemaForReport('{"type":"object"}'), { type: 'object' });
+  assert.equal(schemaForReport('"s"'), undefined);
+  assert.match(schemaForReport('{"type":')[REJECTED_KEYWORD], /^it is not valid JSON/);
+  const deepText = '{"p":'.repeat(3000) + '{}' + '}'.repeat(3000);
+  assert.match(schemaForReport(deepText)[REJECTED_KEYWORD], /nested more than 64 levels deep/);
 });
 
 test('utf8Length counts as UTF-8', () => {
