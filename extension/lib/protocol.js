@@ -193,8 +193,9 @@ export function wireTool(tabId, frameId, origin, tool) {
 /**
  * Checks a message from the host that the extension acts on (call, cancel,
  * request, chunk). It returns {msg} (a call with its defaults filled in:
- * frameId 0 and arguments {} when Go left them out; a request with params {}
- * when absent), {ignore: reason} for messages that need no action, or {reply}
+ * frameId 0 and arguments {} when absent, as an older host wrote them; a
+ * request with params {} when absent), {ignore: reason} for messages that
+ * need no action, or {reply}
  * for a call or request that must be answered with an error right away.
  */
 export function checkHostMessage(m) {
