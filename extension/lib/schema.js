@@ -46,10 +46,13 @@ export function shapeProblem(v) {
   // Values are counted when they are pushed, so the stack never holds more
   // than MAX_SCHEMA_NODES of them.
   let nodes = 1;
+  // An explicit stack of [value, depth] pairs, indexed rather than pushed:
+  // in the page's world, Array.prototype.push is the page's.
   const stack = [v, 1];
-  while (stack.length) {
-    const depth = stack.pop();
-    const x = stack.pop();
+  let sp = 2;
+  while (sp > 0) {
+    const depth = stack[--sp];
+    const x = stack[--sp];
     if (!isObj(x)) continue;
     if (depth > MAX_SCHEMA_DEPTH) {
       return `it is nested more than ${MAX_SCHEMA_DEPTH} levels deep; the bridge accepts at most ${MAX_SCHEMA_DEPTH}`;
@@ -58,7 +61,10 @@ export function shapeProblem(v) {
       const n = x.length;
       if (nodes + n > MAX_SCHEMA_NODES) return tooMany;
       nodes += n;
-      for (let i = n - 1; i >= 0; i--) stack.push(x[i], depth + 1);
+      for (let i = n - 1; i >= 0; i--) {
+        stack[sp++] = x[i];
+        stack[sp++] = depth + 1;
+      }
       continue;
     }
     const ks = keys(x);
@@ -66,7 +72,8 @@ export function shapeProblem(v) {
       const c = x[ks[i]];
       if (c === undefined || typeof c === 'function' || typeof c === 'symbol') continue;
       if (++nodes > MAX_SCHEMA_NODES) return tooMany;
-      stack.push(c, depth + 1);
+      stack[sp++] = c;
+      stack[sp++] = depth + 1;
     }
   }
   return '';
