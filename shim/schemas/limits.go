@@ -59,8 +59,8 @@ const maxReason = 300
 // past a bound, or it would make the validator recurse without end. The
 // tool cannot be called until the page changes its schema.
 type RejectedError struct {
-	// Reason says what is wrong, e.g. "it is nested 65 levels deep; the
-	// bridge accepts at most 64".
+	// Reason says what is wrong, e.g. "it is nested more than 64 levels
+	// deep; the bridge accepts at most 64".
 	Reason string
 }
 
