@@ -63,6 +63,87 @@
   // extension/lib/names.js
   var TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
 
+  // extension/lib/schema.js
+  var { keys } = Object;
+  var { isArray } = Array;
+  var stringify = JSON.stringify;
+  var parse = JSON.parse;
+  var MAX_SCHEMA_BYTES = 128 * 1024;
+  var MAX_SCHEMA_DEPTH = 64;
+  var MAX_SCHEMA_NODES = 1e4;
+  var REJECTED_KEYWORD = "x-webmcp-rejected";
+  function isObj(v) {
+    return v !== null && typeof v === "object";
+  }
+  function shapeProblem(v) {
+    const tooMany = `it holds more than ${MAX_SCHEMA_NODES} JSON values; the bridge accepts at most ${MAX_SCHEMA_NODES}`;
+    let nodes = 1;
+    const stack = [v, 1];
+    while (stack.length) {
+      const depth = stack.pop();
+      const x = stack.pop();
+      if (!isObj(x)) continue;
+      if (depth > MAX_SCHEMA_DEPTH) {
+        return `it is nested more than ${MAX_SCHEMA_DEPTH} levels deep; the bridge accepts at most ${MAX_SCHEMA_DEPTH}`;
+      }
+      if (isArray(x)) {
+        const n = x.length;
+        if (nodes + n > MAX_SCHEMA_NODES) return tooMany;
+        nodes += n;
+        for (let i = n - 1; i >= 0; i--) stack.push(x[i], depth + 1);
+        continue;
+      }
+      const ks = keys(x);
+      for (let i = ks.length - 1; i >= 0; i--) {
+        const c = x[ks[i]];
+        if (c === void 0 || typeof c === "function" || typeof c === "symbol") continue;
+        if (++nodes > MAX_SCHEMA_NODES) return tooMany;
+        stack.push(c, depth + 1);
+      }
+    }
+    return "";
+  }
+  function utf8Length(s) {
+    let n = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 128) n += 1;
+      else if (c < 2048) n += 2;
+      else if (c >= 55296 && c <= 56319 && i + 1 < s.length && (s.charCodeAt(i + 1) & 64512) === 56320) {
+        n += 4;
+        i++;
+      } else n += 3;
+    }
+    return n;
+  }
+  function rejectedSchema(problem) {
+    return { type: "object", [REJECTED_KEYWORD]: String(problem) };
+  }
+  function checkSchema(value) {
+    if (!isObj(value) || isArray(value)) return { problem: "it is not a JSON object" };
+    let problem = shapeProblem(value);
+    if (problem) return { problem };
+    let text;
+    try {
+      text = stringify(value);
+    } catch (e) {
+      return { problem: `it cannot be written as JSON (${e && e.message ? String(e.message).slice(0, 200) : "error"})` };
+    }
+    if (typeof text !== "string") return { problem: "it cannot be written as JSON" };
+    const bytes = utf8Length(text);
+    if (bytes > MAX_SCHEMA_BYTES) return { problem: `it is ${bytes} bytes of JSON; the bridge accepts at most ${MAX_SCHEMA_BYTES}` };
+    const schema = parse(text);
+    if (!isObj(schema) || isArray(schema)) return { problem: "it is not a JSON object" };
+    problem = shapeProblem(schema);
+    if (problem) return { problem };
+    return { schema, bytes };
+  }
+  function schemaForReport(value) {
+    if (value === void 0 || value === null) return void 0;
+    const { schema, problem } = checkSchema(value);
+    return problem ? rejectedSchema(problem) : schema;
+  }
+
   // extension/content/main/tools.js
   var HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "untrustedContentHint"];
   function copyHints(a, onlyTrue) {
@@ -87,8 +168,7 @@
     try {
       if (typeof s === "string") s = jsonParse(s);
       if (!isObject(s) || Array.isArray(s)) return void 0;
-      const copy = jsonParse(jsonStringify(s));
-      return isObject(copy) && !Array.isArray(copy) ? copy : void 0;
+      return schemaForReport(s);
     } catch {
       return void 0;
     }
@@ -1033,7 +1113,10 @@
           const meta = { name: rec.name };
           if (rec.title) meta.title = rec.title;
           meta.description = rec.description;
-          if (rec.inputSchema) meta.inputSchema = rec.inputSchema;
+          if (rec.inputSchema) {
+            if (!rec.reported) rec.reported = { inputSchema: schemaForReport(rec.inputSchema) };
+            meta.inputSchema = rec.reported.inputSchema;
+          }
           if (rec.hints) meta.annotations = rec.hints;
           out.set(rec.name, { meta, run: (input, signal) => invoke(instance, rec, input, signal) });
         }

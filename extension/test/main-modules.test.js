@@ -9,7 +9,7 @@ import { definePolyfill } from '../content/main/polyfill/polyfill.js';
 import { createProviders } from '../content/main/providers.js';
 import { PROVIDER_TIMEOUT, sampleProviders } from '../content/main/sample.js';
 import { TOOL_NAME_PATTERN as LIB_PATTERN } from '../lib/names.js';
-import { TOOL_NAME_PATTERN, copyMeta } from '../content/main/tools.js';
+import { TOOL_NAME_PATTERN, copyMeta, copySchema } from '../content/main/tools.js';
 import { fakeClock } from './fakes/main-world.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -19,6 +19,21 @@ test('the tool-name pattern is lib/names.js\'s own', () => {
   assert.equal(copyMeta({ name: 'bad name', description: 'd' }), null);
   assert.deepEqual(copyMeta({ name: 'ok', description: 'd', annotations: { readOnlyHint: true, x: true } }),
     { name: 'ok', description: 'd', annotations: { readOnlyHint: true } });
+});
+
+test('copySchema: a JSON copy within lib/schema.js\'s bounds, the stand-in past them', () => {
+  const schema = { type: 'object', properties: { a: { type: 'string' } } };
+  const copy = copySchema(schema);
+  assert.deepEqual(copy, schema);
+  assert.notEqual(copy, schema);
+  assert.deepEqual(copySchema(JSON.stringify(schema)), schema, 'JSON text, as the browser lists it');
+  let deep = {};
+  for (let i = 0; i < 100; i++) deep = { p: deep };
+  assert.deepEqual(Object.keys(copySchema(deep)), ['type', 'x-webmcp-rejected']);
+  const cyclic = {};
+  cyclic.self = cyclic;
+  assert.match(copySchema(cyclic)['x-webmcp-rejected'], /nested/);
+  for (const none of [undefined, null, 5, '[1]', 'not json', [1]]) assert.equal(copySchema(none), undefined, JSON.stringify(none));
 });
 
 test('changes: a burst of notices is one call per microtask checkpoint', async () => {

@@ -201,3 +201,26 @@ test('the handover takes only a port from the window itself, once', async () => 
   assert.equal(realGot.length, 2);
   assert.deepEqual(realGot.map((m) => m.tools.map((t) => t.name)), [['t'], ['t']]);
 });
+
+test('a schema past the bridge\'s bounds (lib/schema.js) travels as its stand-in; the frame\'s other tools as usual', async () => {
+  const page = load();
+  const nested = (n) => {
+    let s = {};
+    for (let i = 1; i < n; i++) s = { p: s };
+    return s;
+  };
+  await page.mc.registerTool(tool('deep', { inputSchema: nested(100) }));
+  await page.mc.registerTool(tool('fine', { inputSchema: { type: 'object' } }));
+  // A page's own object, with a schema deeper than a structured clone can go.
+  const theirs = { registerTool() {} };
+  page.nav.modelContext = theirs;
+  theirs.registerTool(tool('deeper', { inputSchema: nested(200000) }));
+  const m = await next(page, toolsMsg(['deep', 'fine', 'deeper']));
+  const [deep, fine, deeper] = m.tools;
+  assert.equal(deep.inputSchema.type, 'object');
+  assert.match(deep.inputSchema['x-webmcp-rejected'], /nested more than 64 levels/);
+  assert.deepEqual(fine.inputSchema, { type: 'object' });
+  assert.match(deeper.inputSchema['x-webmcp-rejected'], /nested more than 64 levels/);
+  page.port.postMessage({ type: 'call', id: 'd1', name: 'deep', arguments: {} });
+  assert.deepEqual(await next(page, answer('d1')), { type: 'result', id: 'd1', output: 'deep' }, 'the page still runs it');
+});

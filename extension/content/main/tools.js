@@ -3,6 +3,7 @@
 // non-serialisable interface objects in later browsers).
 
 import { TOOL_NAME_PATTERN } from '../../lib/names.js';
+import { schemaForReport } from '../../lib/schema.js';
 import { isObject, jsonParse, jsonStringify } from './builtins.js';
 
 export { TOOL_NAME_PATTERN };
@@ -33,13 +34,17 @@ export function copyHints(a, onlyTrue) {
   return any ? out : undefined;
 }
 
-/** A JSON copy of an input schema (an object, or its JSON text), or undefined. */
+/**
+ * The inputSchema a tool report carries for a page's schema (an object, or
+ * its JSON text): a JSON copy within lib/schema.js's bounds, the stand-in
+ * of a schema past them (rejectedSchema: the tool still travels, with a
+ * note), or undefined for no schema (none, not an object, not JSON text).
+ */
 export function copySchema(s) {
   try {
     if (typeof s === 'string') s = jsonParse(s);
     if (!isObject(s) || Array.isArray(s)) return undefined;
-    const copy = jsonParse(jsonStringify(s));
-    return isObject(copy) && !Array.isArray(copy) ? copy : undefined;
+    return schemaForReport(s);
   } catch {
     return undefined;
   }

@@ -10,6 +10,7 @@ import {
   AbortCtl, AbortSig, DOMExc, Evt, PromiseCtor, addListener, apply, defineProperty, dispatch, isObject, jsonParse,
   jsonStringify, queueTask as defaultQueueTask, removeListener, resolved, then,
 } from '../builtins.js';
+import { schemaForReport } from '../../../lib/schema.js';
 import { defineToolEvents } from './events.js';
 import { checkExposedTo, modelContextError, readTool, view } from './rules.js';
 
@@ -261,7 +262,11 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
         const meta = { name: rec.name };
         if (rec.title) meta.title = rec.title;
         meta.description = rec.description;
-        if (rec.inputSchema) meta.inputSchema = rec.inputSchema;
+        if (rec.inputSchema) {
+          // Checked against the bridge's bounds once, when first reported.
+          if (!rec.reported) rec.reported = { inputSchema: schemaForReport(rec.inputSchema) };
+          meta.inputSchema = rec.reported.inputSchema;
+        }
         if (rec.hints) meta.annotations = rec.hints;
         out.set(rec.name, { meta, run: (input, signal) => invoke(instance, rec, input, signal) });
       }
