@@ -164,6 +164,9 @@ func TestUIContextResource(t *testing.T) {
 	if err := sc.Session.Subscribe(ctx, &mcp.SubscribeParams{URI: "webmcp://nope"}); err == nil {
 		t.Error("subscribing to an unknown resource succeeded")
 	}
+	if err := sc.Session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "webmcp://nope"}); err == nil {
+		t.Error("unsubscribing from an unknown resource succeeded")
+	}
 
 	// awaitUpdate waits for notifications until the resource satisfies ok.
 	awaitUpdate := func(what string, ok func(uicontext.View) bool) {
@@ -200,6 +203,9 @@ func TestUIContextResource(t *testing.T) {
 	awaitUpdate("an update after the focus moved", func(v uicontext.View) bool { return v.Tab == nil })
 	if v := read(); v.Note != "no context: the site is not allowed" || len(v.Providers) != 0 || len(v.Pinned) != 1 {
 		t.Errorf("resource with a focused tab not allowed = %+v", v)
+	}
+	if err := sc.Session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "webmcp://ui-context"}); err != nil {
+		t.Errorf("unsubscribe: %v", err)
 	}
 }
 

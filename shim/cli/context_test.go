@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -205,56 +203,6 @@ func TestContextCutAndNeutralized(t *testing.T) {
 	}
 }
 
-// pinStore plays the extension's pins: pin freezes the provider's snapshot
-// in the current context, unpin drops pins; both broadcast the list.
-type pinStore struct {
-	mu   sync.Mutex
-	ext  *fakeext.Ext
-	ctx  webmcp.Context
-	pins []webmcp.Pin
-}
-
-func (s *pinStore) pin(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
-	var params struct {
-		ProviderID string `json:"providerId"`
-		TabID      int    `json:"tabId"`
-	}
-	if err := json.Unmarshal(req.Params, &params); err != nil {
-		return nil, webmcp.Errorf(webmcp.CodeBadRequest, "bad params: %v", err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var ids []string
-	for _, p := range s.ctx.Providers {
-		ids = append(ids, p.ID)
-		if p.ID == params.ProviderID && params.TabID == s.ctx.TabID {
-			pin := webmcp.Pin{ProviderID: p.ID, Description: p.Description, Summary: p.Summary, Data: p.Data,
-				TabID: s.ctx.TabID, URL: s.ctx.URL, Title: s.ctx.Title, PinnedAt: time.Now().UnixMilli()}
-			s.pins = append(s.pins, pin)
-			s.ext.SetPins(s.pins...)
-			b, _ := json.Marshal(pin)
-			return b, nil
-		}
-	}
-	return nil, webmcp.Errorf(webmcp.CodeNotFound, "no context provider %q in tab %d; its providers: %s", params.ProviderID, params.TabID, strings.Join(ids, ", "))
-}
-
-func (s *pinStore) unpin(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
-	var params struct {
-		ProviderID string `json:"providerId"`
-	}
-	json.Unmarshal(req.Params, &params)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := len(s.pins)
-	s.pins = slices.DeleteFunc(s.pins, func(p webmcp.Pin) bool { return params.ProviderID == "" || p.ProviderID == params.ProviderID })
-	removed := n - len(s.pins)
-	if removed > 0 {
-		s.ext.SetPins(s.pins...)
-	}
-	return json.RawMessage(fmt.Sprintf(`{"removed":%d}`, removed)), nil
-}
-
 func TestPinUnpinPins(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)
@@ -268,14 +216,11 @@ func TestPinUnpinPins(t *testing.T) {
 	runCLI(ctx, t, dir, "", "unpin", "a", "b").expect(t, "unpin with two ids", 2)
 
 	c := bridgetest.TraceContext(`Selected slice "CommitNavigation"`, time.Now())
-	store := &pinStore{ctx: c}
+	store := bridgetest.NewPinStore(c)
 	p := bridgetest.NewPage()
-	p.HandleRequest(webmcp.MethodPin, store.pin)
-	p.HandleRequest(webmcp.MethodUnpin, store.unpin)
+	store.Serve(p)
 	ext := bridgetest.StartHost(t, dir, p)
-	store.mu.Lock()
-	store.ext = ext
-	store.mu.Unlock()
+	store.Attach(ext)
 	if err := ext.SendState(&webmcp.Snapshot{Tabs: []webmcp.Tab{bridgetest.FocusedTab()}, Tools: []webmcp.Tool{}, Contexts: []webmcp.Context{c}}); err != nil {
 		t.Fatal(err)
 	}
