@@ -10,12 +10,19 @@ import (
 	"io"
 )
 
-// ErrTooLong is wrapped by Read's error for a line over its limit.
+// ErrTooLong matches (with errors.Is) Read's error for a line over its
+// limit.
 var ErrTooLong = errors.New("line too long")
+
+// tooLong is Read's error for a line over max bytes.
+type tooLong struct{ max int }
+
+func (e tooLong) Error() string        { return fmt.Sprintf("a line longer than %d bytes", e.max) }
+func (e tooLong) Is(target error) bool { return target == ErrTooLong }
 
 // Read returns the next line of r without its '\n', in a slice of its own.
 // A line of more than max bytes (not counting the '\n') is an error that
-// wraps [ErrTooLong] and says "a line longer than max bytes"; the stream
+// matches [ErrTooLong] and says "a line longer than max bytes"; the stream
 // cannot be resynchronised after it. A last line without '\n' counts as a
 // line; after it Read returns io.EOF.
 func Read(r *bufio.Reader, max int) ([]byte, error) {
@@ -27,7 +34,7 @@ func Read(r *bufio.Reader, max int) ([]byte, error) {
 			data = frag[:len(frag)-1]
 		}
 		if len(line)+len(data) > max {
-			return nil, fmt.Errorf("%w: a line longer than %d bytes", ErrTooLong, max)
+			return nil, tooLong{max}
 		}
 		line = append(line, data...)
 		switch {

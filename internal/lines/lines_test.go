@@ -26,7 +26,7 @@ func TestReadTooLong(t *testing.T) {
 	for _, in := range []string{strings.Repeat("y", 100) + "\n", strings.Repeat("y", 51) + "\n", strings.Repeat("z", 51)} {
 		r := bufio.NewReaderSize(strings.NewReader(in), 16)
 		_, err := Read(r, 50)
-		if !errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), "a line longer than 50 bytes") {
+		if !errors.Is(err, ErrTooLong) || err.Error() != "a line longer than 50 bytes" {
 			t.Errorf("a line of %d bytes: %v, want ErrTooLong", len(strings.TrimSuffix(in, "\n")), err)
 		}
 	}
