@@ -79,9 +79,10 @@
     const tooMany = `it holds more than ${MAX_SCHEMA_NODES} JSON values; the bridge accepts at most ${MAX_SCHEMA_NODES}`;
     let nodes = 1;
     const stack = [v, 1];
-    while (stack.length) {
-      const depth = stack.pop();
-      const x = stack.pop();
+    let sp = 2;
+    while (sp > 0) {
+      const depth = stack[--sp];
+      const x = stack[--sp];
       if (!isObj(x)) continue;
       if (depth > MAX_SCHEMA_DEPTH) {
         return `it is nested more than ${MAX_SCHEMA_DEPTH} levels deep; the bridge accepts at most ${MAX_SCHEMA_DEPTH}`;
@@ -90,7 +91,10 @@
         const n = x.length;
         if (nodes + n > MAX_SCHEMA_NODES) return tooMany;
         nodes += n;
-        for (let i = n - 1; i >= 0; i--) stack.push(x[i], depth + 1);
+        for (let i = n - 1; i >= 0; i--) {
+          stack[sp++] = x[i];
+          stack[sp++] = depth + 1;
+        }
         continue;
       }
       const ks = keys(x);
@@ -98,7 +102,8 @@
         const c = x[ks[i]];
         if (c === void 0 || typeof c === "function" || typeof c === "symbol") continue;
         if (++nodes > MAX_SCHEMA_NODES) return tooMany;
-        stack.push(c, depth + 1);
+        stack[sp++] = c;
+        stack[sp++] = depth + 1;
       }
     }
     return "";
@@ -139,7 +144,14 @@
     return { schema, bytes };
   }
   function schemaForReport(value) {
-    if (value === void 0 || value === null) return void 0;
+    if (typeof value === "string") {
+      try {
+        value = parse(value);
+      } catch (e) {
+        return rejectedSchema(`it is not valid JSON (${e && e.message ? String(e.message).slice(0, 200) : "error"})`);
+      }
+    }
+    if (!isObj(value) || isArray(value)) return void 0;
     const { schema, problem } = checkSchema(value);
     return problem ? rejectedSchema(problem) : schema;
   }

@@ -21,7 +21,31 @@ func TestGeneratedScriptIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("extension/%s is out of date with extension/content/main/: run go generate ./internal/mainworld", Output)
+		in, _ := Inputs(ext)
+		t.Fatalf("extension/%s is out of date with the modules it is bundled from (%s): run go generate ./internal/mainworld and commit it with them",
+			Output, strings.Join(in, ", "))
+	}
+}
+
+// The script is bundled from the modules under content/main/ and the lib/
+// modules they import, no others.
+func TestInputs(t *testing.T) {
+	in, err := Inputs(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lib []string
+	for _, f := range in {
+		switch {
+		case strings.HasPrefix(f, "extension/content/main/"):
+		case strings.HasPrefix(f, "extension/lib/"):
+			lib = append(lib, f)
+		default:
+			t.Errorf("the bundle takes in %s", f)
+		}
+	}
+	if len(lib) == 0 || len(in) == len(lib) {
+		t.Errorf("inputs %v: want the modules of content/main/ and what they import from lib/", in)
 	}
 }
 
