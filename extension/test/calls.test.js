@@ -25,3 +25,15 @@ test('takeWhere hands out the calls of a frame or tab', () => {
   assert.deepEqual(p.takeWhere(() => true).map((c) => c.id), ['3']);
   assert.equal(p.size, 0);
 });
+
+test('takeFrom hands a call out only to the frame it went to', () => {
+  const p = new PendingCalls();
+  const a = {};
+  const b = {};
+  p.add('1', 1, 0, a);
+  assert.equal(p.takeFrom('1', b), undefined);
+  assert.equal(p.has('1'), true);
+  assert.equal(p.takeFrom('1', a).id, '1');
+  assert.equal(p.has('1'), false);
+  assert.equal(p.takeFrom('1', a), undefined);
+});

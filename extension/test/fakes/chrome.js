@@ -1,0 +1,202 @@
+// A small fake of the chrome.* API the extension uses, for tests in Node:
+// events, Ports (runtime.connectNative, runtime.onConnect, runtime.connect),
+// tabs, windows and storage.local. A FakePort records what the code under
+// test posts on it (posted) and lets the test play the other end
+// (deliver, close).
+
+/** An event: addListener, and emit for the test. */
+export class FakeEvent {
+  constructor() {
+    this.listeners = [];
+  }
+
+  addListener(fn) {
+    this.listeners.push(fn);
+  }
+
+  removeListener(fn) {
+    this.listeners = this.listeners.filter((f) => f !== fn);
+  }
+
+  hasListener(fn) {
+    return this.listeners.includes(fn);
+  }
+
+  emit(...args) {
+    for (const fn of [...this.listeners]) fn(...args);
+  }
+}
+
+/** One end of a Port, as the code under test holds it. */
+export class FakePort {
+  constructor(runtime, name, sender) {
+    this.runtime = runtime;
+    this.name = name;
+    this.sender = sender;
+    this.onMessage = new FakeEvent();
+    this.onDisconnect = new FakeEvent();
+    this.posted = [];
+    this.closed = false;
+    this.closedByCode = false;
+  }
+
+  postMessage(m) {
+    if (this.closed) throw new Error('Attempting to use a disconnected port object');
+    this.posted.push(JSON.parse(JSON.stringify(m)));
+  }
+
+  /** The code under test closes the Port (its own onDisconnect does not fire). */
+  disconnect() {
+    this.closed = true;
+    this.closedByCode = true;
+  }
+
+  /** The other end sends m. */
+  deliver(m) {
+    if (!this.closed) this.onMessage.emit(JSON.parse(JSON.stringify(m)));
+  }
+
+  /** The other end goes away; lastError is set while the listeners run. */
+  close(lastError) {
+    if (this.closed) return;
+    this.closed = true;
+    this.runtime.lastError = lastError ? { message: lastError } : undefined;
+    this.onDisconnect.emit(this);
+    this.runtime.lastError = undefined;
+  }
+
+  /** The messages posted since last asked. */
+  take() {
+    const out = this.posted;
+    this.posted = [];
+    return out;
+  }
+
+  /** The messages posted of one type. */
+  ofType(type) {
+    return this.posted.filter((m) => m.type === type);
+  }
+}
+
+/**
+ * Makes a fake chrome. opts: id (the extension id), tabs (the open tabs),
+ * focusedWindow (a window id), storage (what storage.local holds).
+ */
+export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [], focusedWindow = 1, storage = {} } = {}) {
+  const openTabs = new Map(tabs.map((t) => [t.id, { ...t }]));
+  const store = new Map(Object.entries(JSON.parse(JSON.stringify(storage))));
+  const chrome = {
+    runtime: {
+      id,
+      lastError: undefined,
+      onConnect: new FakeEvent(),
+      onStartup: new FakeEvent(),
+      onInstalled: new FakeEvent(),
+      /** The native Ports opened, in order; set nativeError to make connectNative throw. */
+      natives: [],
+      nativeError: null,
+      connectNative(name) {
+        if (chrome.runtime.nativeError) throw new Error(chrome.runtime.nativeError);
+        const port = new FakePort(chrome.runtime, name);
+        chrome.runtime.natives.push(port);
+        return port;
+      },
+      /** The Ports a content script opened with connect, in order. */
+      connects: [],
+      connect({ name } = {}) {
+        const port = new FakePort(chrome.runtime, name);
+        chrome.runtime.connects.push(port);
+        return port;
+      },
+    },
+    tabs: {
+      async get(tabId) {
+        const t = openTabs.get(tabId);
+        if (!t) throw new Error(`No tab with id: ${tabId}.`);
+        return { ...t };
+      },
+      async query() {
+        return [...openTabs.values()].map((t) => ({ ...t }));
+      },
+      onCreated: new FakeEvent(),
+      onUpdated: new FakeEvent(),
+      onActivated: new FakeEvent(),
+      onRemoved: new FakeEvent(),
+      onReplaced: new FakeEvent(),
+      onAttached: new FakeEvent(),
+    },
+    windows: {
+      async getLastFocused() {
+        if (focusedWindow === null) throw new Error('no window');
+        return { id: focusedWindow };
+      },
+      onFocusChanged: new FakeEvent(),
+    },
+    storage: {
+      local: {
+        /** Set failWrites to make set reject. */
+        failWrites: null,
+        async get(keys) {
+          const out = {};
+          for (const k of Array.isArray(keys) ? keys : [keys]) if (store.has(k)) out[k] = JSON.parse(JSON.stringify(store.get(k)));
+          return out;
+        },
+        async set(items) {
+          if (chrome.storage.local.failWrites) throw new Error(chrome.storage.local.failWrites);
+          const changes = {};
+          for (const [k, v] of Object.entries(items)) {
+            changes[k] = { oldValue: store.get(k), newValue: JSON.parse(JSON.stringify(v)) };
+            store.set(k, JSON.parse(JSON.stringify(v)));
+          }
+          queueMicrotask(() => chrome.storage.onChanged.emit(changes, 'local'));
+        },
+        /** What is stored under key (for the test). */
+        peek(key) {
+          return store.get(key);
+        },
+      },
+      onChanged: new FakeEvent(),
+    },
+
+    // ---- the test's side ----
+
+    /** The native Port opened last. */
+    get native() {
+      return chrome.runtime.natives.at(-1);
+    },
+
+    /** Opens a tab: it exists for tabs.get, and onCreated fires. */
+    openTab(tab) {
+      openTabs.set(tab.id, { ...tab });
+      chrome.tabs.onCreated.emit({ ...tab });
+    },
+
+    /** Closes a tab: tabs.get fails, and onRemoved fires. */
+    closeTab(tabId) {
+      const t = openTabs.get(tabId);
+      openTabs.delete(tabId);
+      chrome.tabs.onRemoved.emit(tabId, { windowId: t ? t.windowId : -1, isWindowClosing: false });
+    },
+
+    /** Navigates a tab: onUpdated fires with the new URL. */
+    navigateTab(tabId, url, title = '') {
+      const t = { ...openTabs.get(tabId), url, title };
+      openTabs.set(tabId, t);
+      chrome.tabs.onUpdated.emit(tabId, { url }, { ...t });
+    },
+
+    /**
+     * A frame's relay connects: returns the worker's end of its Port (what
+     * the worker posts is in posted; deliver sends to the worker).
+     */
+    connectFrame({ tabId, frameId = 0, url, origin, name = 'webmcp-frame', senderId = id }) {
+      const tab = openTabs.get(tabId) || { id: tabId, windowId: 1, active: false, url, title: '' };
+      const sender = { id: senderId, tab: { ...tab }, frameId, url };
+      if (origin) sender.origin = origin;
+      const port = new FakePort(chrome.runtime, name, sender);
+      chrome.runtime.onConnect.emit(port);
+      return port;
+    },
+  };
+  return chrome;
+}

@@ -1,0 +1,204 @@
+// The relay (lib/relay.js) in a fake frame: the handover, the Port to the
+// worker and its reconnects, relaying, and UI-context sampling.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { drain } from './fakes/clock.js';
+import { relay, startRelay } from './fakes/page.js';
+
+const SEL = 'trace.Timeline#selection';
+
+test('hands main.js one end of a channel, before anything else', () => {
+  const { window, mainPort, chrome } = startRelay();
+  assert.equal(window.handovers.length, 1);
+  assert.deepEqual(window.handovers[0].data, { [relay.HANDOVER]: 1 });
+  assert.equal(window.handovers[0].origin, '*');
+  assert.ok(mainPort);
+  assert.equal(chrome.runtime.connects.length, 0);
+});
+
+test('a subframe connects only once it has tools, and sends its latest lists', async () => {
+  const { mainPort, chrome } = startRelay({ top: false });
+  mainPort.postMessage({ type: 'tools', tools: [] });
+  mainPort.postMessage({ type: 'providers', providers: [] });
+  await drain();
+  assert.equal(chrome.runtime.connects.length, 0);
+  mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
+  await drain();
+  assert.equal(chrome.runtime.connects.length, 1);
+  const worker = chrome.runtime.connects[0];
+  assert.equal(worker.name, relay.PORT_NAME);
+  assert.deepEqual(worker.take(), [{ type: 'tools', tools: [{ name: 'echo' }] }, { type: 'providers', providers: [] }]);
+});
+
+test('a top frame of a web page connects at once; one of another scheme does not', async () => {
+  const web = startRelay();
+  web.mainPort.postMessage({ type: 'tools', tools: [] });
+  await drain();
+  assert.equal(web.chrome.runtime.connects.length, 1);
+  const file = startRelay({ protocol: 'file:' });
+  file.mainPort.postMessage({ type: 'tools', tools: [] });
+  await drain();
+  assert.equal(file.chrome.runtime.connects.length, 0);
+});
+
+test('relays calls and cancels to the page and answers to the worker; nothing else', async () => {
+  const { mainPort, chrome } = startRelay();
+  mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
+  await drain();
+  const worker = chrome.runtime.connects[0];
+  worker.take();
+  worker.deliver({ type: 'call', id: 's1', name: 'echo', arguments: {} });
+  worker.deliver({ type: 'cancel', id: 's1' });
+  worker.deliver({ type: 'other', id: 'x' });
+  await drain();
+  assert.deepEqual(mainPort.take(), [{ type: 'call', id: 's1', name: 'echo', arguments: {} }, { type: 'cancel', id: 's1' }]);
+  mainPort.postMessage({ type: 'result', id: 's1', output: 1 });
+  mainPort.postMessage({ type: 'error', id: 's2', error: { code: 'tool_error', message: 'no' } });
+  mainPort.postMessage({ type: 'call', id: 'forged' });
+  mainPort.postMessage('junk');
+  await drain();
+  assert.deepEqual(worker.take(), [{ type: 'result', id: 's1', output: 1 }, { type: 'error', id: 's2', error: { code: 'tool_error', message: 'no' } }]);
+});
+
+test('reconnects at once after a long-lived Port, with backoff when it keeps failing', async () => {
+  const { mainPort, chrome, clock } = startRelay({ top: false });
+  mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
+  await drain();
+  await clock.advance(5001);
+  chrome.runtime.connects.at(-1).close();
+  await drain();
+  assert.deepEqual(mainPort.take(), [{ type: 'cancelAll' }]);
+  assert.equal(chrome.runtime.connects.length, 2);
+  assert.deepEqual(chrome.runtime.connects[1].take(), [{ type: 'tools', tools: [{ name: 'echo' }] }]);
+
+  // It fails at once, again and again: 100 ms, then doubling.
+  for (const wait of [100, 200, 400]) {
+    chrome.runtime.connects.at(-1).close();
+    const n = chrome.runtime.connects.length;
+    await clock.advance(wait - 1);
+    assert.equal(chrome.runtime.connects.length, n);
+    await clock.advance(1);
+    assert.equal(chrome.runtime.connects.length, n + 1);
+  }
+});
+
+test('gives up when the extension went away', async () => {
+  const { mainPort, chrome, clock } = startRelay({ top: false });
+  mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
+  await drain();
+  chrome.runtime.id = undefined;
+  chrome.runtime.connects[0].close();
+  await clock.advance(relay.MAX_BACKOFF);
+  assert.equal(chrome.runtime.connects.length, 1);
+  mainPort.postMessage({ type: 'tools', tools: [{ name: 'other' }] });
+  await drain();
+  assert.equal(chrome.runtime.connects.length, 1);
+});
+
+test('waits for a prerendered page to be shown before it connects', async () => {
+  const { mainPort, chrome, document, window } = startRelay({ prerendering: true });
+  mainPort.postMessage({ type: 'tools', tools: [] });
+  await drain();
+  assert.equal(chrome.runtime.connects.length, 0);
+  document.prerendering = false;
+  document.dispatch('prerenderingchange');
+  assert.equal(chrome.runtime.connects.length, 1);
+  // Shown again from the back/forward cache with its Port still open: no second Port.
+  window.dispatch('pageshow', { persisted: true });
+  assert.equal(chrome.runtime.connects.length, 1);
+});
+
+// A top frame connected to the worker, with one provider that main.js samples.
+async function sampling(opts) {
+  const r = startRelay(opts);
+  r.mainPort.postMessage({ type: 'tools', tools: [] });
+  r.mainPort.postMessage({ type: 'providers', providers: [{ id: SEL }] });
+  await drain();
+  const worker = r.chrome.runtime.connects[0];
+  worker.take();
+  r.mainPort.take();
+  return { ...r, worker };
+}
+
+// Plays main.js: answers every sample request with the given snapshots.
+function answerSamples(mainPort, snaps) {
+  const asks = mainPort.take().filter((m) => m.type === 'sample');
+  for (const a of asks) mainPort.postMessage({ type: 'sampled', id: a.id, providers: snaps });
+  return asks.length;
+}
+
+test('samples only while the worker allows it, after input, and sends only changes', async () => {
+  const { worker, mainPort, document, clock } = await sampling();
+  assert.deepEqual(document.types(), []);
+  worker.deliver({ type: 'contextOn', on: true });
+  assert.deepEqual(document.types(), ['click', 'focusin', 'focusout', 'keyup', 'selectionchange']);
+  await drain();
+  assert.equal(answerSamples(mainPort, [{ id: SEL, summary: 'A', json: '{"id":1}' }]), 1);
+  await drain();
+  assert.deepEqual(worker.take(), [{ type: 'context', providers: [{ id: SEL, summary: 'A', data: { id: 1 } }], ambient: { selection: 'picked' } }]);
+
+  // A burst of input: one sample SAMPLE_DELAY after the first event; unchanged, so nothing is sent.
+  document.dispatch('click');
+  await clock.advance(relay.SAMPLE_DELAY / 2);
+  document.dispatch('keyup');
+  await clock.advance(relay.SAMPLE_DELAY / 2);
+  assert.equal(answerSamples(mainPort, [{ id: SEL, summary: 'A', json: '{"id":1}' }]), 1);
+  await drain();
+  assert.deepEqual(worker.take(), []);
+
+  // The page says its context changed.
+  mainPort.postMessage({ type: 'contextChanged' });
+  await clock.advance(relay.SAMPLE_DELAY);
+  answerSamples(mainPort, [{ id: SEL, summary: 'B' }]);
+  await drain();
+  assert.deepEqual(worker.take().map((m) => m.providers[0].summary), ['B']);
+
+  // Off: no listeners, no samples.
+  worker.deliver({ type: 'contextOn', on: false });
+  assert.deepEqual(document.types(), []);
+  mainPort.postMessage({ type: 'contextChanged' });
+  await clock.advance(relay.SAMPLE_DELAY);
+  assert.deepEqual(mainPort.take(), []);
+});
+
+test('answers the worker\'s sample request always, with its id', async () => {
+  const { worker, mainPort } = await sampling();
+  for (const id of ['w1', 'w2']) {
+    worker.deliver({ type: 'sample', id });
+    await drain();
+    answerSamples(mainPort, [{ id: SEL, summary: 'same' }]);
+    await drain();
+    assert.deepEqual(worker.take(), [{ type: 'context', providers: [{ id: SEL, summary: 'same' }], ambient: { selection: 'picked' }, id }]);
+  }
+});
+
+test('when main.js does not answer, a sample keeps the providers it had', async () => {
+  const { worker, mainPort, clock } = await sampling({ top: false });
+  worker.deliver({ type: 'sample', id: 'w1' });
+  await drain();
+  answerSamples(mainPort, [{ id: SEL, summary: 'first' }]);
+  await drain();
+  assert.deepEqual(worker.take(), [{ type: 'context', providers: [{ id: SEL, summary: 'first' }], id: 'w1' }]);
+  worker.deliver({ type: 'sample', id: 'w2' });
+  await clock.advance(relay.MAIN_TIMEOUT - 1);
+  assert.deepEqual(worker.take(), []);
+  await clock.advance(1);
+  assert.deepEqual(worker.take(), [{ type: 'context', providers: [{ id: SEL, summary: 'first' }], id: 'w2' }]);
+  // A late answer is ignored.
+  answerSamples(mainPort, [{ id: SEL, summary: 'late' }]);
+  await drain();
+  assert.deepEqual(worker.take(), []);
+});
+
+test('a frame without providers is sampled without asking main.js', async () => {
+  const r = startRelay();
+  r.mainPort.postMessage({ type: 'tools', tools: [] });
+  await drain();
+  const worker = r.chrome.runtime.connects[0];
+  worker.take();
+  worker.deliver({ type: 'sample', id: 'w1' });
+  await drain();
+  assert.deepEqual(r.mainPort.take(), []);
+  assert.deepEqual(worker.take(), [{ type: 'context', providers: [], ambient: { selection: 'picked' }, id: 'w1' }]);
+});

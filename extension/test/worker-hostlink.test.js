@@ -1,0 +1,194 @@
+// The service worker's link to the host (worker/hostlink.js), driven through
+// the whole worker with a fake chrome and clock.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HOST_NAME } from '../lib/protocol.js';
+import { RECONNECT_MAX, RECONNECT_MIN, STABLE_LINK } from '../worker/hostlink.js';
+import { SETTLE_MAX, SETTLE_QUIET } from '../worker/frames.js';
+import { LOCAL, bootWorker, drain, frameWithTools, localTab } from './fakes/worker.js';
+
+// cut splits text into chunk messages the way the host does.
+function cut(id, text, size) {
+  const out = [];
+  for (let i = 0, seq = 0; i < text.length; i += size, seq++) {
+    const m = { type: 'chunk', id, data: text.slice(i, i + size) };
+    if (seq) m.seq = seq;
+    if (i + size >= text.length) m.last = true;
+    out.push(m);
+  }
+  return out;
+}
+
+test('says hello at once, and sends the state once the frames settled', async () => {
+  const { chrome, clock, host } = await bootWorker({ tabs: [localTab(3, { active: true })], settle: false });
+  assert.equal(host.name, HOST_NAME);
+  const [hello, ...rest] = host.take();
+  assert.deepEqual(rest, []);
+  assert.equal(hello.type, 'hello');
+  assert.equal(hello.protocol, 1);
+  assert.deepEqual(hello.browser, { name: 'Chromium', version: '156.0.1.2', instance: 'inst-1', extensionId: chrome.runtime.id });
+
+  // A frame that comes back keeps the state waiting until it is quiet.
+  await clock.advance(SETTLE_QUIET - 50);
+  const port = await frameWithTools(chrome, 3, ['echo']);
+  await clock.advance(SETTLE_QUIET - 1);
+  assert.deepEqual(host.ofType('state'), []);
+  await clock.advance(1);
+  const [state] = host.take();
+  assert.equal(state.type, 'state');
+  assert.deepEqual(state.state.tabs.map((t) => [t.id, t.allowed]), [[3, true]]);
+  assert.deepEqual(state.state.tools.map((t) => t.name), ['echo']);
+  assert.ok(port);
+
+  // Later changes go out as incremental messages.
+  port.deliver({ type: 'tools', tools: [] });
+  await drain();
+  assert.deepEqual(host.take(), [{ type: 'toolsRemoved', removed: [{ tabId: 3, frameId: 0, name: 'echo' }] }]);
+});
+
+test('a new profile gets an instance id, kept in storage', async () => {
+  const { chrome, host } = await bootWorker({ storage: {} });
+  assert.equal(host.posted[0].browser.instance, 'uuid-1');
+  assert.equal(chrome.storage.local.peek('instance'), 'uuid-1');
+});
+
+test('frames that keep connecting delay the state at most SETTLE_MAX', async () => {
+  const { chrome, clock, host } = await bootWorker({ tabs: [localTab(3)], settle: false });
+  for (let t = 0; t < SETTLE_MAX; t += 100) {
+    chrome.connectFrame({ tabId: 3, frameId: t / 100, url: `${LOCAL}/` });
+    assert.deepEqual(host.ofType('state'), []);
+    await clock.advance(100);
+  }
+  assert.equal(host.ofType('state').length, 1);
+});
+
+test('reconnects with backoff while the host keeps failing, at once after a stable link', async () => {
+  const { chrome, clock, host, warnings } = await bootWorker();
+  assert.equal(chrome.runtime.natives.length, 1);
+
+  host.close('Native host has exited.');
+  assert.match(warnings.at(-1), /native host dev\.webmcp\.bridge: Native host has exited; reconnecting with backoff/);
+  await clock.advance(RECONNECT_MIN - 1);
+  assert.equal(chrome.runtime.natives.length, 1);
+  await clock.advance(1);
+  assert.equal(chrome.runtime.natives.length, 2);
+
+  // It fails again at once: the delay doubles; the same reason is not logged again.
+  const logged = warnings.length;
+  chrome.native.close('Native host has exited.');
+  assert.equal(warnings.length, logged);
+  assert.deepEqual(clock.pending(), [2 * RECONNECT_MIN]);
+  await clock.advance(2 * RECONNECT_MIN);
+  assert.equal(chrome.runtime.natives.length, 3);
+
+  // The host is not installed: each attempt fails at once, and the backoff goes on up to RECONNECT_MAX.
+  chrome.native.close('Specified native messaging host not found.');
+  assert.match(warnings.at(-1), /not found; install webmcp-host with install\.sh/);
+  assert.deepEqual(clock.pending(), [4 * RECONNECT_MIN]);
+  for (let i = 0; i < 10; i++) {
+    await clock.advance(clock.pending()[0]);
+    chrome.native.close('Specified native messaging host not found.');
+  }
+  assert.deepEqual(clock.pending(), [RECONNECT_MAX]);
+
+  // connectNative itself throws: it tries again later.
+  chrome.runtime.nativeError = 'Error when communicating with the native messaging host.';
+  const opened = chrome.runtime.natives.length;
+  await clock.advance(RECONNECT_MAX);
+  assert.equal(chrome.runtime.natives.length, opened);
+  assert.match(warnings.at(-1), /Error when communicating/);
+  assert.equal(clock.pending().length, 1);
+
+  // The host is back; its link lives long, then ends: reconnect after RECONNECT_MIN.
+  chrome.runtime.nativeError = null;
+  await clock.advance(clock.pending()[0]);
+  assert.equal(chrome.runtime.natives.length, opened + 1);
+  await clock.advance(STABLE_LINK + 1);
+  chrome.native.close();
+  assert.match(warnings.at(-1), /the host exited/);
+  assert.deepEqual(clock.pending(), [RECONNECT_MIN]);
+});
+
+test('the host\'s hello resets the backoff', async () => {
+  const { chrome, clock, host } = await bootWorker();
+  host.close('Native host has exited.');
+  await clock.advance(RECONNECT_MIN);
+  chrome.native.close('Native host has exited.');
+  await clock.advance(2 * RECONNECT_MIN);
+  chrome.native.deliver({ type: 'hello', protocol: 1, host: { version: 'test' } });
+  chrome.native.close('Native host has exited.');
+  assert.deepEqual(clock.pending(), [RECONNECT_MIN]);
+});
+
+test('a new link says hello and sends the whole state again', async () => {
+  const { chrome, clock, host } = await bootWorker({ tabs: [localTab(3)] });
+  await frameWithTools(chrome, 3, ['echo']);
+  const sent = host.posted.length;
+  host.close();
+  await clock.advance(RECONNECT_MIN);
+  const next = chrome.native;
+  assert.notEqual(next, host);
+  await clock.advance(SETTLE_QUIET);
+  const msgs = next.take();
+  assert.deepEqual(msgs.map((m) => m.type), ['hello', 'state']);
+  assert.deepEqual(msgs[1].state.tools.map((t) => t.name), ['echo']);
+  // Nothing went to the old Port any more.
+  assert.equal(host.posted.length, sent);
+});
+
+test('a chunked call reaches the frame whole', async () => {
+  const { chrome, host } = await bootWorker({ tabs: [localTab(3)] });
+  const frame = await frameWithTools(chrome, 3, ['echo']);
+  frame.take();
+  const call = { type: 'call', id: 's1.1', tabId: 3, name: 'echo', arguments: { text: 'é'.repeat(3000) } };
+  const pieces = cut('c1', JSON.stringify(call), 1000);
+  assert.ok(pieces.length > 2);
+  for (const p of pieces.slice(0, -1)) host.deliver(p);
+  assert.deepEqual(frame.posted, []);
+  host.deliver(pieces.at(-1));
+  assert.deepEqual(frame.take(), [{ type: 'call', id: 's1.1', name: 'echo', arguments: call.arguments }]);
+});
+
+test('bad chunks are dropped with a warning, and a link loss forgets pieces', async () => {
+  const { chrome, clock, host, warnings } = await bootWorker({ tabs: [localTab(3)] });
+  const frame = await frameWithTools(chrome, 3, ['echo']);
+  frame.take();
+  const call = JSON.stringify({ type: 'call', id: 's1.1', tabId: 3, name: 'echo' });
+
+  // Out of order.
+  const pieces = cut('c1', call, 10);
+  host.deliver(pieces[1]);
+  assert.match(warnings.at(-1), /got piece 1, want 0/);
+
+  // Not JSON.
+  host.deliver({ type: 'chunk', id: 'c2', data: '{"type":', last: true });
+  assert.match(warnings.at(-1), /chunked message c2 is not JSON/);
+
+  // A chunk inside a chunk.
+  host.deliver({ type: 'chunk', id: 'c3', data: JSON.stringify({ type: 'chunk', id: 'c4', data: call, last: true }), last: true });
+  assert.match(warnings.at(-1), /ignored a chunk inside a chunked message/);
+
+  // Pieces before a reconnect do not join pieces after it.
+  host.deliver(pieces[0]);
+  host.close();
+  await clock.advance(RECONNECT_MIN);
+  const before = warnings.length;
+  for (const p of pieces.slice(1)) chrome.native.deliver(p);
+  assert.match(warnings[before], /got piece 1, want 0/);
+  assert.deepEqual(frame.ofType('call'), []);
+});
+
+test('the host\'s bad messages are answered or ignored', async () => {
+  const { host, warnings } = await bootWorker();
+  host.take();
+  host.deliver({ type: 'call', id: 'x', tabId: 'three', name: 'echo' });
+  assert.deepEqual(host.take(), [{ type: 'error', id: 'x', error: { code: 'bad_request', message: 'call: "tabId" and "frameId" must be integers' } }]);
+  host.deliver({ type: 'request', id: 'r', method: 'dance' });
+  assert.equal(host.take()[0].error.code, 'bad_request');
+  host.deliver({ type: 'nonsense' });
+  assert.match(warnings.at(-1), /ignored from the host: unknown message type "nonsense"/);
+  host.deliver({ type: 'hello', protocol: 99 });
+  assert.match(warnings.at(-1), /the host speaks protocol 99/);
+  assert.deepEqual(host.take(), []);
+});

@@ -1,0 +1,169 @@
+// Call routing in the service worker (worker/routing.js, worker/frames.js):
+// calls to frames, answers, cancels, frames and tabs that go away, a lost
+// host link. Driven through the whole worker with a fake chrome and clock.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { RECONNECT_MIN } from '../worker/hostlink.js';
+import { bootWorker, drain, frameWithTools, localTab } from './fakes/worker.js';
+
+async function withEcho(opts = {}) {
+  const w = await bootWorker({ tabs: [localTab(3), localTab(4)], ...opts });
+  const frame = await frameWithTools(w.chrome, 3, ['echo']);
+  w.host.take();
+  frame.take();
+  return { ...w, frame };
+}
+
+const call = (id, extra = {}) => ({ type: 'call', id, tabId: 3, name: 'echo', arguments: { text: 'hi' }, ...extra });
+
+test('a call goes to its frame, and the frame\'s result back to the host, once', async () => {
+  const { host, frame } = await withEcho();
+  host.deliver(call('s1.1'));
+  assert.deepEqual(frame.take(), [{ type: 'call', id: 's1.1', name: 'echo', arguments: { text: 'hi' } }]);
+  frame.deliver({ type: 'result', id: 's1.1', output: { echoed: 'hi' } });
+  frame.deliver({ type: 'result', id: 's1.1', output: 'again' });
+  assert.deepEqual(host.take(), [{ type: 'result', id: 's1.1', output: { echoed: 'hi' } }]);
+});
+
+test('a frame\'s error keeps not_found and internal, and is tool_error otherwise', async () => {
+  const { host, frame } = await withEcho();
+  for (const [id, error, want] of [
+    ['a', { code: 'not_found', message: 'gone' }, { code: 'not_found', message: 'gone' }],
+    ['b', { code: 'internal', message: 'oops' }, { code: 'internal', message: 'oops' }],
+    ['c', { code: 'timeout', message: 'slow' }, { code: 'tool_error', message: 'slow' }],
+    ['d', 'nonsense', { code: 'tool_error', message: 'the tool failed' }],
+  ]) {
+    host.deliver(call(id));
+    frame.deliver({ type: 'error', id, error });
+    assert.deepEqual(host.take(), [{ type: 'error', id, error: want }]);
+  }
+  // A result without output travels as null.
+  host.deliver(call('e'));
+  frame.deliver({ type: 'result', id: 'e' });
+  assert.deepEqual(host.take(), [{ type: 'result', id: 'e', output: null }]);
+});
+
+test('calls that cannot be routed are answered at once', async () => {
+  const { chrome, host, frame } = await withEcho({ tabs: [localTab(3), { id: 5, windowId: 1, url: 'https://example.com/', title: 'x' }] });
+  const other = await frameWithTools(chrome, 5, ['echo'], { url: 'https://example.com/' });
+  host.take();
+  host.deliver(call('a', { name: 'nope' }));
+  host.deliver(call('b', { tabId: 99 }));
+  host.deliver(call('c', { tabId: 5 }));
+  host.deliver(call('d', { frameId: 7 }));
+  assert.deepEqual(host.take().map((m) => [m.id, m.error.code]), [['a', 'not_found'], ['b', 'not_found'], ['c', 'not_allowed'], ['d', 'not_found']]);
+  assert.deepEqual(frame.posted, []);
+  assert.deepEqual(other.posted.filter((m) => m.type === 'call'), []);
+});
+
+test('a repeated call id is ignored while the first runs', async () => {
+  const { host, frame, warnings } = await withEcho();
+  host.deliver(call('s1.1'));
+  host.deliver(call('s1.1'));
+  assert.equal(frame.take().length, 1);
+  assert.match(warnings.at(-1), /call s1\.1 is already under way/);
+  assert.deepEqual(host.take(), []);
+});
+
+test('a frame cannot answer another frame\'s call', async () => {
+  const { chrome, host, frame } = await withEcho();
+  const sub = await frameWithTools(chrome, 3, ['echo'], { frameId: 2 });
+  host.take();
+  host.deliver(call('s1.1'));
+  sub.deliver({ type: 'result', id: 's1.1', output: 'forged' });
+  assert.deepEqual(host.take(), []);
+  frame.deliver({ type: 'result', id: 's1.1', output: 'real' });
+  assert.deepEqual(host.take(), [{ type: 'result', id: 's1.1', output: 'real' }]);
+});
+
+test('a cancel answers cancelled at once, stops the page, and drops its late answer', async () => {
+  const { host, frame } = await withEcho();
+  host.deliver(call('s1.1'));
+  frame.take();
+  host.deliver({ type: 'cancel', id: 's1.1' });
+  assert.deepEqual(frame.take(), [{ type: 'cancel', id: 's1.1' }]);
+  assert.deepEqual(host.take(), [{ type: 'error', id: 's1.1', error: { code: 'cancelled', message: 'the call was cancelled' } }]);
+  frame.deliver({ type: 'result', id: 's1.1', output: 'late' });
+  // A cancel after the answer does nothing.
+  host.deliver({ type: 'cancel', id: 's1.1' });
+  assert.deepEqual(host.take(), []);
+  assert.deepEqual(frame.take(), []);
+});
+
+test('a new document in the frame ends its calls with navigated', async () => {
+  const { chrome, host, frame } = await withEcho();
+  host.deliver(call('s1.1'));
+  const next = chrome.connectFrame({ tabId: 3, frameId: 0, url: 'http://localhost:8765/other' });
+  assert.equal(frame.closedByCode, true);
+  const msgs = host.take();
+  assert.deepEqual(msgs[0], { type: 'error', id: 's1.1', error: { code: 'navigated', message: 'tab 3 frame 0 navigated while the call ran' } });
+  await drain();
+  assert.deepEqual(host.take(), [{ type: 'toolsRemoved', removed: [{ tabId: 3, frameId: 0, name: 'echo' }] }]);
+  // The old document's late answer is dropped.
+  frame.deliver({ type: 'result', id: 's1.1', output: 'late' });
+  assert.deepEqual(host.take(), []);
+  assert.ok(next);
+});
+
+test('a frame whose Port closes ends its calls: navigated while its tab lives, tab_closed after', async () => {
+  const { chrome, host, frame } = await withEcho();
+  host.deliver(call('a'));
+  frame.close();
+  await drain();
+  const msgs = host.take();
+  assert.deepEqual(msgs.find((m) => m.id === 'a'), { type: 'error', id: 'a', error: { code: 'navigated', message: 'tab 3 frame 0 navigated away while the call ran' } });
+  assert.deepEqual(msgs.find((m) => m.type === 'toolsRemoved').removed, [{ tabId: 3, frameId: 0, name: 'echo' }]);
+
+  const again = await frameWithTools(chrome, 4, ['echo']);
+  host.take();
+  host.deliver(call('b', { tabId: 4 }));
+  chrome.tabs.get = async () => {
+    throw new Error('No tab');
+  };
+  again.close();
+  await drain();
+  assert.deepEqual(host.take().find((m) => m.id === 'b'), { type: 'error', id: 'b', error: { code: 'tab_closed', message: 'tab 4 closed while the call ran' } });
+});
+
+test('a closed tab ends its calls with tab_closed and leaves the registry', async () => {
+  const { chrome, host, worker } = await withEcho();
+  host.deliver(call('s1.1'));
+  chrome.closeTab(3);
+  assert.deepEqual(host.take(), [{ type: 'error', id: 's1.1', error: { code: 'tab_closed', message: 'tab 3 closed while the call ran' } }]);
+  await drain();
+  assert.deepEqual(host.take(), [{ type: 'tabRemoved', tabId: 3 }]);
+  assert.equal(worker.frames.get(3, 0), undefined);
+  host.deliver(call('s1.2'));
+  assert.equal(host.take()[0].error.code, 'not_found');
+});
+
+test('a lost host link stops the calls under way in the pages', async () => {
+  const { chrome, clock, host, frame } = await withEcho();
+  host.deliver(call('s1.1'));
+  frame.take();
+  host.close('Native host has exited.');
+  assert.deepEqual(frame.take(), [{ type: 'cancel', id: 's1.1' }]);
+  frame.deliver({ type: 'result', id: 's1.1', output: 'late' });
+  await clock.advance(RECONNECT_MIN);
+  const next = chrome.native;
+  next.take();
+  next.deliver(call('s2.1'));
+  assert.equal(frame.take()[0].id, 's2.1');
+});
+
+test('a call to a frame whose Port fails answers navigated', async () => {
+  const { host, frame } = await withEcho();
+  frame.closed = true; // the Port is gone, but its onDisconnect has not arrived yet
+  host.deliver(call('s1.1'));
+  assert.deepEqual(host.take(), [{ type: 'error', id: 's1.1', error: { code: 'navigated', message: 'tab 3 frame 0 went away before the call reached it' } }]);
+});
+
+test('only the extension\'s own relays with a tab and frame may connect', async () => {
+  const { chrome, worker } = await bootWorker({ tabs: [localTab(3)] });
+  const foreign = chrome.connectFrame({ tabId: 3, url: 'http://localhost:8765/', senderId: 'someone-else' });
+  assert.equal(foreign.closedByCode, true);
+  const other = chrome.connectFrame({ tabId: 3, url: 'http://localhost:8765/', name: 'other' });
+  assert.equal(other.closedByCode, false);
+  assert.equal(worker.frames.get(3, 0), undefined);
+});

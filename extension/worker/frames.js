@@ -1,0 +1,174 @@
+// The frames that run the bridge's relay (content/relay.js): each connects
+// with a long-lived Port named PORT_NAME, keyed by tab and frame id. Frames
+// checks who connects, keeps one connection per frame (a new document in the
+// frame replaces the old one), records what a frame reports (tools,
+// providers, context samples) in the registry, and tells the other parts,
+// through hooks, about answers to calls, replaced and gone frames.
+
+import { normalizeFrameContext, normalizeProviderDefs } from '../lib/contexts.js';
+import { T, normalizeTools } from '../lib/protocol.js';
+import { frameKey } from '../lib/registry.js';
+import { webOrigin } from '../lib/sites.js';
+
+/** The name of a relay's Port. */
+export const PORT_NAME = 'webmcp-frame';
+// After a cold start, wait this long for the relays to connect again before
+// the first state (at most SETTLE_MAX), so that agents do not see every tool
+// vanish and come back.
+export const SETTLE_QUIET = 150;
+export const SETTLE_MAX = 1000;
+const SETTLE_POLL = 25;
+
+/**
+ * One frame's connection.
+ * @typedef {{port: chrome.runtime.Port, tabId: number, frameId: number, origin: string, contextOn: boolean}} Conn
+ */
+
+/** Posts msg to a frame; false when its Port is gone. */
+export function postToFrame(conn, msg) {
+  try {
+    conn.port.postMessage(msg);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Frames holds the connections of the frames, by tab and frame id. */
+export class Frames {
+  /**
+   * @param {object} o
+   * @param {typeof chrome} o.chrome
+   * @param {import('../lib/registry.js').Registry} o.registry
+   * @param {{now: () => number, setTimeout: Function}} o.clock
+   * @param {{warn: Function}} o.log
+   * @param {object} o.on hooks, each given the Conn:
+   *   tabSeen(tab) a frame's tab, as the sender names it;
+   *   replaced(old) a new document took the frame's place;
+   *   connected(conn); ended(conn) its Port closed;
+   *   gone(conn) its Port closed (after the registry forgot the frame);
+   *   sampled(conn, id) a context sample arrived, answering sample id;
+   *   answer(conn, m) a call's result or error; changed() the registry changed.
+   */
+  constructor({ chrome, registry, clock, log, on }) {
+    Object.assign(this, { chrome, registry, clock, log, on });
+    this.startedAt = clock.now();
+    this.lastConnect = 0;
+    /** @type {Map<string, Conn>} */
+    this.conns = new Map();
+  }
+
+  /** Listens for relays connecting. */
+  listen() {
+    this.chrome.runtime.onConnect.addListener((port) => this.connect(port));
+  }
+
+  /** The connection of a frame, or undefined. */
+  get(tabId, frameId) {
+    return this.conns.get(frameKey(tabId, frameId));
+  }
+
+  /** The connections of one tab, or of every tab when tabId is undefined. */
+  inTab(tabId) {
+    return [...this.conns.values()].filter((c) => tabId === undefined || c.tabId === tabId);
+  }
+
+  /** Forgets the frames of a closed tab; returns their connections. */
+  dropTab(tabId) {
+    const out = [];
+    for (const [key, c] of this.conns) {
+      if (c.tabId !== tabId) continue;
+      this.conns.delete(key);
+      out.push(c);
+    }
+    return out;
+  }
+
+  /**
+   * Resolves once the frames have had time to come back after a start: no
+   * frame connected for SETTLE_QUIET ms, or SETTLE_MAX ms since the start.
+   */
+  settled() {
+    return new Promise((resolve) => {
+      const check = () => {
+        const now = this.clock.now();
+        const quiet = now - this.lastConnect >= SETTLE_QUIET && now - this.startedAt >= SETTLE_QUIET;
+        if (quiet || now - this.startedAt >= SETTLE_MAX) resolve();
+        else this.clock.setTimeout(check, SETTLE_POLL);
+      };
+      check();
+    });
+  }
+
+  connect(port) {
+    if (port.name !== PORT_NAME) return;
+    const s = port.sender || {};
+    if (s.id !== this.chrome.runtime.id || !s.tab || !Number.isSafeInteger(s.tab.id) || s.tab.id < 0 || !Number.isSafeInteger(s.frameId)) {
+      port.disconnect();
+      return;
+    }
+    const tabId = s.tab.id;
+    const frameId = s.frameId;
+    const key = frameKey(tabId, frameId);
+    this.lastConnect = this.clock.now();
+    this.on.tabSeen(s.tab);
+    /** @type {Conn} */
+    const conn = { port, tabId, frameId, origin: s.origin || webOrigin(s.url) || 'null', contextOn: false };
+    const old = this.conns.get(key);
+    if (old) {
+      // The frame's previous document: it navigated away.
+      this.on.replaced(old);
+      try {
+        old.port.disconnect();
+      } catch {
+        // gone already
+      }
+    }
+    this.conns.set(key, conn);
+    // A new document: nothing of the old one's tools, providers or context stays.
+    this.registry.removeFrame(tabId, frameId);
+    this.registry.setFrame(tabId, frameId, conn.origin, []);
+    port.onMessage.addListener((m) => this.receive(conn, m));
+    port.onDisconnect.addListener(() => this.disconnected(conn));
+    this.on.connected(conn);
+  }
+
+  receive(conn, m) {
+    if (!m || typeof m !== 'object' || this.get(conn.tabId, conn.frameId) !== conn) return;
+    const { registry } = this;
+    switch (m.type) {
+      case 'tools': {
+        const { tools, problems } = normalizeTools(m.tools);
+        if (problems.length) this.log.warn(`tab ${conn.tabId} frame ${conn.frameId} (${conn.origin}): left out ${problems.join('; ')}`);
+        registry.setFrame(conn.tabId, conn.frameId, conn.origin, tools);
+        this.on.changed();
+        break;
+      }
+      case 'providers':
+        registry.setFrameProviders(conn.tabId, conn.frameId, normalizeProviderDefs(m.providers));
+        this.on.changed();
+        break;
+      case T.context:
+        registry.setFrameContext(conn.tabId, conn.frameId, normalizeFrameContext(m, conn.frameId === 0), this.clock.now());
+        if (typeof m.id === 'string') this.on.sampled(conn, m.id);
+        this.on.changed();
+        break;
+      case T.result:
+      case T.error:
+        this.on.answer(conn, m);
+        break;
+    }
+  }
+
+  disconnected(conn) {
+    void this.chrome.runtime.lastError;
+    this.on.ended(conn);
+    const key = frameKey(conn.tabId, conn.frameId);
+    if (this.conns.get(key) === conn) {
+      this.conns.delete(key);
+      this.registry.removeFrame(conn.tabId, conn.frameId);
+      this.on.changed();
+    }
+    this.on.gone(conn);
+  }
+}

@@ -1,0 +1,178 @@
+// The link to webmcp-host (native messaging, dev.webmcp.bridge). It keeps
+// one native Port open and opens it again with backoff (0.5 s doubling to
+// 30 s; at once after a link that lived 10 s) when the host exits. On a new
+// link it says hello, waits until the frames have settled, sends the whole
+// state, and from then on the registry's changes. From the host it joins
+// chunked messages, checks what arrives (answering bad calls and requests
+// itself) and hands calls, requests and cancels to onMessage.
+
+import { ChunkJoiner } from '../lib/chunks.js';
+import { HOST_NAME, T, checkHostMessage, helloMessage } from '../lib/protocol.js';
+
+export const RECONNECT_MIN = 500;
+export const RECONNECT_MAX = 30000;
+/** A link that lived this long counts as stable: the next one comes at once (after RECONNECT_MIN). */
+export const STABLE_LINK = 10000;
+
+/** HostLink owns the native Port and what goes over it. */
+export class HostLink {
+  /**
+   * @param {object} o
+   * @param {typeof chrome} o.chrome
+   * @param {{now: () => number, setTimeout: Function, clearTimeout: Function}} o.clock
+   * @param {{info: Function, warn: Function}} o.log
+   * @param {() => Promise<void>} o.settled resolves when the first state may go out
+   * @param {() => object} o.state the whole state message
+   * @param {() => Iterable<object>} o.changes the messages for what changed since last asked
+   * @param {(msg: object) => void} o.onMessage a checked call, request or cancel
+   * @param {() => void} o.onLost the link was lost (the host answered everything under way)
+   */
+  constructor({ chrome, clock, log, settled, state, changes, onMessage, onLost }) {
+    Object.assign(this, { chrome, clock, log, settled, state, changes, onMessage, onLost });
+    this.identity = { name: 'Chromium', version: '', instance: '', extensionId: chrome.runtime.id };
+    this.port = null;
+    this.ready = false; // hello and state went out on port
+    this.since = 0;
+    this.delay = 0;
+    this.timer = 0;
+    this.lastError = '';
+    this.flushQueued = false;
+    this.joiner = new ChunkJoiner();
+  }
+
+  /** Sends one message; false when there is no link or it failed. */
+  send(msg) {
+    if (!this.port) return false;
+    try {
+      this.port.postMessage(msg);
+      return true;
+    } catch (e) {
+      this.log.warn(`cannot send ${msg.type} to the native host: ${e.message}`);
+      return false;
+    }
+  }
+
+  /** Sends msg only once the host has the state (else the state carries it). */
+  sendIfReady(msg) {
+    if (this.ready) this.send(msg);
+  }
+
+  /** Sends the host what changed since it was last told. */
+  flush() {
+    if (!this.ready) return;
+    for (const m of this.changes()) this.send(m);
+  }
+
+  /** Flushes once the current task's changes are done. */
+  schedule() {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    queueMicrotask(() => {
+      this.flushQueued = false;
+      this.flush();
+    });
+  }
+
+  /** Opens the link, unless it is open. */
+  connect() {
+    this.clock.clearTimeout(this.timer);
+    this.timer = 0;
+    if (this.port) return;
+    let port;
+    try {
+      port = this.chrome.runtime.connectNative(HOST_NAME);
+    } catch (e) {
+      this.noteError(e.message);
+      this.reconnectLater();
+      return;
+    }
+    this.port = port;
+    this.ready = false;
+    this.since = this.clock.now();
+    this.joiner.reset();
+    port.onMessage.addListener((m) => {
+      if (this.port === port) this.receive(m, false);
+    });
+    port.onDisconnect.addListener(() => {
+      const why = this.chrome.runtime.lastError?.message || 'the host exited';
+      if (this.port !== port) return;
+      this.port = null;
+      this.ready = false;
+      this.noteError(why);
+      this.onLost();
+      this.reconnectLater();
+    });
+    this.send(helloMessage(this.identity));
+    this.settled().then(() => {
+      if (this.port !== port) return;
+      this.send(this.state());
+      this.ready = true;
+      this.schedule();
+    });
+  }
+
+  // Said once per distinct reason: a missing host would otherwise log every 30 s.
+  noteError(why) {
+    if (why === this.lastError) return;
+    this.lastError = why;
+    const reason = why.replace(/\.$/, '');
+    const hint = /not found/i.test(why)
+      ? 'install webmcp-host with install.sh (see the README), then it connects by itself'
+      : 'reconnecting with backoff';
+    this.log.warn(`native host ${HOST_NAME}: ${reason}; ${hint}`);
+  }
+
+  reconnectLater() {
+    if (this.timer) return;
+    const stable = this.since && this.clock.now() - this.since > STABLE_LINK;
+    this.delay = stable ? RECONNECT_MIN : Math.min(Math.max(this.delay * 2, RECONNECT_MIN), RECONNECT_MAX);
+    this.timer = this.clock.setTimeout(() => this.connect(), this.delay);
+  }
+
+  receive(raw, fromChunk) {
+    const { msg, ignore, reply } = checkHostMessage(raw);
+    if (reply) {
+      this.send(reply);
+      return;
+    }
+    if (ignore) {
+      this.log.warn(`ignored from the host: ${ignore}`);
+      return;
+    }
+    switch (msg.type) {
+      case T.hello:
+        this.lastError = '';
+        this.delay = 0;
+        this.log.info('host hello', JSON.stringify(msg.host || {}));
+        break;
+      case T.chunk:
+        this.receiveChunk(msg, fromChunk);
+        break;
+      default:
+        this.onMessage(msg);
+    }
+  }
+
+  receiveChunk(msg, fromChunk) {
+    if (fromChunk) {
+      this.log.warn('ignored a chunk inside a chunked message');
+      return;
+    }
+    let text;
+    try {
+      text = this.joiner.add(msg);
+    } catch (e) {
+      this.log.warn(e.message);
+      return;
+    }
+    if (text === null) return;
+    let whole;
+    try {
+      whole = JSON.parse(text);
+    } catch (e) {
+      this.log.warn(`chunked message ${msg.id} is not JSON: ${e.message}`);
+      return;
+    }
+    this.receive(whole, true);
+  }
+}

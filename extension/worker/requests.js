@@ -1,0 +1,93 @@
+// A shim's requests besides tool calls (sampleContext, pin, unpin; see
+// lib/requests.js for their parameters): each is answered once, with a
+// result or an error; a cancel answers `cancelled` first and the late
+// answer is dropped, and a lost host link forgets them all.
+
+import { Code, Method, errorMessage, resultMessage } from '../lib/protocol.js';
+import { pinFromContext, pinParams, resolveTab, tabIdParam, unpinParams } from '../lib/requests.js';
+
+/** Requests runs the requests under way. */
+export class Requests {
+  /**
+   * @param {object} o
+   * @param {import('../lib/registry.js').Registry} o.registry
+   * @param {import('./context.js').ContextSampler} o.sampler
+   * @param {import('./pins.js').PinStore} o.pins
+   * @param {(msg: object) => void} o.send to the host
+   * @param {{now: () => number}} o.clock
+   * @param {{warn: Function}} o.log
+   */
+  constructor({ registry, sampler, pins, send, clock, log }) {
+    Object.assign(this, { registry, sampler, pins, send, clock, log });
+    /** Ids of the requests under way. */
+    this.ids = new Set();
+  }
+
+  /** A checked request from the host. */
+  handle(m) {
+    if (this.ids.has(m.id)) {
+      this.log.warn(`request ${m.id} is already under way; the repeated request is ignored`);
+      return;
+    }
+    this.ids.add(m.id);
+    let work;
+    switch (m.method) {
+      case Method.sampleContext:
+        work = this.sample(m.params);
+        break;
+      case Method.pin:
+        work = this.pin(m.params);
+        break;
+      case Method.unpin:
+        work = this.unpin(m.params);
+        break;
+    }
+    work.then((r) => this.answer(m.id, r), (e) => {
+      this.log.warn(`${m.method} failed: ${e && e.stack ? e.stack : e}`);
+      this.answer(m.id, { code: Code.internal, message: `${m.method} failed in the extension: ${e && e.message ? e.message : e}` });
+    });
+  }
+
+  /** Cancels request id; false when no such request is under way. */
+  cancel(id) {
+    if (!this.ids.delete(id)) return false;
+    this.send(errorMessage(id, Code.cancelled, 'the request was cancelled'));
+    return true;
+  }
+
+  /** Forgets every request (the host answered them when its link was lost). */
+  clear() {
+    this.ids.clear();
+  }
+
+  // r is {output} or {code, message}.
+  answer(id, r) {
+    if (!this.ids.delete(id)) return; // cancelled, or the host went away
+    this.send(r.code ? errorMessage(id, r.code, r.message) : resultMessage(id, r.output));
+  }
+
+  async sample(params) {
+    const p = tabIdParam(Method.sampleContext, params);
+    if (p.code) return p;
+    const r = resolveTab(this.registry, p.tabId);
+    if (r.code) return r;
+    return { output: await this.sampler.sampleTab(r.tab) };
+  }
+
+  async pin(params) {
+    const p = pinParams(params);
+    if (p.code) return p;
+    const r = resolveTab(this.registry, p.tabId);
+    if (r.code) return r;
+    const ctx = await this.sampler.sampleTab(r.tab);
+    const made = pinFromContext(ctx, p.providerId, this.registry.providerIds(r.tab.id), this.clock.now());
+    if (made.code) return made;
+    return this.pins.add(made.pin);
+  }
+
+  async unpin(params) {
+    const p = unpinParams(params);
+    if (p.code) return p;
+    return this.pins.remove(p.providerId);
+  }
+}

@@ -1,0 +1,104 @@
+// Tabs and site access: keeps the registry's tabs and focused window in
+// step with chrome.tabs and chrome.windows, ends what a closed tab had under
+// way, and applies the allow list (chrome.storage.local, STORAGE_KEY) to the
+// registry and to the frames' context sampling. At start it takes the tabs
+// that exist; events that arrive meanwhile are newer and win.
+
+import { STORAGE_KEY, allowListFrom, compileAllowList } from '../lib/sites.js';
+
+/** Tabs follows the browser's tabs and the allow list. */
+export class Tabs {
+  /**
+   * @param {object} o
+   * @param {typeof chrome} o.chrome
+   * @param {import('../lib/registry.js').Registry} o.registry
+   * @param {{warn: Function}} o.log
+   * @param {object} o.on hooks: closed(tabId) a tab closed (after the registry
+   *   forgot it); access(tabId) whether context may leave the browser may have
+   *   changed for a tab (every tab when tabId is undefined); changed() the
+   *   registry changed.
+   */
+  constructor({ chrome, registry, log, on }) {
+    Object.assign(this, { chrome, registry, log, on });
+    this.started = false;
+    /** Tabs that closed before the start-up list came: that list is older. */
+    this.removedEarly = new Set();
+  }
+
+  /** Listens for tab, window and allow-list changes. */
+  listen() {
+    const { chrome, registry, on } = this;
+    chrome.tabs.onCreated.addListener((t) => {
+      registry.upsertTab(t);
+      on.changed();
+    });
+    chrome.tabs.onUpdated.addListener((tabId, change, t) => {
+      registry.upsertTab(t);
+      if (change.url !== undefined) on.access(tabId);
+      on.changed();
+    });
+    chrome.tabs.onActivated.addListener(({ tabId, windowId }) => {
+      registry.activate(windowId, tabId);
+      on.changed();
+    });
+    chrome.tabs.onRemoved.addListener((tabId) => {
+      if (!this.started) this.removedEarly.add(tabId);
+      this.closed(tabId);
+    });
+    chrome.tabs.onReplaced.addListener((addedTabId, removedTabId) => {
+      this.closed(removedTabId);
+      this.refresh(addedTabId);
+    });
+    chrome.tabs.onAttached.addListener((tabId) => this.refresh(tabId));
+    chrome.windows.onFocusChanged.addListener((windowId) => {
+      registry.setFocusedWindow(windowId);
+      on.changed();
+    });
+    chrome.storage.onChanged.addListener((changes, area) => {
+      if (area !== 'local' || !(STORAGE_KEY in changes)) return;
+      this.setAllowList(changes[STORAGE_KEY].newValue);
+      on.changed();
+    });
+  }
+
+  /** Takes the tabs and the last focused window (or null) that exist at start. */
+  adopt(tabs, win) {
+    const { registry } = this;
+    for (const t of tabs) if (!registry.tabs.has(t.id) && !this.removedEarly.has(t.id)) registry.upsertTab(t);
+    if (win && registry.focusedWindow < 0) registry.setFocusedWindow(win.id);
+    this.started = true;
+    this.removedEarly.clear();
+  }
+
+  /** The start-up list will not come (start-up failed). */
+  giveUpStart() {
+    this.started = true;
+  }
+
+  /** A frame's sender named its tab. */
+  seen(tab) {
+    if (!this.removedEarly.has(tab.id)) this.registry.upsertTab(tab);
+  }
+
+  /** Applies the allow list as stored (anything not a list: the default). */
+  setAllowList(stored) {
+    const compiled = compileAllowList(allowListFrom(stored));
+    for (const e of compiled.errors) this.log.warn(e);
+    this.registry.setAllows(compiled.allows);
+    this.on.access(undefined);
+  }
+
+  closed(tabId) {
+    this.registry.removeTab(tabId);
+    this.on.closed(tabId);
+    this.on.changed();
+  }
+
+  refresh(tabId) {
+    this.chrome.tabs.get(tabId).then((t) => {
+      this.registry.upsertTab(t);
+      this.on.access(tabId);
+      this.on.changed();
+    }, () => {});
+  }
+}

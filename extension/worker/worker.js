@@ -1,0 +1,151 @@
+// The service worker, wired: startWorker builds the parts, registers every
+// listener at once (so that events wake the worker), and starts: the allow
+// list, pins and profile instance id from storage, the browser's name, the
+// tabs that exist, then the host link. Everything it takes from the browser
+// comes in env, so that tests run it with a fake chrome and clock.
+//
+//   hostlink.js  the native link: reconnects, chunks, hello, state, changes
+//   frames.js    the relays' Ports, and what the frames report
+//   routing.js   calls to frames and their answers, cancels
+//   context.js   contextOn and sample requests to frames
+//   requests.js  sampleContext, pin, unpin
+//   pins.js      the pin store
+//   tabs.js      tabs, the focused window, the allow list
+
+import { STORAGE_KEY } from '../lib/sites.js';
+import { PINS_KEY } from '../lib/pins.js';
+import { T, browserInfo } from '../lib/protocol.js';
+import { Registry } from '../lib/registry.js';
+import { ContextSampler } from './context.js';
+import { Frames } from './frames.js';
+import { HostLink } from './hostlink.js';
+import { PinStore } from './pins.js';
+import { Requests } from './requests.js';
+import { CallRouter } from './routing.js';
+import { Tabs } from './tabs.js';
+
+/** The key of the profile's random instance id in chrome.storage.local. */
+export const INSTANCE_KEY = 'instance';
+
+/** The clock of the real worker. */
+export const realClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (t) => clearTimeout(t),
+};
+
+/** The log of the real worker: the console, with a prefix. */
+export const consoleLog = {
+  info: (...args) => console.info('[webmcp bridge]', ...args),
+  warn: (...args) => console.warn('[webmcp bridge]', ...args),
+};
+
+/** Names the browser for hello from navigator.userAgentData. */
+export async function detectBrowser(navigator) {
+  const uad = navigator.userAgentData;
+  let fullVersionList;
+  try {
+    if (uad && uad.getHighEntropyValues) ({ fullVersionList } = await uad.getHighEntropyValues(['fullVersionList']));
+  } catch {
+    // brands alone will do
+  }
+  return browserInfo({ fullVersionList, brands: uad && uad.brands, userAgent: navigator.userAgent });
+}
+
+/**
+ * Starts the worker.
+ * @param {object} env
+ * @param {typeof chrome} env.chrome
+ * @param {Navigator} env.navigator
+ * @param {{randomUUID: () => string}} env.crypto
+ * @param {typeof realClock} [env.clock]
+ * @param {typeof consoleLog} [env.log]
+ * @returns the parts, and `started`, a promise that resolves once the
+ *   host link was first opened
+ */
+export function startWorker({ chrome, navigator, crypto, clock = realClock, log = consoleLog }) {
+  const registry = new Registry();
+  const link = new HostLink({
+    chrome, clock, log,
+    settled: () => frames.settled(),
+    state: () => registry.snapshot(pins.pins),
+    changes: () => registry.changes(),
+    onMessage: (m) => {
+      if (m.type === T.call) router.call(m);
+      else if (m.type === T.request) requests.handle(m);
+      else if (m.type === T.cancel && !requests.cancel(m.id)) router.cancel(m.id);
+    },
+    onLost: () => {
+      router.hostLost();
+      requests.clear();
+    },
+  });
+  const changed = () => link.schedule();
+  const frames = new Frames({
+    chrome, registry, clock, log,
+    on: {
+      tabSeen: (tab) => tabs.seen(tab),
+      replaced: (old) => {
+        router.frameReplaced(old);
+        sampler.endFor(old);
+      },
+      connected: (conn) => {
+        sampler.updateOn(conn);
+        changed();
+      },
+      ended: (conn) => sampler.endFor(conn),
+      gone: (conn) => router.frameGone(conn),
+      sampled: (conn, id) => sampler.sampled(conn, id),
+      answer: (conn, m) => router.answer(conn, m),
+      changed,
+    },
+  });
+  const router = new CallRouter({ chrome, registry, frames, send: (m) => link.send(m), log });
+  const sampler = new ContextSampler({ registry, frames, clock, flush: () => link.flush() });
+  const pins = new PinStore({ chrome, announce: (list) => link.sendIfReady({ type: T.pins, pins: list }) });
+  const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log });
+  const tabs = new Tabs({
+    chrome, registry, log,
+    on: {
+      closed: (tabId) => {
+        for (const c of frames.dropTab(tabId)) sampler.endFor(c);
+        router.tabClosed(tabId);
+      },
+      access: (tabId) => sampler.updateAllOn(tabId),
+      changed,
+    },
+  });
+
+  frames.listen();
+  tabs.listen();
+  pins.listen();
+  // Browser start and install only need to wake the worker, which then opens the host link.
+  chrome.runtime.onStartup.addListener(() => {});
+  chrome.runtime.onInstalled.addListener(() => {});
+
+  async function start() {
+    const stored = await chrome.storage.local.get([STORAGE_KEY, INSTANCE_KEY, PINS_KEY]);
+    tabs.setAllowList(stored[STORAGE_KEY]);
+    pins.load(stored[PINS_KEY]); // no request comes before the host link opens, below
+    let instance = stored[INSTANCE_KEY];
+    if (typeof instance !== 'string' || instance === '') {
+      instance = crypto.randomUUID();
+      await chrome.storage.local.set({ [INSTANCE_KEY]: instance });
+    }
+    const browser = await detectBrowser(navigator);
+    link.identity = { ...browser, instance, extensionId: chrome.runtime.id };
+    const [list, win] = await Promise.all([
+      chrome.tabs.query({}),
+      chrome.windows.getLastFocused().catch(() => null),
+    ]);
+    tabs.adopt(list, win);
+    link.connect();
+  }
+
+  const started = start().catch((e) => {
+    log.warn(`start-up failed: ${e && e.stack ? e.stack : e}`);
+    tabs.giveUpStart();
+    link.connect();
+  });
+  return { registry, link, frames, router, sampler, pins, requests, tabs, started };
+}
