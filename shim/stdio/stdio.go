@@ -153,8 +153,7 @@ func (c *conn) readLoop() {
 			c.refuse(over)
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			if m, derr := jsonrpc.DecodeMessage(line); derr != nil {
-				c.log.Warn("skipped a line from the agent that is not a JSON-RPC message", "err", derr)
-				c.writeLine(errorLine(nil, -32700, fmt.Sprintf("parse error: %v", derr)))
+				c.undecodable(line, derr)
 			} else {
 				select {
 				case c.msgs <- m:
@@ -233,15 +232,36 @@ func (c *conn) refuse(o *oversized) {
 	}
 	c.log.Warn("refused a message over the size limit", "bytes", o.size, "method", method, "limit", o.limit)
 	if method == "tools/call" {
-		res, _ := json.Marshal(map[string]any{
-			"content": []map[string]string{{"type": "text", "text": text}},
-			"isError": true,
-			"_meta":   map[string]any{"dev.webmcp/reachedPage": false},
-		})
-		c.writeLine(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res))
+		c.writeLine(toolError(id, text))
 		return
 	}
 	c.writeLine(errorLine(id, -32600, text))
+}
+
+// undecodable answers a line that the SDK cannot decode: not JSON, or JSON
+// nested deeper than the SDK reads (it would end the session). A request
+// whose id can be found gets an answer for that id (a tool result with
+// isError for tools/call); anything else a parse error with a null id.
+func (c *conn) undecodable(line []byte, err error) {
+	id, method := sniff(line[:min(len(line), sniffBytes)], lastBytes(line, sniffBytes))
+	c.log.Warn("skipped a message from the agent that cannot be decoded", "method", method, "err", err)
+	text := fmt.Sprintf("the bridge cannot read this message (%v); it was not sent to the page. Send plain JSON arguments nested less deeply", err)
+	if id != nil && method == "tools/call" {
+		c.writeLine(toolError(id, text))
+		return
+	}
+	c.writeLine(errorLine(id, -32700, "parse error: "+text))
+}
+
+// toolError is a tools/call answer: a result with isError and text, marked
+// as not having reached the page.
+func toolError(id json.RawMessage, text string) []byte {
+	res, _ := json.Marshal(map[string]any{
+		"content": []map[string]string{{"type": "text", "text": text}},
+		"isError": true,
+		"_meta":   map[string]any{"dev.webmcp/reachedPage": false},
+	})
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res)
 }
 
 // errorLine is a JSON-RPC error response; id nil is a null id.

@@ -159,3 +159,18 @@ func TestSessionSurvivesABigArgument(t *testing.T) {
 		t.Fatalf("the next call: %v, %+v, %d calls", err, res, calls)
 	}
 }
+
+// TestTooDeepArgumentsAreAnswered: the SDK refuses JSON nested over 1,000
+// levels and would end the session; the transport answers the call.
+func TestTooDeepArgumentsAreAnswered(t *testing.T) {
+	p := newPipes(t, 1<<20)
+	deep := strings.Repeat("[", 3000) + strings.Repeat("]", 3000)
+	p.send(t, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"a":`+deep+`}}}`)
+	a := p.answer(t)
+	res, _ := a["result"].(map[string]any)
+	if a["id"] != float64(5) || res["isError"] != true {
+		t.Fatalf("answer %v, want a result with isError for id 5", a)
+	}
+	p.send(t, ping)
+	wantRequest(t, p.read(t), "ping")
+}
