@@ -1,6 +1,6 @@
 // The main-world modules (content/main/), one by one, in Node's own world:
 // each takes what it needs as parameters, so a test hands it fakes. The
-// bundle they make, content/main.js, is tested whole in main-world.test.js.
+// bundle they make, content/main.js, is tested whole in main-world*.test.js.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createBridge } from '../content/main/bridge.js';
@@ -10,9 +10,7 @@ import { createProviders } from '../content/main/providers.js';
 import { PROVIDER_TIMEOUT, sampleProviders } from '../content/main/sample.js';
 import { TOOL_NAME_PATTERN as LIB_PATTERN } from '../lib/names.js';
 import { TOOL_NAME_PATTERN, copyMeta, copySchema } from '../content/main/tools.js';
-import { fakeClock } from './fakes/main-world.js';
-
-const tick = () => new Promise((r) => setImmediate(r));
+import { FakeClock, drain } from './fakes/clock.js';
 
 test('the tool-name pattern is lib/names.js\'s own', () => {
   assert.equal(TOOL_NAME_PATTERN, LIB_PATTERN);
@@ -45,10 +43,10 @@ test('changes: a burst of notices is one call per microtask checkpoint', async (
   changes.contextChanged();
   changes.contextChanged();
   assert.deepEqual(heard, []);
-  await tick();
+  await drain();
   assert.deepEqual(heard, ['changed', 'context']);
   changes.changed();
-  await tick();
+  await drain();
   assert.deepEqual(heard, ['changed', 'context', 'changed']);
   assert.throws(() => changes.listen({}), /already/);
 });
@@ -69,10 +67,10 @@ test('the polyfill by itself: registerTool, its list of tools, running one', asy
   });
   const changes = [];
   mc.ontoolchange = () => changes.push('toolchange');
-  await tick();
+  await drain();
   assert.equal(resolved, false, 'registerTool resolves after the toolchange task');
   tasks.shift()();
-  await tick();
+  await drain();
   assert.equal(resolved, true);
   assert.deepEqual(changes, ['toolchange']);
   const list = poly.list();
@@ -101,10 +99,10 @@ test('the polyfill takes the context API it is given', () => {
 });
 
 // The page's timers, on a fake clock, as sampleProviders takes them.
-const timersOf = (clock) => ({ setTimer: clock.setTimeout.bind(clock), clearTimer: clock.clearTimeout.bind(clock) });
+const timersOf = (clock) => ({ setTimer: clock.api.setTimeout, clearTimer: clock.api.clearTimeout });
 
 test('sampleProviders: a slow provider is cut at the timer, the others kept', async () => {
-  const clock = fakeClock();
+  const clock = new FakeClock();
   const got = [];
   const list = [
     { id: 'quick', description: '', getContext: () => ({ summary: 'q', data: { n: 1 } }) },
@@ -113,12 +111,12 @@ test('sampleProviders: a slow provider is cut at the timer, the others kept', as
   ];
   for (const rec of list) rec.self = rec;
   sampleProviders(list, (s) => got.push(s), timersOf(clock));
-  await tick();
+  await drain();
   assert.deepEqual(got, [], 'waits for the slow one');
   assert.deepEqual(clock.pending(), [PROVIDER_TIMEOUT]);
-  clock.tick(PROVIDER_TIMEOUT - 1);
+  await clock.advance(PROVIDER_TIMEOUT - 1);
   assert.deepEqual(got, []);
-  clock.tick(1);
+  await clock.advance(1);
   assert.deepEqual(got, [[
     { id: 'quick', summary: 'q', json: '{"n":1}' },
     { id: 'slow', description: 'd', note: `timed out after ${PROVIDER_TIMEOUT} ms` },
@@ -126,15 +124,15 @@ test('sampleProviders: a slow provider is cut at the timer, the others kept', as
 });
 
 test('sampleProviders: when every promise settles, the timer is cleared', async () => {
-  const clock = fakeClock();
+  const clock = new FakeClock();
   const got = [];
   const rec = { id: 'async', description: '', getContext: async () => ({ summary: 's' }) };
   rec.self = rec;
   sampleProviders([rec], (s) => got.push(s), timersOf(clock));
-  await tick();
+  await drain();
   assert.deepEqual(got, [[{ id: 'async', summary: 's' }]]);
-  assert.deepEqual(clock.set, [PROVIDER_TIMEOUT]);
-  assert.deepEqual(clock.pending(), [], 'cleared');
+  assert.equal(clock.seq, 1, 'one timer set');
+  assert.deepEqual(clock.pending(), [], 'and cleared');
 });
 
 test('providers: the registry, its notices and the methods it puts on an object', async () => {

@@ -2,7 +2,8 @@
 // samples (time-boxed on a fake clock) over the port.
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import { closePorts, fakeClock, load, next, plain, provider, providersMsg, sampled, toolsMsg } from './fakes/main-world.js';
+import { FakeClock } from './fakes/clock.js';
+import { closePorts, load, next, plain, provider, providersMsg, sampled, toolsMsg } from './fakes/main-world.js';
 
 afterEach(closePorts);
 
@@ -82,8 +83,8 @@ test('aborting the signal or unregisterContextProvider removes a provider', asyn
 });
 
 test('a sample: each provider in order, a throwing or slow one left out with a note', async () => {
-  const clock = fakeClock();
-  const page = load({ clock });
+  const clock = new FakeClock();
+  const page = load({ clock: clock.api });
   const { mc, port } = page;
   let self;
   const cyclic = {};
@@ -111,10 +112,10 @@ test('a sample: each provider in order, a throwing or slow one left out with a n
   port.postMessage({ type: 'sample', id: 7 });
   await roundTrip();
   assert.deepEqual(clock.pending(), [50], 'the slow provider is given 50 ms on the page\'s clock');
-  clock.tick(49);
+  await clock.advance(49);
   await roundTrip();
   assert.equal(page.messages.filter(sampled(7)).length, 0, 'no answer before the 50 ms are up');
-  clock.tick(1);
+  await clock.advance(1);
   const m = await next(page, sampled(7));
   assert.deepEqual(clock.pending(), []);
   assert.equal(self.id, 'trace.Timeline#selection', 'getContext is called on its provider');
@@ -133,12 +134,12 @@ test('a sample: each provider in order, a throwing or slow one left out with a n
 });
 
 test('a sample without slow providers answers at once', async () => {
-  const clock = fakeClock();
-  const page = load({ clock });
+  const clock = new FakeClock();
+  const page = load({ clock: clock.api });
   await page.mc.registerContextProvider(provider('a', () => ({ summary: 'a' })));
   page.port.postMessage({ type: 'sample', id: 1 });
   const m = await next(page, sampled(1)); // the page's clock stands still
-  assert.deepEqual(clock.set, [], 'no timer: nothing to wait for');
+  assert.equal(clock.seq, 0, 'no timer set: nothing to wait for');
   assert.deepEqual(plain(m.providers), [{ id: 'a', description: 'the a provider', summary: 'a' }]);
   page.port.postMessage({ type: 'sample', id: 2 });
   page.mc.unregisterContextProvider('a');

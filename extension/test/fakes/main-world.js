@@ -19,39 +19,8 @@ export function keepOpen(...ports) {
   open.push(...ports);
 }
 
-// A fake clock for the page's setTimeout and clearTimeout: time moves only
-// when the test calls tick(ms).
-export function fakeClock() {
-  let now = 0;
-  let nextId = 1;
-  const timers = new Map();
-  return {
-    set: [], // the delay of every timer set, in order
-    setTimeout(fn, ms = 0) {
-      this.set.push(ms);
-      const id = nextId++;
-      timers.set(id, { fn, at: now + ms });
-      return id;
-    },
-    clearTimeout(id) {
-      timers.delete(id);
-    },
-    // The time left on each pending timer.
-    pending() {
-      return [...timers.values()].map((t) => t.at - now);
-    },
-    // Moves the clock ms on, running the timers that fall due.
-    tick(ms) {
-      now += ms;
-      for (const [id, t] of [...timers].sort((a, b) => a[1].at - b[1].at)) {
-        if (t.at > now) break;
-        timers.delete(id);
-        t.fn();
-      }
-    },
-  };
-}
-
+// clock, when given, is the page's setTimeout and clearTimeout (a FakeClock's
+// api, fakes/clock.js).
 export function load({ origin = 'http://localhost:8000', handover = true, clock } = {}) {
   class Document extends EventTarget {
     querySelectorAll() {
@@ -73,8 +42,8 @@ export function load({ origin = 'http://localhost:8000', handover = true, clock 
     setTimeout, clearTimeout, queueMicrotask, crypto, console,
   };
   if (clock) {
-    sandbox.setTimeout = clock.setTimeout.bind(clock);
-    sandbox.clearTimeout = clock.clearTimeout.bind(clock);
+    sandbox.setTimeout = clock.setTimeout;
+    sandbox.clearTimeout = clock.clearTimeout;
   }
   vm.createContext(sandbox);
   const globalsBefore = Object.getOwnPropertyNames(sandbox);
