@@ -455,8 +455,12 @@
       for (const e of tools().values()) metas.push(e.meta);
       const json = jsonStringify(metas);
       if (json !== lastSent) {
-        lastSent = json;
-        post({ type: "tools", tools: metas });
+        try {
+          post({ type: "tools", tools: metas });
+          lastSent = json;
+        } catch {
+          lastSent = "";
+        }
       }
       const defs = providerDefs();
       const pjson = jsonStringify(defs);

@@ -3,6 +3,7 @@
 // for what the extension sends and receives.
 
 import { isValidToolName } from './names.js';
+import { checkSchema, rejectedSchema } from './schema.js';
 
 /** The bridge protocol version this extension speaks. */
 export const PROTOCOL_VERSION = 1;
@@ -140,7 +141,10 @@ export function normalizeTool(raw) {
   tool.description = typeof raw.description === 'string' ? raw.description : '';
   if (raw.inputSchema !== undefined && raw.inputSchema !== null) {
     if (!isPlainObject(raw.inputSchema)) return { problem: `tool ${name}: inputSchema is not a JSON object` };
-    tool.inputSchema = raw.inputSchema;
+    // The same bounds as the page world and the shim (lib/schema.js): a
+    // schema past them travels as its stand-in, and the tool stays.
+    const c = checkSchema(raw.inputSchema);
+    tool.inputSchema = c.problem ? rejectedSchema(c.problem) : c.schema;
   }
   if (isPlainObject(raw.annotations)) {
     const a = {};

@@ -214,3 +214,16 @@ test('golden: context providers and ambient context pass the worker\'s checks un
       ctx.ambient ? { providers: ctx.providers || [], ambient: ctx.ambient } : { providers: ctx.providers || [] }, name);
   }
 });
+
+test('normalizeTool keeps a tool whose schema is past the bounds, with the stand-in schema', () => {
+  let deep = { type: 'string' };
+  for (let i = 0; i < 3000; i++) deep = { type: 'object', properties: { x: deep } };
+  const { tool, problem } = normalizeTool({ name: 'deep', description: 'd', inputSchema: deep });
+  assert.equal(problem, undefined);
+  assert.equal(tool.name, 'deep');
+  assert.equal(tool.inputSchema.type, 'object');
+  assert.match(tool.inputSchema['x-webmcp-rejected'], /deep|depth|nested/i);
+  // An ordinary schema travels as it is.
+  const ok = normalizeTool({ name: 'ok', description: 'd', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } });
+  assert.deepEqual(ok.tool.inputSchema, { type: 'object', properties: { a: { type: 'number' } } });
+});

@@ -47,8 +47,14 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, onConnec
     for (const e of tools().values()) metas.push(e.meta);
     const json = jsonStringify(metas);
     if (json !== lastSent) {
-      lastSent = json;
-      post({ type: 'tools', tools: metas });
+      // A report that cannot be posted (a value the structured clone
+      // refuses) is tried again at the next look, never given up.
+      try {
+        post({ type: 'tools', tools: metas });
+        lastSent = json;
+      } catch {
+        lastSent = '';
+      }
     }
     const defs = providerDefs();
     const pjson = jsonStringify(defs);
