@@ -1,147 +1,344 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
+	"github.com/webmcp-bridge/bridge/shim/hosts"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func doctorCommand() *Command {
 	return &Command{
 		Name:    "doctor",
-		Args:    "[--user-data-dir DIR]...",
+		Args:    "[--user-data-dir DIR]... [--json]",
 		Summary: "check the installation, link by link, and say what to fix",
 		Run:     runDoctor,
 	}
 }
 
-// doctor is one run of checks; each check prints one line.
+// The links of the chain that doctor checks, in order.
+const (
+	LinkBinaries   = "binaries"    // webmcp-shim and its webmcp-host
+	LinkManifest   = "manifest"    // the native-messaging manifests
+	LinkRuntimeDir = "runtime-dir" // the private folder of the sockets
+	LinkSocket     = "socket"      // each host socket answers
+	LinkHost       = "host"        // a host speaks our protocol, its extension said hello
+	LinkTools      = "tools"       // the pages' tools reach agents
+)
+
+// DoctorCheck is one line of doctor's report.
+type DoctorCheck struct {
+	Link    string `json:"link"`   // one of the Link constants
+	Status  string `json:"status"` // "ok", "problem" or "info"
+	Message string `json:"message"`
+}
+
+// DoctorJSON is what doctor --json prints.
+type DoctorJSON struct {
+	OK       bool          `json:"ok"`
+	Problems int           `json:"problems"`
+	Checks   []DoctorCheck `json:"checks"`
+	// Causes are the likely causes, most likely first, when no host
+	// answered.
+	Causes []string `json:"causes,omitempty"`
+}
+
+// doctor is one run of checks; each check adds one line.
 type doctor struct {
 	out      io.Writer
-	problems int
+	json     bool
+	report   DoctorJSON
 	reported map[string]bool // sockets reported as not the user's
 }
 
-func (d *doctor) ok(format string, args ...any) {
-	fmt.Fprintf(d.out, "ok       "+format+"\n", args...)
+func (d *doctor) add(link, status, format string, args ...any) {
+	c := DoctorCheck{Link: link, Status: status, Message: fmt.Sprintf(format, args...)}
+	d.report.Checks = append(d.report.Checks, c)
+	if status == "problem" {
+		d.report.Problems++
+	}
+	if d.json {
+		return
+	}
+	prefix := map[string]string{"ok": "ok       ", "problem": "PROBLEM  ", "info": "         "}[status]
+	fmt.Fprintf(d.out, "%s%s\n", prefix, c.Message)
 }
 
-func (d *doctor) problem(format string, args ...any) {
-	d.problems++
-	fmt.Fprintf(d.out, "PROBLEM  "+format+"\n", args...)
-}
-
-func (d *doctor) info(format string, args ...any) {
-	fmt.Fprintf(d.out, "         "+format+"\n", args...)
-}
+func (d *doctor) ok(link, format string, args ...any)      { d.add(link, "ok", format, args...) }
+func (d *doctor) problem(link, format string, args ...any) { d.add(link, "problem", format, args...) }
+func (d *doctor) info(link, format string, args ...any)    { d.add(link, "info", format, args...) }
 
 func runDoctor(ctx context.Context, env *Env, args []string) int {
 	fs := env.flagSet("doctor")
 	var dirs multiFlag
 	fs.Var(&dirs, "user-data-dir", "")
+	asJSON := fs.Bool("json", false, "")
 	if code, ok := parseNoArgs(fs, args, env); !ok {
 		return code
 	}
-	d := &doctor{out: env.Stdout}
+	d := &doctor{out: env.Stdout, json: *asJSON}
+	host, rec := d.checkBinaries()
+	d.checkManifests(host, rec, dirs)
+	if d.checkRuntimeDir() {
+		if d.checkSockets(ctx) {
+			d.checkHosts(ctx, env)
+		}
+	}
+	return d.finish(env)
+}
 
-	// 1. The native-messaging manifests: the browser starts the host only
-	// through one of them.
-	var locs []manifest.Location
-	if home, err := os.UserHomeDir(); err == nil {
-		locs = manifest.Locations(runtime.GOOS, home, os.Getenv("XDG_CONFIG_HOME"))
+// checkBinaries checks this webmcp-shim's own webmcp-host, which the
+// manifests should name, and returns its path ("" when this shim has none
+// beside it, as under go run) and the install record, if any.
+func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
+	self, err := selfPath()
+	if err != nil {
+		d.info(LinkBinaries, "cannot tell where this webmcp-shim is (%v): the manifests are not compared with it", err)
+		return "", nil
+	}
+	bin := filepath.Dir(self)
+	rec, installed, err := installrec.Load(installrec.PathFor(bin))
+	if err != nil {
+		d.problem(LinkBinaries, "the install record is unreadable (%v): run ./install.sh again", err)
+	}
+	host = filepath.Join(bin, "webmcp-host")
+	if _, err := os.Stat(host); err != nil {
+		if installed {
+			d.problem(LinkBinaries, "%s is missing: run ./install.sh again", host)
+		} else {
+			d.info(LinkBinaries, "no webmcp-host beside this webmcp-shim (%s): not an installed copy, so the manifests are not compared with it", self)
+		}
+		return "", rec
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, host, "extension-id").Output()
+	switch {
+	case err != nil:
+		d.problem(LinkBinaries, "%s does not run (%v): run ./install.sh again", host, err)
+	case strings.TrimSpace(string(out)) != webmcp.ExtensionID:
+		d.problem(LinkBinaries, "%s is another version (it knows the extension as %q, this shim as %s): run ./install.sh again", host, strings.TrimSpace(string(out)), webmcp.ExtensionID)
+	default:
+		d.ok(LinkBinaries, "webmcp-shim and webmcp-host in %s", bin)
+	}
+	if !installed {
+		rec = nil
+	}
+	return host, rec
+}
+
+// checkManifests checks the manifest of every browser that has one, of
+// each profile that the install record lists and of each --user-data-dir.
+func (d *doctor) checkManifests(host string, rec *installrec.Record, dirs []string) {
+	home, _ := os.UserHomeDir()
+	sys := manifest.System{GOOS: runtime.GOOS, Home: home, LookPath: exec.LookPath}
+	type want struct {
+		loc      manifest.Location
+		required bool // a missing manifest is a problem
+	}
+	var locs []want
+	if home != "" {
+		for _, l := range manifest.Locations(runtime.GOOS, home, os.Getenv("XDG_CONFIG_HOME")) {
+			locs = append(locs, want{loc: l})
+		}
+	}
+	if rec != nil {
+		for _, e := range rec.Of(installrec.Manifest) {
+			dir := filepath.Dir(e.Path)
+			if i := slices.IndexFunc(locs, func(w want) bool { return w.loc.Dir == dir }); i >= 0 {
+				locs[i].required = true
+				continue
+			}
+			locs = append(locs, want{loc: manifest.Location{Browser: e.Note, Dir: dir}, required: true})
+		}
 	}
 	for _, dir := range dirs {
 		abs, _ := filepath.Abs(dir)
-		locs = append(locs, manifest.UserDataDir(abs))
+		l := manifest.UserDataDir(abs)
+		if i := slices.IndexFunc(locs, func(w want) bool { return w.loc.Dir == l.Dir }); i >= 0 {
+			locs[i].required = true
+			continue
+		}
+		locs = append(locs, want{loc: l, required: true})
 	}
-	found := 0
-	for _, l := range locs {
+	found, before := 0, d.report.Problems
+	var unregistered []string
+	for _, w := range locs {
+		l := w.loc
+		path := filepath.Join(l.Dir, manifest.FileName)
 		m, err := manifest.Read(l.Dir)
-		if os.IsNotExist(err) {
+		if errors.Is(err, iofs.ErrNotExist) {
+			switch {
+			case w.required && l.Key == "":
+				d.problem(LinkManifest, "%s: no manifest %s, so a browser started with that profile cannot start the host: run ./install.sh %s", l.Browser, path, l.Browser)
+			case w.required:
+				d.problem(LinkManifest, "%s: no manifest %s (the install wrote one): run ./install.sh again", l.Browser, path)
+			case manifest.Installed(l, sys):
+				unregistered = append(unregistered, l.Key)
+			}
 			continue
 		}
 		found++
-		path := filepath.Join(l.Dir, manifest.FileName)
 		switch {
 		case err != nil:
-			d.problem("%s: %s is unreadable (%v): run ./install.sh again", l.Browser, path, err)
+			d.problem(LinkManifest, "%s: %s is unreadable (%v): run ./install.sh again", l.Browser, path, err)
 		case !slices.Contains(m.AllowedOrigins, webmcp.ExtensionOrigin):
-			d.problem("%s: %s does not allow the bridge extension (%s): run ./install.sh again", l.Browser, path, webmcp.ExtensionOrigin)
+			d.problem(LinkManifest, "%s: %s does not allow the bridge extension (%s), so the browser refuses to start the host (\"Access to the specified native messaging host is forbidden\"): run ./install.sh again", l.Browser, path, webmcp.ExtensionOrigin)
+		case !filepath.IsAbs(m.Path):
+			d.problem(LinkManifest, "%s: %s names %q, not an absolute path: run ./install.sh again", l.Browser, path, m.Path)
 		case !executable(m.Path):
-			d.problem("%s: %s names %s, which is not an executable file: run ./install.sh again", l.Browser, path, m.Path)
+			d.problem(LinkManifest, "%s: %s names %s, which is not an executable file: run ./install.sh again", l.Browser, path, m.Path)
+		case host != "" && !sameFile(m.Path, host):
+			d.problem(LinkManifest, "%s: %s names %s, not the webmcp-host of this install (%s): run ./install.sh again (of the install you use)", l.Browser, path, m.Path, host)
 		default:
-			d.ok("%s: the browser may start %s", l.Browser, m.Path)
+			d.ok(LinkManifest, "%s: the browser may start %s", l.Browser, m.Path)
 		}
 	}
-	if found == 0 {
-		d.problem("no native-messaging manifest (%s) for any browser: run ./install.sh (add --user-data-dir DIR for a browser started with one)", manifest.FileName)
+	if found == 0 && d.report.Problems == before {
+		d.problem(LinkManifest, "no native-messaging manifest (%s) for any browser: run ./install.sh (add --user-data-dir DIR for a browser started with one)", manifest.FileName)
 	}
+	if len(unregistered) > 0 {
+		d.info(LinkManifest, "installed but not registered: %s (./install.sh registers every installed browser; --browser KEY forces one)", strings.Join(unregistered, ", "))
+	}
+}
 
-	// 2. The runtime directory, where hosts put their sockets.
+// checkRuntimeDir checks the folder of the hosts' sockets; false means
+// there is no point in going on.
+func (d *doctor) checkRuntimeDir() bool {
 	dir := webmcp.RuntimeDir()
 	switch err := webmcp.CheckRuntimeDir(dir); {
 	case errors.Is(err, iofs.ErrNotExist):
-		d.problem("no runtime directory %s: no host has run yet. Open the browser with the WebMCP bridge extension loaded (chrome://extensions → Developer mode → Load unpacked); if it is loaded, check that %s (and XDG_RUNTIME_DIR) are set alike for the browser and for this command", dir, webmcp.RuntimeDirEnv)
-		return d.finish(env)
+		d.problem(LinkRuntimeDir, "no runtime directory %s: no host has run yet", dir)
+		d.noHost(dir)
+		return false
 	case errors.Is(err, webmcp.ErrUntrusted):
-		d.problem("POSSIBLE ATTACK: the runtime directory %v. No host in it is used until this is fixed", err)
-		return d.finish(env)
+		d.problem(LinkRuntimeDir, "POSSIBLE ATTACK: the runtime directory %v. No host in it is used until this is fixed", err)
+		return false
 	case err != nil:
-		d.problem("%v", err)
-		return d.finish(env)
-	default:
-		d.ok("runtime directory %s (private)", dir)
+		d.problem(LinkRuntimeDir, "%v", err)
+		return false
 	}
+	d.ok(LinkRuntimeDir, "runtime directory %s (private)", dir)
+	return true
+}
 
-	// 3. The hosts: each one is a browser profile with the extension.
+// checkSockets dials each host socket as a shim would: a dead host's socket
+// is removed, a host of another protocol named. It returns whether any host
+// answered.
+func (d *doctor) checkSockets(ctx context.Context) bool {
+	dir := webmcp.RuntimeDir()
+	before := d.report.Problems
 	socks := d.trustedSockets(dir)
-	if len(socks) == 0 {
-		d.problem("no host socket in %s: the browser is not running, or the extension is not loaded, or it cannot start the host (see the extension's service worker console in chrome://extensions)", dir)
-		return d.finish(env)
-	}
-	srv, _ := connect(ctx, env)
-	defer srv.Close()
-	hosts := srv.Hosts()
-	// Connecting removed the sockets of hosts that are gone.
-	if left := d.trustedSockets(dir); len(left) < len(socks) {
-		d.info("removed %s left by hosts that are gone", plural(len(socks)-len(left), "socket"))
-		socks = left
-	}
-	if len(hosts) < len(socks) {
-		d.problem("%d of %d host sockets did not answer: a host that hangs, or one still starting; if this persists, restart the browser (a socket whose host process is gone is removed by itself)", len(socks)-len(hosts), len(socks))
-	}
-	if len(socks) == 0 && len(hosts) == 0 {
-		d.problem("no live host in %s: the browser is not running, or the extension is not loaded, or it cannot start the host (see the extension's service worker console in chrome://extensions)", dir)
-		return d.finish(env)
-	}
-	for _, h := range hosts {
-		if h.Browser == nil {
-			d.problem("host pid %d: the extension has not said hello: reload the extension in chrome://extensions", h.PID)
+	answered := 0
+	for _, s := range socks {
+		pid, _ := webmcp.SocketPID(s)
+		c, err := hosts.Dial(ctx, s, hosts.ConnOptions{
+			Client: webmcp.ClientInfo{Name: "webmcp-shim doctor", PID: os.Getpid()},
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		})
+		if err != nil {
+			if removed, _ := webmcp.RemoveIfStale(s, err); removed {
+				d.info(LinkSocket, "removed %s, left by host pid %d, which is gone (a crash, or a browser killed)", s, pid)
+				continue
+			}
+			d.problem(LinkSocket, "host socket %s does not answer (%v): if no browser of yours runs, remove it (rm %s); else restart the browser", s, err, s)
 			continue
 		}
-		allowed, tools := 0, h.Tools
+		wait := time.NewTimer(ConnectWait)
+		select {
+		case <-c.Ready():
+			answered++
+		case <-c.Done():
+			if err := c.Err(); err != nil && strings.Contains(err.Error(), "protocol") {
+				d.problem(LinkHost, "host pid %d: %v", pid, err)
+			} else {
+				d.problem(LinkHost, "host pid %d closed the connection (%v): restart the browser", pid, err)
+			}
+		case <-wait.C:
+			d.problem(LinkHost, "host pid %d did not send its state within %v: it hangs, or is still starting; if this persists, restart the browser", pid, ConnectWait)
+		case <-ctx.Done():
+		}
+		wait.Stop()
+		c.Close()
+	}
+	if answered == 0 {
+		if d.report.Problems == before {
+			d.problem(LinkSocket, "no live host in %s", dir)
+		}
+		d.noHost(dir)
+	}
+	return answered > 0
+}
+
+// noHost lists the likely causes of no host, most likely first.
+func (d *doctor) noHost(dir string) {
+	d.report.Causes = []string{
+		"the browser is not running, or the WebMCP bridge extension is not loaded in it (chrome://extensions → Developer mode → Load unpacked → the extension folder install.sh printed)",
+		"a browser started with --user-data-dir DIR needs ./install.sh --user-data-dir DIR (check it with webmcp-shim doctor --user-data-dir DIR)",
+		"the extension cannot start the host: its service worker console (chrome://extensions → WebMCP bridge → service worker) says why; \"Specified native messaging host not found\" means no manifest for that browser or profile",
+		fmt.Sprintf("the browser and this command disagree on the runtime directory: %s (and XDG_RUNTIME_DIR) must be the same for both; here it is %s", webmcp.RuntimeDirEnv, dir),
+	}
+	if d.json {
+		return
+	}
+	fmt.Fprintln(d.out, "         likely causes, most likely first:")
+	for i, c := range d.report.Causes {
+		fmt.Fprintf(d.out, "         %d. %s\n", i+1, c)
+	}
+}
+
+// checkHosts connects as a shim does and reports each browser and its
+// tools.
+func (d *doctor) checkHosts(ctx context.Context, env *Env) {
+	quiet := *env
+	quiet.Stderr = io.Discard
+	srv, _ := connect(ctx, &quiet)
+	defer srv.Close()
+	for _, h := range srv.Hosts() {
+		switch {
+		case h.Browser == nil:
+			d.problem(LinkHost, "host pid %d: the extension has not said hello: reload the extension in chrome://extensions", h.PID)
+			continue
+		case h.Browser.ExtensionID != "" && h.Browser.ExtensionID != webmcp.ExtensionID:
+			d.problem(LinkHost, "host pid %d was started by extension %s, not the bridge's %s: load the extension from the folder install.sh printed", h.PID, h.Browser.ExtensionID, webmcp.ExtensionID)
+			continue
+		}
+		allowed := 0
 		for _, t := range h.Tabs {
 			if t.Allowed {
 				allowed++
 			}
 		}
-		d.ok("%s %s (host pid %d): %s, %d on allowed sites, %s", h.Browser.Name, h.Browser.Version, h.PID,
-			plural(len(h.Tabs), "tab"), allowed, plural(tools, "tool"))
-		if tools == 0 {
-			d.info("no page offers tools yet: open a page that registers WebMCP tools on an allowed site (e.g. webmcp-shim demo)")
+		d.ok(LinkHost, "%s %s (host pid %d, extension %s): %s, %d on allowed sites, %s", h.Browser.Name, h.Browser.Version, h.PID,
+			extensionLabel(h.Browser), plural(len(h.Tabs), "tab"), allowed, plural(h.Tools, "tool"))
+		if h.Tools == 0 {
+			d.info(LinkTools, "no page offers tools yet: open a page that registers WebMCP tools on an allowed site (e.g. webmcp-shim demo)")
 		}
 	}
-	return d.finish(env)
+}
+
+// extensionLabel names the extension a host reports.
+func extensionLabel(b *webmcp.Browser) string {
+	if b.ExtensionID == "" {
+		return "of unknown ID"
+	}
+	return b.ExtensionID
 }
 
 // trustedSockets lists the host sockets in dir that are the user's own,
@@ -155,7 +352,7 @@ func (d *doctor) trustedSockets(dir string) []string {
 		case err == nil:
 			out = append(out, s)
 		case errors.Is(err, webmcp.ErrUntrusted) && !d.reported[s]:
-			d.problem("POSSIBLE ATTACK: the host socket %v. It is not used", err)
+			d.problem(LinkSocket, "POSSIBLE ATTACK: the host socket %v. It is not used", err)
 			if d.reported == nil {
 				d.reported = map[string]bool{}
 			}
@@ -166,17 +363,38 @@ func (d *doctor) trustedSockets(dir string) []string {
 }
 
 func (d *doctor) finish(env *Env) int {
-	if d.problems > 0 {
-		fmt.Fprintf(env.Stdout, "\n%s found; see README for set-up.\n", plural(d.problems, "problem"))
+	d.report.OK = d.report.Problems == 0
+	if d.json {
+		if d.report.Checks == nil {
+			d.report.Checks = []DoctorCheck{}
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		enc.Encode(d.report)
+		env.Stdout.Write(b.Bytes())
+	} else if d.report.Problems > 0 {
+		fmt.Fprintf(env.Stdout, "\n%s found; see README for set-up.\n", plural(d.report.Problems, "problem"))
+	} else {
+		fmt.Fprintln(env.Stdout, "\nAll good: agents that run webmcp-shim see the tools above.")
+	}
+	if d.report.Problems > 0 {
 		return ExitFail
 	}
-	fmt.Fprintln(env.Stdout, "\nAll good: agents that run webmcp-shim see the tools above.")
 	return ExitOK
 }
 
 func executable(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// sameFile says whether a and b are the same file.
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // multiFlag collects a repeatable flag.

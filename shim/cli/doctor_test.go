@@ -1,0 +1,198 @@
+package cli
+
+// doctor against a healthy set-up and against each broken link in turn:
+// each run names that link and its fix.
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/manifest"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// doctorHome is an empty HOME; it returns a
+// profile folder with a manifest that names an executable host (this test
+// binary) and allows the extension.
+func doctorHome(t *testing.T) (profile string) {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", "")
+	profile = t.TempDir()
+	self, _ := os.Executable()
+	m, err := manifest.New(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := manifest.Write(m, manifest.UserDataDir(profile).Dir); err != nil {
+		t.Fatal(err)
+	}
+	return profile
+}
+
+func doctorJSON(t *testing.T, r cliRun) DoctorJSON {
+	t.Helper()
+	var d DoctorJSON
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, r.stdout)
+	}
+	return d
+}
+
+// problems returns the messages of the problems of link.
+func (d DoctorJSON) problems(link string) []string {
+	var out []string
+	for _, c := range d.Checks {
+		if c.Status == "problem" && c.Link == link {
+			out = append(out, c.Message)
+		}
+	}
+	return out
+}
+
+func TestDoctorHealthy(t *testing.T) {
+	profile := doctorHome(t)
+	dir := bridgetest.RuntimeDir(t)
+	ext := bridgetest.StartHost(t, dir, bridgetest.NewPage())
+	ctx := bridgetest.Context(t)
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+		t.Fatal(err)
+	}
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	r := runCLI(ctx, t, dir, "", "doctor", "--user-data-dir", profile)
+	r.expect(t, "doctor", 0)
+	for _, want := range []string{"--user-data-dir " + profile + ": the browser may start", "runtime directory " + dir + " (private)",
+		"Chromium 156.0.0.0 (host pid", "1 tab, 1 on allowed sites, 1 tool", "All good"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "PROBLEM") {
+		t.Errorf("doctor found a problem in a working set-up:\n%s", r.stdout)
+	}
+	r = runCLI(ctx, t, dir, "", "doctor", "--json", "--user-data-dir", profile)
+	r.expect(t, "doctor --json", 0)
+	if d := doctorJSON(t, r); !d.OK || d.Problems != 0 || len(d.Checks) < 3 || d.Causes != nil {
+		t.Errorf("doctor --json = %+v", d)
+	}
+}
+
+func TestDoctorBrokenLinks(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, profile, dir string) // breaks one link
+		host  bool                                    // a host runs
+		link  string
+		says  []string
+	}{
+		{"no manifest in the given profile", func(t *testing.T, profile, dir string) {
+			os.RemoveAll(manifest.UserDataDir(profile).Dir)
+		}, true, LinkManifest, []string{"no manifest", "./install.sh --user-data-dir "}},
+		{"wrong path", func(t *testing.T, profile, dir string) {
+			m, _ := manifest.New(filepath.Join(profile, "gone", "webmcp-host"))
+			manifest.Write(m, manifest.UserDataDir(profile).Dir)
+		}, true, LinkManifest, []string{"not an executable file", "run ./install.sh again"}},
+		{"wrong origin", func(t *testing.T, profile, dir string) {
+			self, _ := os.Executable()
+			m, _ := manifest.New(self)
+			m.AllowedOrigins = []string{"chrome-extension://abcdefghijklmnopabcdefghijklmnop/"}
+			manifest.Write(m, manifest.UserDataDir(profile).Dir)
+		}, true, LinkManifest, []string{"does not allow the bridge extension", webmcp.ExtensionOrigin}},
+		{"no host", func(t *testing.T, profile, dir string) {}, false, LinkSocket, []string{"no live host in "}},
+		{"old protocol", func(t *testing.T, profile, dir string) {
+			ln, err := net.Listen("unix", webmcp.SocketPath(dir, os.Getpid()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ln.Close() })
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					bufio.NewReader(c).ReadString('\n') // the hello
+					c.Write([]byte(`{"type":"hello","protocol":99,"session":"s1","host":{"pid":1}}` + "\n"))
+					defer c.Close()
+				}
+			}()
+		}, false, LinkHost, []string{"speaks bridge protocol 99", "install matching versions"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			profile := doctorHome(t)
+			dir := bridgetest.RuntimeDir(t)
+			tc.setup(t, profile, dir)
+			if tc.host {
+				bridgetest.StartHost(t, dir, bridgetest.NewPage())
+			}
+			ctx := bridgetest.Context(t)
+			r := runCLI(ctx, t, dir, "", "doctor", "--json", "--user-data-dir", profile)
+			r.expect(t, "doctor --json", 1)
+			d := doctorJSON(t, r)
+			got := d.problems(tc.link)
+			if d.OK || d.Problems != 1 || len(got) != 1 {
+				t.Fatalf("want exactly one problem, of link %s; got %+v", tc.link, d)
+			}
+			for _, want := range tc.says {
+				if !strings.Contains(got[0], want) {
+					t.Errorf("problem %q lacks %q", got[0], want)
+				}
+			}
+			// The text report says the same.
+			r = runCLI(ctx, t, dir, "", "doctor", "--user-data-dir", profile)
+			r.expect(t, "doctor", 1)
+			if !strings.Contains(r.stdout, "PROBLEM  "+got[0]) || !strings.Contains(r.stdout, "1 problem found") {
+				t.Errorf("doctor text:\n%s", r.stdout)
+			}
+			if tc.link == LinkSocket {
+				if len(d.Causes) < 2 || !strings.Contains(d.Causes[1], "--user-data-dir DIR needs ./install.sh --user-data-dir DIR") {
+					t.Errorf("causes = %q", d.Causes)
+				}
+				if !strings.Contains(r.stdout, "likely causes") {
+					t.Errorf("doctor text lacks the likely causes:\n%s", r.stdout)
+				}
+			}
+		})
+	}
+}
+
+// A socket left by a host that crashed is removed, and said, and is not a
+// problem by itself (no host is).
+func TestDoctorRemovesStaleSocket(t *testing.T) {
+	profile := doctorHome(t)
+	ctx := bridgetest.Context(t)
+	dir := bridgetest.RuntimeDir(t)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true command:", err)
+	}
+	sock := webmcp.SocketPath(dir, dead.Process.Pid)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	r := runCLI(ctx, t, dir, "", "doctor", "--json", "--user-data-dir", profile)
+	d := doctorJSON(t, r)
+	var said bool
+	for _, c := range d.Checks {
+		said = said || c.Link == LinkSocket && c.Status == "info" && strings.Contains(c.Message, "removed "+sock) && strings.Contains(c.Message, "gone")
+	}
+	if !said {
+		t.Errorf("doctor did not say it removed the stale socket: %+v", d)
+	}
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Errorf("the stale socket is still there: %v", err)
+	}
+	if p := d.problems(LinkSocket); len(p) != 1 || !strings.Contains(p[0], "no live host") {
+		t.Errorf("problems = %q, want only no live host", p)
+	}
+}
