@@ -11,6 +11,7 @@
 //   requests.js  sampleContext, pin, unpin
 //   pins.js      the pin store
 //   tabs.js      tabs, the focused window, the allow list
+//   uiapi.js     the extension's own pages' requests, and change notices to them
 
 import { STORAGE_KEY } from '../lib/sites.js';
 import { PINS_KEY } from '../lib/pins.js';
@@ -23,6 +24,7 @@ import { PinStore } from './pins.js';
 import { Requests } from './requests.js';
 import { CallRouter } from './routing.js';
 import { Tabs } from './tabs.js';
+import { UiApi } from './uiapi.js';
 
 /** The key of the profile's random instance id in chrome.storage.local. */
 export const INSTANCE_KEY = 'instance';
@@ -116,8 +118,11 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     },
   });
 
+  const ui = new UiApi({ chrome, log });
+
   frames.listen();
   tabs.listen();
+  ui.listen();
   pins.listen();
   // Browser start and install only need to wake the worker, which then opens the host link.
   chrome.runtime.onStartup.addListener(() => {});
@@ -147,5 +152,5 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.giveUpStart();
     link.connect();
   });
-  return { registry, link, frames, router, sampler, pins, requests, tabs, started };
+  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, started };
 }
