@@ -201,9 +201,9 @@ Flags:
   --http HOST:PORT     serve MCP over Streamable HTTP instead of stdio, at
                        http://HOST:PORT/mcp; every request needs the header
                        Authorization: Bearer TOKEN (webmcp-shim token);
-                       requests with an Origin (web pages) or with a Host
-                       other than localhost, an IP or --allow-host names are
-                       refused
+                       requests from web pages of other sites than
+                       localhost (Origin) or with a Host other than
+                       localhost, an IP or --allow-host names are refused
   --allow-remote       let --http listen on an address other than loopback
   --allow-host NAME    accept Host: NAME too (repeatable), e.g.
                        host.docker.internal

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -33,8 +34,8 @@ type Options struct {
 	// names (localhost, 127.0.0.1, ::1) and IP literals, e.g.
 	// host.docker.internal for a devcontainer. Ports are not checked.
 	Hosts []string
-	// Origins are the Origin header values accepted (e.g.
-	// http://localhost:6274 for a browser-based client); requests
+	// Origins are the Origin header values accepted besides pages of
+	// this machine (localhost, 127.0.0.1, [::1], any port); requests
 	// without an Origin header, as agents send them, are accepted.
 	Origins []string
 	// Logger gets a line per refused request; nil means none.
@@ -85,8 +86,8 @@ func Guard(next http.Handler, opts Options) http.Handler {
 			refuse(w, r, http.StatusMisdirectedRequest, fmt.Sprintf("Host %q is not this machine: reach the shim as 127.0.0.1 or localhost, or start it with --allow-host NAME", r.Host))
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(origins, strings.ToLower(strings.TrimSuffix(o, "/"))) {
-			refuse(w, r, http.StatusForbidden, fmt.Sprintf("requests from web pages (Origin %q) are refused; start the shim with --allow-origin %s to allow that one", o, o))
+		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, origins) {
+			refuse(w, r, http.StatusForbidden, fmt.Sprintf("requests from web pages of other sites (Origin %q) are refused; start the shim with --allow-origin %s to allow that one", o, o))
 			return
 		}
 		auth := r.Header.Get("Authorization")
@@ -101,6 +102,26 @@ func Guard(next http.Handler, opts Options) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// originAllowed says whether a request from a page of origin o may go
+// on: a page of this machine (http://localhost:*, http://127.0.0.1:*,
+// http://[::1]:*), which still needs the token, or one of origins.
+func originAllowed(o string, origins []string) bool {
+	o = strings.ToLower(strings.TrimSuffix(o, "/"))
+	if slices.Contains(origins, o) {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // hostAllowed says whether the Host header names this machine: a loopback

