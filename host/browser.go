@@ -59,6 +59,7 @@ func (h *host) fromBrowser(body []byte) error {
 			return fmt.Errorf("the extension speaks bridge protocol %d, this webmcp-host speaks %d: update whichever is older", m.Protocol, webmcp.ProtocolVersion)
 		}
 		h.setBrowser(m.Browser)
+		h.sendSessions()
 	case webmcp.TypeState, webmcp.TypeTabUpdated, webmcp.TypeTabRemoved,
 		webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext, webmcp.TypePins:
 		var m webmcp.Message

@@ -79,6 +79,9 @@ type host struct {
 	qlen, qbytes int
 	maxShims     int
 
+	// sessionsMu keeps the lists of shims going to the browser in order.
+	sessionsMu sync.Mutex
+
 	// bmu keeps each message to the browser whole, chunked or not.
 	bmu       sync.Mutex
 	bw        *nativemsg.Writer

@@ -123,4 +123,5 @@ func (h *host) dropSession(s *session, why string) {
 	} else {
 		h.log.Printf("shim %s disconnected (%s)", s.id, why)
 	}
+	h.sendSessions()
 }

@@ -30,6 +30,9 @@ type session struct {
 
 	// dropped is set, under h.mu, once the host has forgotten the session.
 	dropped bool
+	// client is what the shim said about itself (hello, client), under
+	// h.mu; nil before its hello.
+	client *webmcp.ClientInfo
 
 	mu     sync.Mutex
 	queue  [][]byte
@@ -202,7 +205,22 @@ func (s *session) handle(l []byte) bool {
 		if m.Client != nil {
 			s.h.log.Printf("shim %s is %s, pid %d", s.id, m.Client.Name, m.Client.PID)
 		}
-	case webmcp.TypeResult, webmcp.TypeError, webmcp.TypeChunk, webmcp.TypeState, webmcp.TypeTabUpdated,
+		c := m.Client
+		if c == nil {
+			c = &webmcp.ClientInfo{}
+		}
+		s.h.setClient(s, c)
+	case webmcp.TypeClient:
+		var m webmcp.Message
+		if err := json.Unmarshal(l, &m); err != nil || m.Client == nil {
+			s.h.log.Printf("shim %s sent a malformed client message; skipped: %s", s.id, excerpt(l))
+			return true
+		}
+		if a := m.Client.Agent; a != nil {
+			s.h.log.Printf("shim %s serves %s %s", s.id, a.Name, a.Version)
+		}
+		s.h.setClient(s, m.Client)
+	case webmcp.TypeResult, webmcp.TypeError, webmcp.TypeChunk, webmcp.TypeState, webmcp.TypeTabUpdated, webmcp.TypeSessions,
 		webmcp.TypeTabRemoved, webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext, webmcp.TypePins:
 		s.h.log.Printf("shim %s sent %s message, which the host does not take from shims; ignored", s.id, withArticle(env.Type))
 	default:

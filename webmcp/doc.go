@@ -90,6 +90,19 @@
 // When the browser disconnects, the host answers every call under way with
 // "no_browser" and exits.
 //
+// client and sessions — who is connected. A shim that learns which agent it
+// serves (the MCP client's name and version from initialize) says so:
+//
+//	shim -> host:      {"type":"client","client":{"name":"webmcp-shim","pid":777,"agent":{"name":"claude-code","version":"2.1.0"}}}
+//
+// and the host tells the extension every shim connected to it, after the
+// extension's hello and whenever one connects, says who it is, or leaves:
+//
+//	host -> extension: {"type":"sessions","sessions":[{"session":"s3","client":{"name":"webmcp-shim","pid":777,"agent":{…}}}]}
+//
+// The extension shows them to the user and names the agent behind each call
+// by its id's session prefix ("s3.17" is s3's).
+//
 // chunk — host -> extension only, for a message whose frame would exceed
 // [MaxHostFrame]. The message's JSON text is cut into pieces that are sent in
 // order as

@@ -55,6 +55,14 @@ type (
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
+	clientWire struct {
+		Type   string      `json:"type"`
+		Client *ClientInfo `json:"client"`
+	}
+	sessionsWire struct {
+		Type     string    `json:"type"`
+		Sessions []Session `json:"sessions"`
+	}
 	cancelWire struct {
 		Type string `json:"type"`
 		ID   string `json:"id"`
@@ -147,6 +155,10 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		v = errorWire{m.Type, m.ID, e}
 	case TypeChunk:
 		v = chunkWire{m.Type, m.ID, m.Seq, m.Last, m.Data}
+	case TypeClient:
+		v = clientWire{m.Type, m.Client}
+	case TypeSessions:
+		v = sessionsWire{m.Type, orEmpty(m.Sessions)}
 	default:
 		v = anyWire(m)
 	}

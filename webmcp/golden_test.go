@@ -79,7 +79,7 @@ var allTypes = []string{
 	webmcp.TypeHello, webmcp.TypeState, webmcp.TypeTabUpdated, webmcp.TypeTabRemoved,
 	webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext, webmcp.TypePins,
 	webmcp.TypeCall, webmcp.TypeCancel, webmcp.TypeRequest, webmcp.TypeResult,
-	webmcp.TypeError, webmcp.TypeChunk,
+	webmcp.TypeError, webmcp.TypeChunk, webmcp.TypeClient, webmcp.TypeSessions,
 }
 
 var links = []string{"extension->host", "host->extension", "host->shim", "shim->host"}

@@ -34,6 +34,8 @@ const (
 	TypeResult       = "result"
 	TypeError        = "error"
 	TypeChunk        = "chunk"
+	TypeClient       = "client"
+	TypeSessions     = "sessions"
 )
 
 // Request methods: what a shim may ask the extension besides tool calls.
@@ -110,6 +112,9 @@ type Message struct {
 	// error
 	Error *Error `json:"error,omitempty"`
 
+	// sessions
+	Sessions []Session `json:"sessions,omitempty"`
+
 	// chunk
 	Seq  int    `json:"seq,omitempty"`
 	Last bool   `json:"last,omitempty"`
@@ -136,6 +141,24 @@ type HostInfo struct {
 type ClientInfo struct {
 	Name string `json:"name"`
 	PID  int    `json:"pid,omitempty"`
+	// Agent is the MCP client that the shim serves, as it named itself in
+	// MCP's initialize; absent before that, and for the CLI's one-shot
+	// commands.
+	Agent *AgentInfo `json:"agent,omitempty"`
+}
+
+// AgentInfo names an MCP client (an agent): "claude-code", "2.1.0".
+type AgentInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// Session is one shim connected to a host, as the host tells the
+// extension: the session id that prefixes its call ids, and what it said
+// about itself.
+type Session struct {
+	ID     string     `json:"session"`
+	Client ClientInfo `json:"client"`
 }
 
 // Error is the payload of an error message.

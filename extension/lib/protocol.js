@@ -27,6 +27,8 @@ export const T = Object.freeze({
   result: 'result',
   error: 'error',
   chunk: 'chunk',
+  client: 'client',
+  sessions: 'sessions',
 });
 
 /** Error codes of error messages. */
@@ -234,6 +236,9 @@ export function checkHostMessage(m) {
       if (typeof m.id !== 'string' || m.id === '') return { ignore: 'a cancel without "id"' };
       return { msg: { type: T.cancel, id: m.id } };
     case T.chunk:
+      return { msg: m };
+    case T.sessions:
+      if (!Array.isArray(m.sessions)) return { ignore: 'sessions without a "sessions" list' };
       return { msg: m };
     case T.hello:
       if (m.protocol !== undefined && m.protocol !== PROTOCOL_VERSION) {

@@ -177,7 +177,7 @@ test('golden: tools as the registry sends them, with every hint in order', () =>
 });
 
 test('golden: every message from the host passes checkHostMessage unchanged', () => {
-  for (const type of ['call', 'cancel', 'request', 'chunk', 'hello']) {
+  for (const type of ['call', 'cancel', 'request', 'chunk', 'hello', 'sessions']) {
     for (const c of golden(type)) {
       if (!c.links.includes('host->extension')) continue;
       for (const m of c.frames || [c.message]) {

@@ -12,6 +12,7 @@
 //   pins.js      the pin store
 //   tabs.js      tabs, the focused window, the allow list
 //   uiapi.js     the extension's own pages' requests, and change notices to them
+//   agents.js    the shims connected to the host and the agents they serve
 
 import { STORAGE_KEY } from '../lib/sites.js';
 import { PINS_KEY } from '../lib/pins.js';
@@ -25,6 +26,7 @@ import { Requests } from './requests.js';
 import { CallRouter } from './routing.js';
 import { Tabs } from './tabs.js';
 import { UiApi } from './uiapi.js';
+import { Agents } from './agents.js';
 
 /** The key of the profile's random instance id in chrome.storage.local. */
 export const INSTANCE_KEY = 'instance';
@@ -75,11 +77,13 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     onMessage: (m) => {
       if (m.type === T.call) router.call(m);
       else if (m.type === T.request) requests.handle(m);
+      else if (m.type === T.sessions) agents.apply(m.sessions);
       else if (m.type === T.cancel && !requests.cancel(m.id)) router.cancel(m.id);
     },
     onLost: () => {
       router.hostLost();
       requests.clear();
+      agents.clear();
     },
   });
   const changed = () => link.schedule();
@@ -119,6 +123,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
   });
 
   const ui = new UiApi({ chrome, log });
+  const agents = new Agents({ changed: () => ui.publish('agents') });
 
   frames.listen();
   tabs.listen();
@@ -152,5 +157,5 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.giveUpStart();
     link.connect();
   });
-  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, started };
+  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, agents, started };
 }

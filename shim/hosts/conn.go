@@ -268,6 +268,12 @@ func (c *Conn) roundTrip(ctx context.Context, msg func(id string) any) (json.Raw
 }
 
 // send writes one message as one line.
+// SayClient tells the host what the shim now says about itself (the agent
+// it serves, once known).
+func (c *Conn) SayClient(ci webmcp.ClientInfo) error {
+	return c.send(&webmcp.Message{Type: webmcp.TypeClient, Client: &ci})
+}
+
 func (c *Conn) send(m any) error {
 	b, err := json.Marshal(m)
 	if err != nil {

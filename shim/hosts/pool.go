@@ -214,8 +214,9 @@ func (p *Pool) dial(ctx context.Context, path string) error {
 	p.mu.Unlock()
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
+	said := p.client()
 	c, err := Dial(dctx, path, ConnOptions{
-		Client:   p.opts.Client,
+		Client:   said,
 		Logger:   p.log,
 		OnChange: p.opts.OnChange,
 		OnClose:  p.onClose,
@@ -244,7 +245,11 @@ func (p *Pool) dial(ctx context.Context, path string) error {
 	}
 	p.conns[path] = c
 	delete(p.failed, path)
+	now := p.opts.Client
 	p.mu.Unlock()
+	if now.Agent != said.Agent { // SetAgent ran while dialling
+		c.SayClient(now)
+	}
 	c.log.Info("connected to host", "socket", path)
 	return nil
 }
@@ -284,6 +289,32 @@ func (p *Pool) onClose(c *Conn, err error) {
 	}
 	if p.opts.OnClose != nil {
 		p.opts.OnClose(c, err)
+	}
+}
+
+// client is what the shim says about itself to a host it connects to now.
+func (p *Pool) client() webmcp.ClientInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.opts.Client
+}
+
+// SetAgent records the agent the shim serves (the MCP client's name and
+// version from initialize) and tells every connected host; hosts connected
+// later hear of it in the shim's hello.
+func (p *Pool) SetAgent(a *webmcp.AgentInfo) {
+	p.mu.Lock()
+	p.opts.Client.Agent = a
+	ci := p.opts.Client
+	conns := make([]*Conn, 0, len(p.conns))
+	for _, c := range p.conns {
+		conns = append(conns, c)
+	}
+	p.mu.Unlock()
+	for _, c := range conns {
+		if err := c.SayClient(ci); err != nil {
+			c.log.Debug("cannot tell the host the agent", "err", err)
+		}
 	}
 }
 

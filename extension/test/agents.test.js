@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Agents } from '../worker/agents.js';
+import { bootWorker, drain } from './fakes/worker.js';
+import { golden } from './golden.js';
+import { UI_PORT } from '../worker/uiapi.js';
+import { FakePort } from './fakes/chrome.js';
+
+test('agents: the host\'s sessions, the agent behind a call', () => {
+  let changes = 0;
+  const agents = new Agents({ changed: () => changes++ });
+  const { message } = golden('sessions').find((c) => c.name === 'an agent and a command');
+  agents.apply(message.sessions);
+  assert.deepEqual(agents.list(), [
+    { session: 's3', name: 'claude-code', version: '2.1.0', pid: 777, command: false },
+    { session: 's4', name: 'webmcp-shim', version: '', pid: 778, command: true },
+  ]);
+  assert.equal(agents.forCall('s3.17').name, 'claude-code');
+  assert.equal(agents.nameFor('s3.17'), 'claude-code 2.1.0');
+  assert.equal(agents.nameFor('s4.1'), 'webmcp-shim');
+  assert.equal(agents.nameFor('s9.1'), 'an agent');
+  assert.equal(agents.forCall('nodot'), undefined);
+  assert.equal(changes, 1);
+  agents.apply(message.sessions); // the same list again: no change
+  assert.equal(changes, 1);
+  agents.clear();
+  assert.deepEqual(agents.list(), []);
+  assert.equal(changes, 2);
+  agents.apply([{ session: '' }, null, { session: 's5', client: { name: 'x'.repeat(500) } }]);
+  assert.equal(agents.list().length, 1);
+  assert.equal(agents.list()[0].name.length, 100);
+});
+
+test('the worker takes the host\'s sessions, tells its pages, and forgets them with the link', async () => {
+  const { chrome, worker } = await bootWorker();
+  const page = new FakePort(chrome.runtime, UI_PORT, { id: chrome.runtime.id, url: chrome.runtime.getURL('ui/panel.html') });
+  chrome.runtime.onConnect.emit(page);
+  const host = chrome.runtime.natives.at(-1);
+  host.deliver(golden('sessions')[0].message);
+  await drain();
+  assert.deepEqual(worker.agents.list().map((a) => a.name), ['claude-code', 'webmcp-shim']);
+  assert.deepEqual(page.posted, [{ type: 'changed', topic: 'agents' }]);
+  host.close('Native host has exited.');
+  await drain();
+  assert.deepEqual(worker.agents.list(), []);
+});

@@ -1,0 +1,55 @@
+package host_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/webmcp-bridge/bridge/host"
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// TestSessionsToBrowser: the extension hears of every shim that says hello,
+// of the agent a shim serves, and of a shim that leaves.
+func TestSessionsToBrowser(t *testing.T) {
+	ctx := bridgetest.Context(t)
+	p, err := runInProcess(t, bridgetest.RuntimeDir(t), host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	isSessions := func(m *webmcp.Message) bool { return m.Type == webmcp.TypeSessions }
+	want := func(what string, sessions ...webmcp.Session) {
+		t.Helper()
+		if sessions == nil {
+			sessions = []webmcp.Session{}
+		}
+		got := p.await(ctx, t, isSessions).Sessions
+		if got == nil {
+			got = []webmcp.Session{}
+		}
+		if diff := cmp.Diff(sessions, got); diff != "" {
+			t.Fatalf("%s: sessions (-want +got):\n%s", what, diff)
+		}
+	}
+
+	a := bridgetest.DialLine(t, p.socket)
+	a.Expect(ctx, webmcp.TypeHello)
+	a.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7}})
+	want("after a hello", webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7}})
+
+	agent := &webmcp.AgentInfo{Name: "claude-code", Version: "2.1.0"}
+	a.SendMsg(&webmcp.Message{Type: webmcp.TypeClient, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agent: agent}})
+	want("after the agent", webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agent: agent}})
+
+	b := bridgetest.DialLine(t, p.socket)
+	b.Expect(ctx, webmcp.TypeHello)
+	b.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 8}})
+	want("a second shim",
+		webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agent: agent}},
+		webmcp.Session{ID: "s2", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 8}})
+
+	a.Close()
+	want("the first left", webmcp.Session{ID: "s2", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 8}})
+	b.Close()
+	want("both left")
+}

@@ -1,0 +1,41 @@
+package hosts
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// TestSetAgent: the agent a shim serves reaches the hosts it is connected
+// to in a client message, and hosts it connects to later in its hello.
+func TestSetAgent(t *testing.T) {
+	ctx := bridgetest.Context(t)
+	dir := bridgetest.RuntimeDir(t)
+	first := bridgetest.Listen(t, webmcp.SocketPath(dir, 1))
+	p := NewPool(PoolOptions{Dir: dir, Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7}})
+	t.Cleanup(p.Close)
+	if errs := p.Scan(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	h1 := first.Accept(ctx)
+	if hello := h1.Expect(ctx, webmcp.TypeHello); hello.Client == nil || hello.Client.Agent != nil {
+		t.Fatalf("hello %+v, want a client without an agent yet", hello.Client)
+	}
+
+	agent := &webmcp.AgentInfo{Name: "claude-code", Version: "2.1.0"}
+	p.SetAgent(agent)
+	want := &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agent: agent}
+	if m := h1.Expect(ctx, webmcp.TypeClient); !cmp.Equal(m.Client, want) {
+		t.Errorf("client message %+v, want %+v", m.Client, want)
+	}
+
+	second := bridgetest.Listen(t, webmcp.SocketPath(dir, 2))
+	if errs := p.Scan(ctx); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if hello := second.Accept(ctx).Expect(ctx, webmcp.TypeHello); !cmp.Equal(hello.Client, want) {
+		t.Errorf("a later host's hello carries %+v, want %+v", hello.Client, want)
+	}
+}
