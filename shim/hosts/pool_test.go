@@ -46,8 +46,15 @@ func TestPoolFollowsSockets(t *testing.T) {
 			break
 		}
 	}
-	if conns := pool.Conns(); len(conns) != 1 || conns[0].Path() != path {
-		t.Fatalf("Conns = %v", conns)
+	// The pool lists a connection once Dial has returned, which can be just
+	// after the host's first messages ran OnChange; no event marks it, so
+	// look again until the hang guard.
+	for conns := pool.Conns(); len(conns) != 1 || conns[0].Path() != path; conns = pool.Conns() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("Conns = %v", conns)
+		case <-time.After(time.Millisecond):
+		}
 	}
 
 	// The socket file goes while the connection stays open: the pool drops
