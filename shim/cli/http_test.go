@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -165,5 +166,79 @@ func TestTokenCommand(t *testing.T) {
 	p := runCLI(ctx, t, dir, "", "token", "--path")
 	if strings.TrimSpace(p.stdout) != filepath.Join(os.Getenv("XDG_CONFIG_HOME"), token.Dir, token.FileName) {
 		t.Errorf("token --path = %q", p.stdout)
+	}
+}
+
+// An agent on another machine reaches the shim through `ssh -L Q:127.0.0.1:P`:
+// a loopback tunnel here, which forwards bytes to the shim as ssh does.
+// The client's Host is then localhost:Q, which the shim accepts; nothing
+// listens beyond loopback.
+func TestHTTPThroughATunnel(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := bridgetest.RuntimeDir(t)
+	ext := bridgetest.StartHost(t, dir, bridgetest.NewPage())
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+		t.Fatal(err)
+	}
+	endpoint, _ := startHTTP(t, dir)
+	ctx := bridgetest.Context(t)
+	tok := strings.TrimSpace(runCLI(ctx, t, dir, "", "token").stdout)
+	shimAddr := strings.TrimSuffix(strings.TrimPrefix(endpoint, "http://"), "/mcp")
+
+	tunnel, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tunnel.Close()
+	go func() {
+		for {
+			in, err := tunnel.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", shimAddr)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			go func() { io.Copy(out, in); out.Close() }()
+			go func() { io.Copy(in, out); in.Close() }()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(tunnel.Addr().String())
+	url := "http://localhost:" + port + "/mcp"
+	c := bridgetest.ConnectMCP(t, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{tok}}})
+	c.AwaitTools(ctx, "echo through the tunnel", bridgetest.Has("echo"))
+	if res := c.Call(ctx, "echo", map[string]any{"x": 1}); res.IsError {
+		t.Errorf("echo through the tunnel: %s", bridgetest.Text(res))
+	}
+}
+
+// A devcontainer reaches the host as host.docker.internal: refused unless
+// the shim was started with --allow-host host.docker.internal.
+func TestHTTPAllowHost(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := bridgetest.RuntimeDir(t)
+	plain, _ := startHTTP(t, dir)
+	allowing, _ := startHTTP(t, dir, "--allow-host", "host.docker.internal")
+	ctx := bridgetest.Context(t)
+	tok := strings.TrimSpace(runCLI(ctx, t, dir, "", "token").stdout)
+	for _, tc := range []struct {
+		url  string
+		code int
+	}{{plain, 421}, {allowing, 200}} {
+		req, _ := http.NewRequestWithContext(ctx, "POST", tc.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+		req.Host = "host.docker.internal:8766"
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.code {
+			t.Errorf("%s with Host host.docker.internal: %d, want %d", tc.url, resp.StatusCode, tc.code)
+		}
 	}
 }
