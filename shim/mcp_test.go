@@ -333,17 +333,57 @@ func TestNameClashAndStability(t *testing.T) {
 		t.Error("echo no longer reaches tab 12")
 	}
 
-	// A third clashes: it gets the free suffix; then the first goes, and the
-	// third keeps its name.
+	// A third clashes: it gets a suffix never given before (echo_2 stays
+	// tab 13's for the session: an agent that remembered it must not
+	// reach another page); then the first goes, and the third keeps its
+	// name.
 	sc.Drain()
 	ext.UpdateTab(bridgetest.Tab(14, "Three"))
 	ext.AddTools(bridgetest.Tool(14, "echo"))
-	sc.AwaitChange(ctx, "tab 14's echo appears", bridgetest.Has("echo", "echo_2"))
+	sc.AwaitChange(ctx, "tab 14's echo appears", bridgetest.Has("echo", "echo_3"))
+	if tools := sc.Tools(ctx); tools["echo_2"] != nil {
+		t.Errorf("echo_2 was given again: %v", bridgetest.Names(tools))
+	}
 	sc.Drain()
 	ext.RemoveTab(12)
 	tools := sc.AwaitChange(ctx, "tab 12's echo goes", bridgetest.Lacks("echo"))
-	if tools["echo_2"] == nil || tabOf("echo_2") != 14 {
+	if tools["echo_3"] == nil || tabOf("echo_3") != 14 {
 		t.Errorf("tab 14's echo did not keep its name: %v", bridgetest.Names(tools))
+	}
+}
+
+// TestNamesSurviveAHostRestart: colliding names stay with their tabs when
+// the browser's host restarts and lists every tool at once, in another
+// order than they first came.
+func TestNamesSurviveAHostRestart(t *testing.T) {
+	ctx := bridgetest.Context(t)
+	p1 := bridgetest.NewPage()
+	p1.Handle("dup", bridgetest.EchoHandler)
+	tabs := []webmcp.Tab{bridgetest.Tab(2, "B"), bridgetest.Tab(3, "C")}
+	sc, ext1, dir := setup(t, p1, tabs, []webmcp.Tool{bridgetest.Tool(3, "dup")}, []string{"dup"}, 0)
+	sc.Drain()
+	ext1.AddTools(bridgetest.Tool(2, "dup"))
+	sc.AwaitChange(ctx, "tab 2's dup appears", bridgetest.Has("dup", "dup_2"))
+
+	sc.Drain()
+	if err := syscall.Kill(ext1.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	sc.AwaitChange(ctx, "the dead host's tools go", bridgetest.Lacks("dup", "dup_2"))
+	p2 := bridgetest.NewPage()
+	p2.Handle("dup", bridgetest.EchoHandler)
+	ext2 := bridgetest.StartHost(t, dir, p2)
+	sc.Drain()
+	if err := ext2.SetState(tabs, []webmcp.Tool{bridgetest.Tool(2, "dup"), bridgetest.Tool(3, "dup")}); err != nil {
+		t.Fatal(err)
+	}
+	sc.AwaitChange(ctx, "the new host's tools appear", bridgetest.Has("dup", "dup_2"))
+	for name, tab := range map[string]int{"dup": 3, "dup_2": 2} {
+		var got bridgetest.Echoed
+		bridgetest.Structured(t, sc.Call(ctx, name, nil), &got)
+		if got.Tab != tab {
+			t.Errorf("after the restart %s runs in tab %d, want tab %d as before", name, got.Tab, tab)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -18,11 +19,23 @@ import (
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
-// toolKey identifies a page tool across hosts: the connection to its host,
-// and its tab, frame and page name there.
+// toolKey identifies a page tool across hosts and their restarts: the
+// browser profile (its instance id), and the tool's tab, frame and page name
+// there. A tool keeps its MCP name for as long as its tab and frame live:
+// a host that restarts, or a connection that is made again, brings the same
+// keys back, and retired names are never given to another key.
 type toolKey struct {
-	host uint64
-	ref  webmcp.ToolRef
+	browser string
+	ref     webmcp.ToolRef
+}
+
+// browserKey names c's browser profile for toolKey: its instance id, or the
+// connection itself while the browser has not said it.
+func browserKey(c *hosts.Conn) string {
+	if b := c.Browser(); b != nil && b.Instance != "" {
+		return "instance " + b.Instance
+	}
+	return "connection " + strconv.FormatUint(c.ID(), 10)
 }
 
 // pageTool is a page tool exposed as an MCP tool.
@@ -54,9 +67,10 @@ func (s *Server) syncHost(c *hosts.Conn) {
 				allowed[t.ID] = t
 			}
 		}
+		browser := browserKey(c)
 		for _, t := range snap.Tools { // sorted by tab, frame and name
 			if tab, ok := allowed[t.TabID]; ok {
-				want = append(want, wanted{toolKey{c.ID(), t.Ref()}, t, tab})
+				want = append(want, wanted{toolKey{browser, t.Ref()}, t, tab})
 			}
 		}
 	}
@@ -69,10 +83,12 @@ func (s *Server) syncHost(c *hosts.Conn) {
 	defer s.mu.Unlock()
 	var gone []string
 	for key, pt := range s.tools {
-		if key.host == c.ID() && !keep[key] {
+		if pt.conn == c && !keep[key] {
 			gone = append(gone, pt.name)
 			delete(s.tools, key)
-			s.names.Release(key)
+			// Its name stays its own: the tool may come back (a
+			// host restart), and no other tab's tool may take it.
+			s.names.Retire(key)
 		}
 	}
 	if len(gone) > 0 {
@@ -96,7 +112,7 @@ func (s *Server) syncHost(c *hosts.Conn) {
 			s.log.Warn("cannot encode a page tool; leaving it out", "tool", w.tool.Name, "tab", w.tab.ID, "err", merr)
 			continue
 		}
-		if old != nil && bytes.Equal(old.sig, sig) {
+		if old != nil && old.conn == c && bytes.Equal(old.sig, sig) {
 			continue
 		}
 		pt := &pageTool{conn: c, tool: w.tool, tab: w.tab, mcpTool: mt, sig: sig}

@@ -32,7 +32,7 @@ func TestSchemaTheSDKRefuses(t *testing.T) {
 	}
 	pt := &pageTool{name: "headers", tool: webmcp.Tool{TabID: 1, Name: "headers"}, mcpTool: &mcp.Tool{Name: "headers", InputSchema: bad}, validator: v}
 	s.mu.Lock()
-	s.addTool(toolKey{1, pt.tool.Ref()}, pt)
+	s.addTool(toolKey{"connection 1", pt.tool.Ref()}, pt)
 	s.mu.Unlock()
 	if pt.validator != nil {
 		t.Error("the tool kept a validator for a schema it does not advertise")

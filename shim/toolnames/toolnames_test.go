@@ -149,3 +149,50 @@ func ExampleSanitize() {
 	fmt.Println(Sanitize("perfetto.select slice"))
 	// Output: perfetto_select_slice
 }
+
+func TestRetire(t *testing.T) {
+	r := NewRegistry[string]()
+	if got := r.Assign("c", "dup"); got != "dup" {
+		t.Fatalf("c: %s", got)
+	}
+	if got := r.Assign("b", "dup"); got != "dup_2" {
+		t.Fatalf("b: %s", got)
+	}
+	r.Retire("c")
+	r.Retire("b")
+	if !r.Retired("c") || r.Len() != 2 {
+		t.Fatalf("retired c: %v, len %d", r.Retired("c"), r.Len())
+	}
+	// A new key never gets a retired name; a returning key gets its own.
+	if got := r.Assign("d", "dup"); got != "dup_3" {
+		t.Errorf("a new key got %s, want dup_3", got)
+	}
+	if got := r.Assign("b", "dup"); got != "dup_2" || r.Retired("b") {
+		t.Errorf("b came back as %s (retired %v), want dup_2", got, r.Retired("b"))
+	}
+	if got := r.Assign("c", "dup"); got != "dup" {
+		t.Errorf("c came back as %s, want dup", got)
+	}
+	// Retiring a key without a name does nothing.
+	r.Retire("nobody")
+	if r.Retired("nobody") {
+		t.Error("a key without a name was retired")
+	}
+}
+
+func TestRetiredAreBounded(t *testing.T) {
+	r := NewRegistry[int]()
+	for i := range MaxRetired + 10 {
+		r.Assign(i, "t")
+		r.Retire(i)
+	}
+	if r.Len() != MaxRetired {
+		t.Fatalf("%d names held, want MaxRetired (%d)", r.Len(), MaxRetired)
+	}
+	if r.Retired(0) || !r.Retired(MaxRetired+9) {
+		t.Error("not the oldest retired names were released")
+	}
+	if _, ok := r.Name(0); ok {
+		t.Error("the oldest retired key still holds its name")
+	}
+}
