@@ -64,6 +64,13 @@
 //	{"type":"call","id":"s3.17","tabId":7,"frameId":0,"name":"select_slice","arguments":{"id":42}}
 //	{"type":"cancel","id":"s3.17"}
 //
+// A call may say how long its caller waits for the answer, in
+// milliseconds ("timeout":60000). The extension may hold a call back until
+// the user consents to it (ask-before-acting, a per-site setting); a call
+// still waiting for the user a little before its timeout is answered with
+// "declined", so that the caller hears that the user did not answer rather
+// than a bare timeout. Without "timeout" it waits until it is cancelled.
+//
 // Requests, shim -> host -> extension, routed exactly like calls (same id
 // rule, same answers, cancelled alike): everything a shim asks of the
 // extension other than a tool call. Method is one of the Method constants:
@@ -84,7 +91,10 @@
 //
 // An error's code is one of the Code constants (tool_error, not_found,
 // tab_closed, navigated, cancelled, timeout, bad_request, no_browser,
-// not_allowed, internal). A cancelled call is still answered, with code
+// not_allowed, declined, internal). "declined" means the user said no to
+// the call in the extension's consent window (Deny, closed the window, or
+// did not answer in time); the page's tool did not run, and calling it
+// again asks the user again. A cancelled call is still answered, with code
 // "cancelled", unless its answer was already on the way. When a shim
 // disconnects the host cancels all of that shim's calls still under way.
 // When the browser disconnects, the host answers every call under way with

@@ -54,6 +54,7 @@ type (
 		FrameID   int             `json:"frameId"`
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
+		Timeout   int             `json:"timeout,omitempty"`
 	}
 	clientWire struct {
 		Type   string      `json:"type"`
@@ -140,7 +141,7 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	case TypePins:
 		v = pinsWire{m.Type, orEmpty(m.Pins)}
 	case TypeCall:
-		v = callWire{m.Type, m.ID, m.TabID, m.FrameID, m.Name, orRaw(m.Arguments, emptyObject)}
+		v = callWire{m.Type, m.ID, m.TabID, m.FrameID, m.Name, orRaw(m.Arguments, emptyObject), m.Timeout}
 	case TypeCancel:
 		v = cancelWire{m.Type, m.ID}
 	case TypeRequest:

@@ -64,6 +64,7 @@ const (
 	CodeBadRequest = "bad_request" // the message was malformed or misrouted
 	CodeNoBrowser  = "no_browser"  // no browser is connected to the host
 	CodeNotAllowed = "not_allowed" // the site is not on the user's allow list
+	CodeDeclined   = "declined"    // the user declined the call (or did not answer in time); the page's tool did not run
 	CodeInternal   = "internal"    // a bug in the bridge
 )
 
@@ -102,6 +103,10 @@ type Message struct {
 	FrameID   int             `json:"frameId,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Timeout (call, optional) is how many milliseconds the caller waits
+	// for the answer; the extension answers a call still waiting for the
+	// user's consent before then (declined), so that the caller hears why.
+	Timeout int `json:"timeout,omitempty"`
 
 	// request: Method is one of the Method constants; Params its object.
 	Method string          `json:"method,omitempty"`

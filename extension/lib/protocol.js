@@ -42,6 +42,7 @@ export const Code = Object.freeze({
   badRequest: 'bad_request',
   noBrowser: 'no_browser',
   notAllowed: 'not_allowed',
+  declined: 'declined',
   internal: 'internal',
 });
 
@@ -200,7 +201,8 @@ export function wireTool(tabId, frameId, origin, tool) {
  * Checks a message from the host that the extension acts on (call, cancel,
  * request, chunk). It returns {msg} (a call with its defaults filled in:
  * frameId 0 and arguments {} when absent, as an older host wrote them; a
- * request with params {} when absent), {ignore: reason} for messages that
+ * request with params {} when absent; a call's timeout only when it is a
+ * positive integer), {ignore: reason} for messages that
  * need no action, or {reply}
  * for a call or request that must be answered with an error right away.
  */
@@ -221,7 +223,10 @@ export function checkHostMessage(m) {
       if (!isPlainObject(args)) {
         return { reply: errorMessage(m.id, Code.badRequest, 'call: "arguments" must be a JSON object') };
       }
-      return { msg: { type: T.call, id: m.id, tabId, frameId, name: m.name, arguments: args } };
+      const msg = { type: T.call, id: m.id, tabId, frameId, name: m.name, arguments: args };
+      // How long the caller waits (ms): a call waiting for the user's consent is declined before then.
+      if (Number.isSafeInteger(m.timeout) && m.timeout > 0) msg.timeout = m.timeout;
+      return { msg };
     }
     case T.request: {
       if (typeof m.id !== 'string' || m.id === '') return { ignore: 'a request without "id"' };

@@ -227,3 +227,10 @@ test('normalizeTool keeps a tool whose schema is past the bounds, with the stand
   const ok = normalizeTool({ name: 'ok', description: 'd', inputSchema: { type: 'object', properties: { a: { type: 'number' } } } });
   assert.deepEqual(ok.tool.inputSchema, { type: 'object', properties: { a: { type: 'number' } } });
 });
+
+test('checkHostMessage keeps a call\'s timeout only when it is a positive integer', () => {
+  const base = { type: 'call', id: 's1.1', tabId: 5, name: 'echo' };
+  assert.equal(checkHostMessage({ ...base, timeout: 3000 }).msg.timeout, 3000);
+  for (const timeout of [0, -1, 1.5, '3000', null]) assert.equal('timeout' in checkHostMessage({ ...base, timeout }).msg, false, String(timeout));
+  assert.equal(Code.declined, 'declined');
+});
