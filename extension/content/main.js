@@ -158,11 +158,12 @@
 
   // extension/content/main/tools.js
   var HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "untrustedContentHint"];
+  var COPIED = [...HINTS, "consequentialHint"];
   function copyHints(a, onlyTrue) {
     if (!isObject(a)) return void 0;
     const out = {};
     let any = false;
-    for (const h of HINTS) {
+    for (const h of COPIED) {
       let v;
       try {
         v = a[h];

@@ -133,7 +133,9 @@ function isPlainObject(v) {
  * Checks and copies one tool as a content script reported it (the page wrote
  * it, so nothing is trusted). It returns {tool} with the fields the protocol
  * carries, or {problem} saying why the tool is left out.
- * @returns {{tool?: {name: string, title?: string, description: string, inputSchema?: object, annotations?: object}, problem?: string}}
+ * consequential is true when the page set annotations.consequentialHint
+ * (only ask-before-acting reads it; it does not travel).
+ * @returns {{tool?: {name: string, title?: string, description: string, inputSchema?: object, annotations?: object, consequential?: true}, problem?: string}}
  */
 export function normalizeTool(raw) {
   if (!isPlainObject(raw)) return { problem: 'not an object' };
@@ -153,6 +155,8 @@ export function normalizeTool(raw) {
     const a = {};
     for (const h of HINTS) if (typeof raw.annotations[h] === 'boolean') a[h] = raw.annotations[h];
     if (Object.keys(a).length) tool.annotations = a;
+    // Ask-before-acting reads it; it stays in the extension (wireTool leaves it out).
+    if (raw.annotations.consequentialHint === true) tool.consequential = true;
   }
   let size;
   try {

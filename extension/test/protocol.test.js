@@ -61,7 +61,9 @@ test('normalizeTool copies what the protocol carries, and only that', () => {
     description: 'Finds slices.',
     inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
     annotations: { readOnlyHint: true, destructiveHint: false },
+    consequential: true,
   });
+  assert.equal('consequential' in wireTool(1, 0, 'http://localhost', tool), false);
   assert.deepEqual(normalizeTool({ name: 'a', title: '', description: 3, annotations: {} }).tool, { name: 'a', description: '' });
 });
 

@@ -10,6 +10,8 @@ export { TOOL_NAME_PATTERN };
 
 /** The annotations that travel, each a boolean. */
 export const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'untrustedContentHint'];
+// consequentialHint goes only as far as the service worker (ask-before-acting); agents never see it.
+const COPIED = [...HINTS, 'consequentialHint'];
 
 /**
  * The boolean hints of annotations a (only those set to true when onlyTrue),
@@ -19,7 +21,7 @@ export function copyHints(a, onlyTrue) {
   if (!isObject(a)) return undefined;
   const out = {};
   let any = false;
-  for (const h of HINTS) {
+  for (const h of COPIED) {
     let v;
     try {
       v = a[h];
