@@ -26,7 +26,7 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 		return results.Gone(name)
 	}
 	if pt.refused != "" {
-		return results.Errorf("tool %s cannot be called: the WebMCP bridge refuses its inputSchema: %s. Nothing was sent to the page; the page must change the schema", name, pt.refused)
+		return results.Failure(results.CodeSchemaRefused, results.NotRun, "tool %s cannot be called: the WebMCP bridge refuses its inputSchema: %s. The page must change the schema", name, pt.refused)
 	}
 
 	args = bytes.TrimSpace(args)
@@ -42,9 +42,9 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	var lim *schemas.LimitError
 	switch {
 	case errors.As(err, &lim):
-		return results.Errorf("tool %s: %v. Nothing was sent to the page; send smaller or less deeply nested arguments", name, err)
+		return results.Failure(results.CodeTooLarge, results.NotRun, "tool %s: %v. Send smaller or less deeply nested arguments", name, err)
 	case err != nil:
-		return results.Errorf("invalid arguments for tool %s: %v. Nothing was sent to the page; fix the arguments to match the tool's inputSchema", name, err)
+		return results.Failure(results.CodeInvalidArguments, results.NotRun, "invalid arguments for tool %s: %v. Fix the arguments to match the tool's inputSchema", name, err)
 	}
 
 	cctx := ctx
@@ -67,6 +67,6 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	case errors.Is(err, hosts.ErrClosed):
 		return results.Disconnected(err)
 	default:
-		return results.Errorf("tool %s: %v", name, err)
+		return results.Failure(webmcp.CodeInternal, results.MaybeRan, "tool %s: %v", name, err)
 	}
 }

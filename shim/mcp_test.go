@@ -180,7 +180,7 @@ func TestCallRoundTrip(t *testing.T) {
 		t.Errorf("throws = %q, isError %v", bridgetest.Text(res), res.IsError)
 	}
 	res = sc.Call(ctx, "vanished", nil)
-	if !res.IsError || bridgetest.Text(res) != "tool vanished is gone: the page unregistered it or navigated; list tools again" {
+	if !res.IsError || bridgetest.Text(res) != "tool vanished is gone: the page unregistered it or navigated; list tools again. The page did not run this call." {
 		t.Errorf("vanished = %q, isError %v", bridgetest.Text(res), res.IsError)
 	}
 }
@@ -230,7 +230,7 @@ func TestTimeoutCancelsInThePage(t *testing.T) {
 	sc, ext, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "Slow")}, []webmcp.Tool{bridgetest.Tool(12, "slow")}, []string{"slow"}, 300*time.Millisecond)
 
 	res := sc.Call(ctx, "slow", nil)
-	if !res.IsError || bridgetest.Text(res) != "timed out after 300ms; the call was cancelled in the page" {
+	if !res.IsError || bridgetest.Text(res) != "timed out after 300ms; the call was cancelled in the page. The page may have run this call, in part or in whole: check the page's state before calling again." {
 		t.Errorf("slow = %q, isError %v", bridgetest.Text(res), res.IsError)
 	}
 	id := bridgetest.Await(ctx, t, b.Started, "the call to start")

@@ -158,7 +158,7 @@ func TestHostileSchemasDoNotCrash(t *testing.T) {
 			t.Fatalf("call %s: %v", name, err)
 		}
 		text := res.Content[0].(*mcp.TextContent).Text
-		if !res.IsError || !strings.Contains(text, "cannot be called: the WebMCP bridge refuses its inputSchema") || !strings.Contains(text, "Nothing was sent to the page") {
+		if !res.IsError || !strings.Contains(text, "cannot be called: the WebMCP bridge refuses its inputSchema") || !strings.Contains(text, "The page did not run this call.") {
 			t.Errorf("call %s = %v %q", name, res.IsError, text)
 		}
 		if !strings.Contains(logs.String(), "tool="+name) {
@@ -182,7 +182,7 @@ func TestHostileSchemasDoNotCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, "too large or too deeply nested") || !strings.Contains(text, "Nothing was sent to the page") {
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, "too large or too deeply nested") || !strings.Contains(text, "The page did not run this call.") {
 		t.Errorf("900 levels deep = %v %q", res.IsError, text)
 	}
 	done := make(chan *mcp.CallToolResult, 1)

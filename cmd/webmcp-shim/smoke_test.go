@@ -53,7 +53,7 @@ func TestCallThroughTheBinaries(t *testing.T) {
 		t.Errorf("echo = %s", bridgetest.Text(res))
 	}
 	res = sc.Call(ctx, "slow", nil)
-	if !res.IsError || bridgetest.Text(res) != "timed out after 300ms; the call was cancelled in the page" {
+	if !res.IsError || bridgetest.Text(res) != "timed out after 300ms; the call was cancelled in the page. The page may have run this call, in part or in whole: check the page's state before calling again." {
 		t.Errorf("slow = %q, isError %v", bridgetest.Text(res), res.IsError)
 	}
 	id := bridgetest.Await(ctx, t, b.Started, "the slow call to start")

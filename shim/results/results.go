@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,7 +49,7 @@ func FromOutput(output json.RawMessage) *mcp.CallToolResult {
 	if err := json.Compact(&buf, output); err != nil {
 		// Not JSON at all: the host relays bytes as the extension sent
 		// them, so say what arrived rather than dropping it.
-		return Errorf("the page's tool returned malformed JSON (%v): %s", err, output)
+		return Failure(CodeMalformedOutput, Ran, "the page's tool returned malformed JSON (%v): %s", err, output)
 	}
 	compact := json.RawMessage(buf.Bytes())
 	res := Text(string(compact))
@@ -113,14 +114,72 @@ func Errorf(format string, args ...any) *mcp.CallToolResult {
 	return res
 }
 
+// PageRan says whether a failed call may have run in the page. Every
+// failure of a call says it, in its text and in its _meta under
+// [MetaPageRan], so that an agent knows whether calling again is safe.
+type PageRan string
+
+const (
+	// NotRun: the call never reached the page; calling again is safe.
+	NotRun PageRan = "no"
+	// Ran: the page's tool ran, and failed.
+	Ran PageRan = "yes"
+	// MaybeRan: the call reached the page, or may have, and ended without
+	// its answer; what it did there is unknown.
+	MaybeRan PageRan = "maybe"
+)
+
+// The _meta keys of a failed call's result.
+const (
+	// MetaPageRan holds the failure's PageRan: "no", "yes" or "maybe".
+	MetaPageRan = "dev.webmcp/pageRan"
+	// MetaCode holds the failure's code: one of the protocol's
+	// (webmcp.Code*) or of the shim's below.
+	MetaCode = "dev.webmcp/error"
+)
+
+// The codes of failures that the shim finds itself, beside the protocol's.
+const (
+	CodeInvalidArguments = "invalid_arguments" // the arguments do not match the tool's inputSchema
+	CodeSchemaRefused    = "schema_refused"    // the bridge refuses the tool's inputSchema
+	CodeTooLarge         = "too_large"         // a message over one of the bridge's limits
+	CodeDisconnected     = "disconnected"      // the connection to the host ended mid-call
+	CodeMalformedOutput  = "malformed_output"  // the page's answer is not JSON
+)
+
+// says is the sentence a failure's text ends with.
+func (r PageRan) says() string {
+	switch r {
+	case NotRun:
+		return "The page did not run this call."
+	case Ran:
+		return "The page's tool ran."
+	default:
+		return "The page may have run this call, in part or in whole: check the page's state before calling again."
+	}
+}
+
+// Failure is the isError result of a call that failed: the text, then what
+// is known of whether the page ran it; code and that in _meta.
+func Failure(code string, ran PageRan, format string, args ...any) *mcp.CallToolResult {
+	text := strings.TrimSpace(fmt.Sprintf(format, args...))
+	if !strings.HasSuffix(text, ".") {
+		text += "."
+	}
+	res := Text(text + " " + ran.says())
+	res.IsError = true
+	res.Meta = mcp.Meta{MetaCode: code, MetaPageRan: string(ran)}
+	return res
+}
+
 // Gone is the result of a call to tool (an MCP name) that no longer exists.
 func Gone(tool string) *mcp.CallToolResult {
-	return Errorf("tool %s is gone: the page unregistered it or navigated; list tools again", tool)
+	return Failure(webmcp.CodeNotFound, NotRun, "tool %s is gone: the page unregistered it or navigated; list tools again", tool)
 }
 
 // TimedOut is the result of a call that ran out of its time d.
 func TimedOut(d time.Duration) *mcp.CallToolResult {
-	return Errorf("timed out after %s; the call was cancelled in the page", Seconds(d))
+	return Failure(webmcp.CodeTimeout, MaybeRan, "timed out after %s; the call was cancelled in the page", Seconds(d))
 }
 
 // Seconds formats d for people: whole seconds as "60s" (not "1m0s"),
@@ -134,40 +193,41 @@ func Seconds(d time.Duration) string {
 
 // Cancelled is the result of a call that its caller cancelled.
 func Cancelled() *mcp.CallToolResult {
-	return Errorf("cancelled by the client; the call was cancelled in the page")
+	return Failure(webmcp.CodeCancelled, MaybeRan, "cancelled by the client; the call was cancelled in the page")
 }
 
 // Disconnected is the result of a call whose browser went away while it ran.
 func Disconnected(err error) *mcp.CallToolResult {
-	return Errorf("browser disconnected: %v; the call's outcome is unknown. List tools again: if the browser is still open, its tools come back by themselves", err)
+	return Failure(CodeDisconnected, MaybeRan, "browser disconnected: %v; list tools again: if the browser is still open, its tools come back by themselves", err)
 }
 
 // FromError maps an error message of the bridge protocol, answering a call
-// of tool (an MCP name).
+// of tool (an MCP name). Each code has its own wording; each says whether
+// the page ran the call.
 func FromError(tool string, e *webmcp.Error) *mcp.CallToolResult {
 	if e == nil {
-		return Errorf("tool %s failed without saying why", tool)
+		return Failure(webmcp.CodeInternal, MaybeRan, "tool %s failed without saying why", tool)
 	}
 	switch e.Code {
 	case webmcp.CodeToolError:
-		return Errorf("tool %s threw: %s", tool, e.Message)
+		return Failure(e.Code, Ran, "tool %s threw: %s", tool, e.Message)
 	case webmcp.CodeNotFound:
 		return Gone(tool)
 	case webmcp.CodeTabClosed:
-		return Errorf("tool %s: its tab closed while the call ran (%s); list tools again", tool, e.Message)
+		return Failure(e.Code, MaybeRan, "tool %s: its tab closed while the call ran (%s); list tools again", tool, e.Message)
 	case webmcp.CodeNavigated:
-		return Errorf("tool %s: the page navigated away while the call ran (%s); list tools again", tool, e.Message)
+		return Failure(e.Code, MaybeRan, "tool %s: the page navigated away while the call ran (%s); list tools again", tool, e.Message)
 	case webmcp.CodeCancelled:
-		return Errorf("tool %s: the call was cancelled (%s)", tool, e.Message)
+		return Failure(e.Code, MaybeRan, "tool %s: the call was cancelled (%s)", tool, e.Message)
 	case webmcp.CodeTimeout:
-		return Errorf("tool %s timed out in the browser (%s); the call was cancelled in the page", tool, e.Message)
+		return Failure(e.Code, MaybeRan, "tool %s timed out in the browser (%s); the call was cancelled in the page", tool, e.Message)
 	case webmcp.CodeNoBrowser:
-		return Errorf("%s", NoBrowser)
+		return Failure(e.Code, NotRun, "%s", NoBrowser)
 	case webmcp.CodeNotAllowed:
-		return Errorf("tool %s: the site is not allowed (%s); the user can allow it in the WebMCP bridge extension", tool, e.Message)
+		return Failure(e.Code, NotRun, "tool %s: the site is not allowed (%s); the user can allow it in the WebMCP bridge extension", tool, e.Message)
 	case webmcp.CodeBadRequest:
-		return Errorf("tool %s: the bridge refused the call (%s)", tool, e.Message)
+		return Failure(e.Code, NotRun, "tool %s: the bridge refused the call (%s)", tool, e.Message)
 	default:
-		return Errorf("tool %s failed in the bridge (%s: %s)", tool, e.Code, e.Message)
+		return Failure(e.Code, MaybeRan, "tool %s failed in the bridge (%s: %s)", tool, e.Code, e.Message)
 	}
 }

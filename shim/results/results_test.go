@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -103,20 +104,34 @@ func errText(t *testing.T, res *mcp.CallToolResult) string {
 	return res.Content[0].(*mcp.TextContent).Text
 }
 
+const (
+	sayNo    = " The page did not run this call."
+	sayYes   = " The page's tool ran."
+	sayMaybe = " The page may have run this call, in part or in whole: check the page's state before calling again."
+)
+
 func TestFromError(t *testing.T) {
 	for _, tc := range []struct {
 		code, msg string
 		want      string
+		ran       PageRan
 	}{
-		{webmcp.CodeToolError, "no slice 42", "tool select threw: no slice 42"},
-		{webmcp.CodeNotFound, "no tool", "tool select is gone: the page unregistered it or navigated; list tools again"},
-		{webmcp.CodeNoBrowser, "browser gone", NoBrowser},
-		{webmcp.CodeTabClosed, "tab 7 closed", "tool select: its tab closed while the call ran (tab 7 closed); list tools again"},
-		{"brand_new", "what", "tool select failed in the bridge (brand_new: what)"},
+		{webmcp.CodeToolError, "no slice 42", "tool select threw: no slice 42." + sayYes, Ran},
+		{webmcp.CodeToolError, "no slice 42.", "tool select threw: no slice 42." + sayYes, Ran},
+		{webmcp.CodeNotFound, "no tool", "tool select is gone: the page unregistered it or navigated; list tools again." + sayNo, NotRun},
+		{webmcp.CodeNoBrowser, "browser gone", NoBrowser + "." + sayNo, NotRun},
+		{webmcp.CodeTabClosed, "tab 7 closed", "tool select: its tab closed while the call ran (tab 7 closed); list tools again." + sayMaybe, MaybeRan},
+		{webmcp.CodeNavigated, "to /b", "tool select: the page navigated away while the call ran (to /b); list tools again." + sayMaybe, MaybeRan},
+		{webmcp.CodeNotAllowed, "bank.example", "tool select: the site is not allowed (bank.example); the user can allow it in the WebMCP bridge extension." + sayNo, NotRun},
+		{webmcp.CodeBadRequest, "bad", "tool select: the bridge refused the call (bad)." + sayNo, NotRun},
+		{"brand_new", "what", "tool select failed in the bridge (brand_new: what)." + sayMaybe, MaybeRan},
 	} {
-		got := errText(t, FromError("select", &webmcp.Error{Code: tc.code, Message: tc.msg}))
-		if got != tc.want {
+		res := FromError("select", &webmcp.Error{Code: tc.code, Message: tc.msg})
+		if got := errText(t, res); got != tc.want {
 			t.Errorf("code %s: got %q, want %q", tc.code, got, tc.want)
+		}
+		if res.Meta[MetaCode] != tc.code || res.Meta[MetaPageRan] != string(tc.ran) {
+			t.Errorf("code %s: _meta %v, want error %s and pageRan %s", tc.code, res.Meta, tc.code, tc.ran)
 		}
 	}
 	if got := errText(t, FromError("x", nil)); !strings.Contains(got, "without saying why") {
@@ -124,11 +139,31 @@ func TestFromError(t *testing.T) {
 	}
 }
 
+// TestEveryFailureSaysWhetherThePageRan: the shim's own failures too.
+func TestEveryFailureSaysWhetherThePageRan(t *testing.T) {
+	for _, tc := range []struct {
+		res  *mcp.CallToolResult
+		code string
+		ran  PageRan
+	}{
+		{Gone("a"), webmcp.CodeNotFound, NotRun},
+		{TimedOut(time.Second), webmcp.CodeTimeout, MaybeRan},
+		{Cancelled(), webmcp.CodeCancelled, MaybeRan},
+		{Disconnected(errors.New("gone")), CodeDisconnected, MaybeRan},
+		{FromOutput(json.RawMessage(`{oops`)), CodeMalformedOutput, Ran},
+	} {
+		text := errText(t, tc.res)
+		if tc.res.Meta[MetaCode] != tc.code || tc.res.Meta[MetaPageRan] != string(tc.ran) || !strings.HasSuffix(text, tc.ran.says()) {
+			t.Errorf("%q, _meta %v: want code %s, pageRan %s, said at the end", text, tc.res.Meta, tc.code, tc.ran)
+		}
+	}
+}
+
 func TestTimedOut(t *testing.T) {
 	for d, want := range map[time.Duration]string{
-		60 * time.Second:        "timed out after 60s; the call was cancelled in the page",
-		1500 * time.Millisecond: "timed out after 1.5s; the call was cancelled in the page",
-		200 * time.Millisecond:  "timed out after 200ms; the call was cancelled in the page",
+		60 * time.Second:        "timed out after 60s; the call was cancelled in the page." + sayMaybe,
+		1500 * time.Millisecond: "timed out after 1.5s; the call was cancelled in the page." + sayMaybe,
+		200 * time.Millisecond:  "timed out after 200ms; the call was cancelled in the page." + sayMaybe,
 	} {
 		if got := errText(t, TimedOut(d)); got != want {
 			t.Errorf("TimedOut(%v) = %q, want %q", d, got, want)

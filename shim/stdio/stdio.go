@@ -27,6 +27,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/shim/results"
 )
 
 // DefaultMaxMessage bounds one message from the agent: room for 16 MiB of
@@ -225,7 +226,7 @@ func lastBytes(b []byte, n int) []byte {
 // only logged.
 func (c *conn) refuse(o *oversized) {
 	id, method := sniff(o.head, o.tail)
-	text := fmt.Sprintf("the request is %s, over the bridge's limit of %s for one message from the agent; it was not sent to the page. Send less data, e.g. a reference the page can resolve, or split the work into several calls", size(o.size), size(o.limit))
+	text := fmt.Sprintf("the request is %s, over the bridge's limit of %s for one message from the agent; the page did not run it. Send less data, e.g. a reference the page can resolve, or split the work into several calls", size(o.size), size(o.limit))
 	if id == nil {
 		c.log.Warn("skipped a message over the size limit; no id to answer", "bytes", o.size, "method", method, "limit", o.limit)
 		return
@@ -245,7 +246,7 @@ func (c *conn) refuse(o *oversized) {
 func (c *conn) undecodable(line []byte, err error) {
 	id, method := sniff(line[:min(len(line), sniffBytes)], lastBytes(line, sniffBytes))
 	c.log.Warn("skipped a message from the agent that cannot be decoded", "method", method, "err", err)
-	text := fmt.Sprintf("the bridge cannot read this message (%v); it was not sent to the page. Send plain JSON arguments nested less deeply", err)
+	text := fmt.Sprintf("the bridge cannot read this message (%v); the page did not run it. Send plain JSON arguments nested less deeply", err)
 	if id != nil && method == "tools/call" {
 		c.writeLine(toolError(id, text))
 		return
@@ -254,12 +255,12 @@ func (c *conn) undecodable(line []byte, err error) {
 }
 
 // toolError is a tools/call answer: a result with isError and text, marked
-// as not having reached the page.
+// (as results.Failure marks it) as too large and not run by the page.
 func toolError(id json.RawMessage, text string) []byte {
 	res, _ := json.Marshal(map[string]any{
 		"content": []map[string]string{{"type": "text", "text": text}},
 		"isError": true,
-		"_meta":   map[string]any{"dev.webmcp/reachedPage": false},
+		"_meta":   map[string]any{results.MetaCode: results.CodeTooLarge, results.MetaPageRan: string(results.NotRun)},
 	})
 	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, res)
 }

@@ -81,13 +81,13 @@ func TestOversizedToolCallIsAnswered(t *testing.T) {
 		t.Fatalf("answer %v, want a result with isError for id 7", a)
 	}
 	text := res["content"].([]any)[0].(map[string]any)["text"].(string)
-	for _, want := range []string{"5.0 KiB", "limit of 1.0 KiB", "not sent to the page"} {
+	for _, want := range []string{"5.0 KiB", "limit of 1.0 KiB", "the page did not run it"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text %q lacks %q", text, want)
 		}
 	}
-	if meta, _ := res["_meta"].(map[string]any); meta["dev.webmcp/reachedPage"] != false {
-		t.Errorf("_meta %v, want reachedPage false", res["_meta"])
+	if meta, _ := res["_meta"].(map[string]any); meta["dev.webmcp/pageRan"] != "no" || meta["dev.webmcp/error"] != "too_large" {
+		t.Errorf("_meta %v, want pageRan no and error too_large", res["_meta"])
 	}
 	// The session goes on.
 	p.send(t, ping)
