@@ -150,7 +150,7 @@ Next:
   1. Load the extension: open chrome://extensions, turn on Developer mode,
      click "Load unpacked" and pick
        $share/extension
-     (its ID is $ext_id; a browser already running it: click its reload
+     (its ID is $ext_id; where it is loaded already, click its reload
      button). A browser started with --user-data-dir=DIR needs
      ./install.sh --user-data-dir DIR.
   2. Register the shim with your agent:

@@ -214,7 +214,7 @@ func uninstall(rec *installrec.Record, hasRecord bool, self string, locs []manif
 		}
 	}
 	for _, pid := range stopHosts(hosts, stderr) {
-		fmt.Fprintf(stdout, "stopped webmcp-host (pid %d); the extension says the host is gone until you remove it\n", pid)
+		fmt.Fprintf(stdout, "stopped webmcp-host (pid %d); until you remove the extension, it reports that the host is missing\n", pid)
 	}
 	// 3. Binaries and the extension's folder.
 	for _, e := range rec.Entries {
