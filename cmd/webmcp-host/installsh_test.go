@@ -5,6 +5,7 @@ package main
 // running the test do not count).
 
 import (
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
@@ -19,6 +20,22 @@ import (
 	"github.com/webmcp-bridge/bridge/manifest"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
+
+// DoctorReport is what webmcp-shim doctor --json prints.
+type DoctorReport struct {
+	OK     bool
+	Checks []struct{ Link, Status, Message string }
+}
+
+// has says whether the report has a check "STATUS MESSAGE…".
+func (r DoctorReport) has(prefix string) bool {
+	for _, c := range r.Checks {
+		if strings.HasPrefix(c.Status+" "+c.Message, prefix) {
+			return true
+		}
+	}
+	return false
+}
 
 // toolPath is a folder of links to the commands install.sh and go build
 // run, plus a fake `claude`.
@@ -123,6 +140,41 @@ func TestInstallScript(t *testing.T) {
 	if len(rec.Of(installrec.File)) != 2 || len(rec.Of(installrec.Tree)) != 1 || len(rec.Of(installrec.Manifest)) != 2 {
 		t.Errorf("install record: %+v", rec.Entries)
 	}
+
+	// The installed doctor knows this install: its binaries, the
+	// extension's folder, and the manifests of the record, the profile's
+	// included without --user-data-dir.
+	doctor := func() DoctorReport {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(bin, "webmcp-shim"), "doctor", "--json")
+		cmd.Env = append(env, webmcp.RuntimeDirEnv+"="+filepath.Join(t.TempDir(), "none"))
+		out, _ := cmd.Output()
+		var r DoctorReport
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("doctor --json: %v\n%s", err, out)
+		}
+		return r
+	}
+	r := doctor()
+	for _, want := range []string{"ok webmcp-shim and webmcp-host in " + bin, "info extension WebMCP bridge ",
+		"ok Chromium: the browser may start " + filepath.Join(bin, "webmcp-host"),
+		"ok --user-data-dir " + profile + ": the browser may start", "problem no runtime directory"} {
+		if !r.has(want) {
+			t.Errorf("installed doctor lacks %q: %+v", want, r.Checks)
+		}
+	}
+	// A manifest that names another install's host is named as such.
+	chromium := filepath.Join(home, ".config", "chromium", "NativeMessagingHosts")
+	orig, _ := manifest.Read(chromium)
+	other := filepath.Join(t.TempDir(), "webmcp-host")
+	b, _ := os.ReadFile(filepath.Join(bin, "webmcp-host"))
+	os.WriteFile(other, b, 0o755)
+	m, _ := manifest.New(other)
+	manifest.Write(m, chromium)
+	if r := doctor(); !r.has("problem Chromium: " + filepath.Join(chromium, manifest.FileName) + " names " + other + ", not the webmcp-host of this install") {
+		t.Errorf("doctor missed a manifest of another install: %+v", r.Checks)
+	}
+	manifest.Write(orig, chromium)
 
 	// Again, without the profile: a no-op that keeps the profile's manifest.
 	recBefore, _ := os.ReadFile(record)

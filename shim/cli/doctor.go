@@ -137,6 +137,15 @@ func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
 	default:
 		d.ok(LinkBinaries, "webmcp-shim and webmcp-host in %s", bin)
 	}
+	if installed {
+		ext := filepath.Join(filepath.Dir(bin), "share", "webmcp-bridge", "extension")
+		var m struct{ Name, Version string }
+		if b, err := os.ReadFile(filepath.Join(ext, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil {
+			d.problem(LinkBinaries, "the extension's folder %s is missing or broken: run ./install.sh again, then reload the extension in chrome://extensions", ext)
+		} else {
+			d.info(LinkBinaries, "extension %s %s in %s (the folder to load in chrome://extensions)", m.Name, m.Version, ext)
+		}
+	}
 	if !installed {
 		rec = nil
 	}
