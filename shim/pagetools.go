@@ -148,12 +148,24 @@ func refuse(mt *mcp.Tool, reason string) {
 	mt.Description += " " + fmt.Sprintf(refusedNote, reason)
 }
 
+// takesResourceLinks reports whether the client of req speaks a protocol
+// with resource links in tool results (2025-06-18 and later).
+func takesResourceLinks(req *mcp.CallToolRequest) bool {
+	if req == nil || req.Session == nil {
+		return false
+	}
+	p := req.Session.InitializeParams()
+	return p != nil && p.ProtocolVersion >= "2025-06-18"
+}
+
 // addTool adds pt to the MCP server (replacing a tool of the same name).
 // The SDK panics on schemas it refuses (e.g. a malformed x-mcp-header); such
 // a tool is exposed with the default schema instead, unchecked.
 func (s *Server) addTool(key toolKey, pt *pageTool) {
 	h := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return s.callPage(ctx, key, req.Params.Name, req.Params.Arguments), nil
+		res := s.callPage(ctx, key, req.Params.Name, req.Params.Arguments)
+		// A result too big for the model's context goes to a file.
+		return s.spill.Apply(res, req.Params.Name, takesResourceLinks(req)), nil
 	}
 	defer func() {
 		if r := recover(); r != nil {

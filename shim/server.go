@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/shim/hosts"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
+	"github.com/webmcp-bridge/bridge/shim/spill"
 	"github.com/webmcp-bridge/bridge/shim/toolnames"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
 	"github.com/webmcp-bridge/bridge/webmcp"
@@ -39,6 +40,13 @@ type Options struct {
 	SDKLogger *slog.Logger
 	// Version is the server version told to MCP clients; "" means "dev".
 	Version string
+	// MaxResult is the most text (bytes) a page tool's result keeps in the
+	// agent's context; a bigger one is saved to a private file and the
+	// agent told where (package spill). 0 means spill.DefaultThreshold (or
+	// $WEBMCP_MAX_RESULT), a negative value never spills.
+	MaxResult int
+	// ResultDir is where such results go; "" means spill.Dir().
+	ResultDir string
 }
 
 // Server is the shim's MCP server. Create it with [New].
@@ -50,6 +58,7 @@ type Server struct {
 	schemas schemas.Cache
 	bridge  map[string]*BridgeTool
 	changes broadcast // signalled after every change of a host's state
+	spill   *spill.Spiller
 
 	mu    sync.Mutex // guards names and tools, and orders changes to mcp's tool set
 	names *toolnames.Registry[toolKey]
@@ -70,6 +79,7 @@ func New(opts Options) *Server {
 		log = slog.Default()
 	}
 	s := &Server{
+		spill:  &spill.Spiller{Dir: opts.ResultDir, Threshold: opts.MaxResult},
 		opts:   opts,
 		log:    log,
 		tools:  map[toolKey]*pageTool{},
@@ -124,6 +134,13 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { s.Watch(ctx) })
+	go func() {
+		if n, err := s.spill.Clean(false); err != nil {
+			s.log.Warn("cannot clean saved results", "err", err)
+		} else if n > 0 {
+			s.log.Info("removed saved results older than a day", "files", n)
+		}
+	}()
 	err := s.mcp.Run(ctx, t)
 	cancel()
 	wg.Wait()

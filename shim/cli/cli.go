@@ -41,6 +41,9 @@ type Env struct {
 
 	// Timeout bounds each tool call (--timeout).
 	Timeout time.Duration
+	// MaxResult is the most text of a tool result kept in the agent's
+	// context (--max-result); 0 means the default (package spill).
+	MaxResult sizeFlag
 	// Verbose turns on debug logs (--verbose).
 	Verbose bool
 }
@@ -57,7 +60,7 @@ type Command struct {
 
 // commands are webmcp-shim's subcommands, in the order --help lists them.
 func commands() []*Command {
-	return []*Command{statusCommand(), toolsCommand(), callCommand(), contextCommand(), pinCommand(), unpinCommand(), pinsCommand(), registerCommand(), tokenCommand(), doctorCommand(), demoCommand()}
+	return []*Command{statusCommand(), toolsCommand(), callCommand(), contextCommand(), pinCommand(), unpinCommand(), pinsCommand(), registerCommand(), tokenCommand(), doctorCommand(), cleanCommand(), demoCommand()}
 }
 
 func lookup(name string) *Command {
@@ -110,6 +113,7 @@ func (env *Env) flagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.DurationVar(&env.Timeout, "timeout", env.Timeout, "")
+	fs.Var(&env.MaxResult, "max-result", "")
 	fs.BoolVar(&env.Verbose, "verbose", env.Verbose, "")
 	fs.BoolVar(&env.Verbose, "v", env.Verbose, "")
 	return fs
@@ -197,6 +201,10 @@ Usage:
 Flags:
   --timeout DURATION   bound on each tool call, after which the call is
                        cancelled in the page (default %v; 0: no bound)
+  --max-result SIZE    the most text of a tool result that goes into the
+                       agent's context (default 256KiB, or $WEBMCP_MAX_RESULT);
+                       a bigger result is saved to a private file and the
+                       agent gets its path, size and first lines
   -v, --verbose        debug logs on stderr
   --http HOST:PORT     serve MCP over Streamable HTTP instead of stdio, at
                        http://HOST:PORT/mcp; every request needs the header

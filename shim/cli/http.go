@@ -44,6 +44,7 @@ func serveHTTP(ctx context.Context, env *Env, f *httpFlags) int {
 	log := env.logger(slog.LevelInfo)
 	srv := shim.New(shim.Options{
 		Timeout:   env.Timeout,
+		MaxResult: int(env.MaxResult),
 		Logger:    log,
 		SDKLogger: env.logger(slog.LevelWarn),
 		Version:   version(),

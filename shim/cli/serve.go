@@ -22,6 +22,7 @@ func serve(ctx context.Context, env *Env) int {
 	// is for --verbose only.
 	srv := shim.New(shim.Options{
 		Timeout:   env.Timeout,
+		MaxResult: int(env.MaxResult),
 		Logger:    env.logger(slog.LevelInfo),
 		SDKLogger: env.logger(slog.LevelWarn),
 		Version:   version(),
