@@ -120,4 +120,3 @@ func TestThreshold(t *testing.T) {
 		}
 	}
 }
-
