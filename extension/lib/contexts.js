@@ -97,8 +97,11 @@ export function normalizeFrameContext(m, top) {
  * registration order; a snapshot whose provider the frame no longer lists
  * (it was unregistered since the sample) is left out, as is an id that an
  * earlier frame has already. Ambient comes from the top frame.
+ * excluded ({providers: Set<string>, ambient: boolean}, or null: what the
+ * user excluded for the tab's site, lib/exclusions.js) is left out: this is
+ * where an excluded provider stops, before anything is sent.
  */
-export function mergeContext(tab, frames) {
+export function mergeContext(tab, frames, excluded = null) {
   const ctx = { tabId: tab.id };
   if (tab.url) ctx.url = tab.url;
   if (tab.title) ctx.title = tab.title;
@@ -111,9 +114,10 @@ export function mergeContext(tab, frames) {
     for (const p of f.context.providers) {
       if (!registered.has(p.id) || seen.has(p.id)) continue;
       seen.add(p.id);
+      if (excluded && excluded.providers.has(p.id)) continue;
       providers.push(p);
     }
-    if (f.frameId === 0 && f.context.ambient) ambient = f.context.ambient;
+    if (f.frameId === 0 && f.context.ambient && !(excluded && excluded.ambient)) ambient = f.context.ambient;
   }
   // The protocol's field order (testdata/protocol/context.json): providers, then ambient.
   if (providers.length) ctx.providers = providers;

@@ -23,6 +23,8 @@ export class Registry {
   /** @param {{allows?: (origin: string) => boolean}} [opts] */
   constructor(opts = {}) {
     this.allows = opts.allows || (() => false);
+    /** What the user excluded of a site's context: origin -> {providers: Set, ambient} | null (lib/exclusions.js). */
+    this.excluded = opts.excluded || (() => null);
     /** @type {Map<number, {id: number, windowId: number, active: boolean, url: string, title: string}>} */
     this.tabs = new Map();
     /**
@@ -56,6 +58,18 @@ export class Registry {
   setAllows(allows) {
     this.allows = allows;
     this.dirty();
+  }
+
+  /** Replaces what the user excluded of sites' context (origin -> exclusions or null). */
+  setExcluded(excluded) {
+    this.excluded = excluded;
+    this.dirty();
+  }
+
+  /** Whether the user excluded a provider of a site (an origin) from what agents see. */
+  isExcluded(origin, providerId) {
+    const e = this.excluded(origin);
+    return !!(e && e.providers.has(providerId));
   }
 
   /**
@@ -175,7 +189,7 @@ export class Registry {
     if (!tab.allowed) return null;
     const frames = this.contextFrames(tab.id);
     if (!frames.length || frames[0].frameId !== 0 || !frames[0].context) return null;
-    const ctx = mergeContext(tab, frames);
+    const ctx = mergeContext(tab, frames, this.excluded(tab.origin));
     ctx.time = Math.max(...frames.map((f) => f.sampledAt));
     return ctx;
   }

@@ -10,6 +10,9 @@
 //   port    a number, or "*" for any port; without a port only the scheme's
 //           default port (80, 443) matches
 // A trailing "/" is tolerated; paths, queries and user info are not.
+// An entry "!pattern" blocks what the pattern matches, whatever else the
+// list allows: the user turned a site off that a broader entry (the
+// loopback defaults, "*.example.com") allows.
 
 /** The key of the allow list in chrome.storage.local. */
 export const STORAGE_KEY = 'allowList';
@@ -104,11 +107,13 @@ function matches(p, origin) {
  */
 export function compileAllowList(list) {
   const parsed = [];
+  const blocked = [];
   const errors = [];
   const patterns = [];
   for (const entry of Array.isArray(list) ? list : []) {
     try {
-      parsed.push(parsePattern(entry));
+      if (typeof entry === 'string' && entry.startsWith('!')) blocked.push(parsePattern(entry.slice(1)));
+      else parsed.push(parsePattern(entry));
       patterns.push(entry);
     } catch (e) {
       errors.push(e.message);
@@ -120,9 +125,40 @@ export function compileAllowList(list) {
     allows(originOrURL) {
       const origin = webOrigin(originOrURL);
       if (origin === '') return false;
+      if (blocked.some((p) => matches(p, origin))) return false;
       return parsed.some((p) => matches(p, origin));
     },
   };
+}
+
+// Whether entry names exactly this one origin (no wildcard), negated or not.
+function namesOrigin(entry, origin, negated) {
+  if (typeof entry !== 'string' || entry.startsWith('!') !== negated) return false;
+  const text = (negated ? entry.slice(1) : entry).trim().replace(/\/$/, '');
+  if (text.includes('*')) return false;
+  return webOrigin(text) === origin && /^https?:\/\/[^/]*$/.test(text);
+}
+
+/**
+ * Turns one site (an origin, "https://example.com:8443") on or off in an
+ * allow list and returns the new list; the input is left alone. On: its
+ * "!origin" entries go, and the origin itself is added unless another entry
+ * allows it already. Off: the entries naming exactly the origin go, and
+ * "!origin" is added when a broader entry (a default, a wildcard) still
+ * allows it. Other entries stay as they were.
+ */
+export function setSiteAllowed(list, origin, on) {
+  const o = webOrigin(origin);
+  if (o === '') throw new Error(`${JSON.stringify(origin)} is not the origin of a web page (http or https); only web sites can be allowed`);
+  let next = (Array.isArray(list) ? list : []).slice();
+  if (on) {
+    next = next.filter((e) => !namesOrigin(e, o, true));
+    if (!compileAllowList(next).allows(o)) next.push(o);
+  } else {
+    next = next.filter((e) => !namesOrigin(e, o, false));
+    if (compileAllowList(next).allows(o)) next.push(`!${o}`);
+  }
+  return next;
 }
 
 /**

@@ -79,6 +79,9 @@ export class Requests {
     if (p.code) return p;
     const r = resolveTab(this.registry, p.tabId);
     if (r.code) return r;
+    if (this.registry.isExcluded(r.tab.origin, p.providerId)) {
+      return { code: Code.notAllowed, message: `the user excluded context provider ${JSON.stringify(p.providerId)} of ${r.tab.origin} from what agents see; nothing was pinned` };
+    }
     const ctx = await this.sampler.sampleTab(r.tab);
     const made = pinFromContext(ctx, p.providerId, this.registry.providerIds(r.tab.id), this.clock.now());
     if (made.code) return made;

@@ -1,9 +1,12 @@
 // Tabs and site access: keeps the registry's tabs and focused window in
 // step with chrome.tabs and chrome.windows, ends what a closed tab had under
 // way, and applies the allow list (chrome.storage.local, STORAGE_KEY) to the
-// registry and to the frames' context sampling. At start it takes the tabs
-// that exist; events that arrive meanwhile are newer and win.
+// registry and to the frames' context sampling, and the context the user
+// excluded per site (EXCLUSIONS_KEY, lib/exclusions.js) to the registry's
+// merge. At start it takes the tabs that exist; events that arrive
+// meanwhile are newer and win.
 
+import { EXCLUSIONS_KEY, excludedFor, exclusionsFrom } from '../lib/exclusions.js';
 import { STORAGE_KEY, allowListFrom, compileAllowList } from '../lib/sites.js';
 
 /** Tabs follows the browser's tabs and the allow list. */
@@ -16,10 +19,14 @@ export class Tabs {
    * @param {object} o.on hooks: closed(tabId) a tab closed (after the registry
    *   forgot it); access(tabId) whether context may leave the browser may have
    *   changed for a tab (every tab when tabId is undefined); changed() the
-   *   registry changed.
+   *   registry changed; sites() the allow list or the exclusions changed
+   *   (optional).
    */
   constructor({ chrome, registry, log, on }) {
     Object.assign(this, { chrome, registry, log, on });
+    /** The allow list as stored (or the default), and the exclusions by origin. */
+    this.allowList = allowListFrom(undefined);
+    this.exclusions = exclusionsFrom(undefined);
     this.started = false;
     /** Tabs that closed before the start-up list came: that list is older. */
     this.removedEarly = new Set();
@@ -55,9 +62,10 @@ export class Tabs {
       on.changed();
     });
     chrome.storage.onChanged.addListener((changes, area) => {
-      if (area !== 'local' || !(STORAGE_KEY in changes)) return;
-      this.setAllowList(changes[STORAGE_KEY].newValue);
-      on.changed();
+      if (area !== 'local') return;
+      if (STORAGE_KEY in changes) this.setAllowList(changes[STORAGE_KEY].newValue);
+      if (EXCLUSIONS_KEY in changes) this.setExclusions(changes[EXCLUSIONS_KEY].newValue);
+      if (STORAGE_KEY in changes || EXCLUSIONS_KEY in changes) on.changed();
     });
   }
 
@@ -82,10 +90,23 @@ export class Tabs {
 
   /** Applies the allow list as stored (anything not a list: the default). */
   setAllowList(stored) {
-    const compiled = compileAllowList(allowListFrom(stored));
+    const list = allowListFrom(stored);
+    if (JSON.stringify(list) === JSON.stringify(this.allowList) && this.applied) return;
+    this.allowList = list;
+    this.applied = true;
+    const compiled = compileAllowList(list);
     for (const e of compiled.errors) this.log.warn(e);
     this.registry.setAllows(compiled.allows);
     this.on.access(undefined);
+    if (this.on.sites) this.on.sites();
+  }
+
+  /** Applies the exclusions as stored (lib/exclusions.js; anything else: none). */
+  setExclusions(stored) {
+    const map = stored instanceof Map ? stored : exclusionsFrom(stored);
+    this.exclusions = map;
+    this.registry.setExcluded((origin) => excludedFor(map, origin));
+    if (this.on.sites) this.on.sites();
   }
 
   closed(tabId) {

@@ -13,9 +13,11 @@
 //   tabs.js      tabs, the focused window, the allow list
 //   uiapi.js     the extension's own pages' requests, and change notices to them
 //   agents.js    the shims connected to the host and the agents they serve
+//   panel.js     the panel's requests: site access, context exclusion, pins; its change notices
 
 import { STORAGE_KEY } from '../lib/sites.js';
 import { PINS_KEY } from '../lib/pins.js';
+import { EXCLUSIONS_KEY } from '../lib/exclusions.js';
 import { T, browserInfo } from '../lib/protocol.js';
 import { Registry } from '../lib/registry.js';
 import { ContextSampler } from './context.js';
@@ -27,6 +29,7 @@ import { CallRouter } from './routing.js';
 import { Tabs } from './tabs.js';
 import { UiApi } from './uiapi.js';
 import { Agents } from './agents.js';
+import { Panel, shareablePin } from './panel.js';
 
 /** The key of the profile's random instance id in chrome.storage.local. */
 export const INSTANCE_KEY = 'instance';
@@ -72,7 +75,10 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
   const link = new HostLink({
     chrome, clock, log,
     settled: () => frames.settled(),
-    state: () => registry.snapshot(pins.pins),
+    state: () => {
+      queueMicrotask(() => panel.notify('host')); // the link is ready once the state went out
+      return registry.snapshot(pins.shared());
+    },
     changes: () => registry.changes(),
     onMessage: (m) => {
       if (m.type === T.call) router.call(m);
@@ -84,9 +90,13 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
       router.hostLost();
       requests.clear();
       agents.clear();
+      panel.notify('host');
     },
   });
-  const changed = () => link.schedule();
+  const changed = () => {
+    link.schedule();
+    panel.notify('tab');
+  };
   const frames = new Frames({
     chrome, registry, clock, log,
     on: {
@@ -108,7 +118,12 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
   });
   const router = new CallRouter({ chrome, registry, frames, send: (m) => link.send(m), log });
   const sampler = new ContextSampler({ registry, frames, clock, flush: () => link.flush() });
-  const pins = new PinStore({ chrome, announce: (list) => link.sendIfReady({ type: T.pins, pins: list }) });
+  const pins = new PinStore({
+    chrome,
+    announce: (list) => link.sendIfReady({ type: T.pins, pins: list }),
+    shareable: shareablePin(registry),
+    changed: () => panel.notify('pins'),
+  });
   const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log });
   const tabs = new Tabs({
     chrome, registry, log,
@@ -119,22 +134,33 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
       },
       access: (tabId) => sampler.updateAllOn(tabId),
       changed,
+      sites: () => {
+        pins.reshare();
+        panel.notify('sites');
+      },
     },
   });
 
   const ui = new UiApi({ chrome, log });
   const agents = new Agents({ changed: () => ui.publish('agents') });
+  const panel = new Panel({
+    chrome, registry, tabs, sampler, pins, ui, clock, changed,
+    connected: () => link.ready,
+    agents: () => agents.list(),
+  });
 
   frames.listen();
   tabs.listen();
   ui.listen();
+  panel.listen();
   pins.listen();
   // Browser start and install only need to wake the worker, which then opens the host link.
   chrome.runtime.onStartup.addListener(() => {});
   chrome.runtime.onInstalled.addListener(() => {});
 
   async function start() {
-    const stored = await chrome.storage.local.get([STORAGE_KEY, INSTANCE_KEY, PINS_KEY]);
+    const stored = await chrome.storage.local.get([STORAGE_KEY, INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY]);
+    tabs.setExclusions(stored[EXCLUSIONS_KEY]);
     tabs.setAllowList(stored[STORAGE_KEY]);
     pins.load(stored[PINS_KEY]); // no request comes before the host link opens, below
     let instance = stored[INSTANCE_KEY];
@@ -157,5 +183,5 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.giveUpStart();
     link.connect();
   });
-  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, agents, started };
+  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, agents, panel, started };
 }
