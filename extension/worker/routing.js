@@ -4,9 +4,17 @@
 // dropped). A frame that navigated or went away, or a closed tab, ends its
 // calls with `navigated` or `tab_closed`; a lost host link stops them all in
 // the pages (the host has answered them with no_browser).
+//
+// Ask-before-acting (consent.js): a call that needs the user's consent
+// waits for it before it goes to the frame; declined, it is answered with
+// `declined` and never reaches the page. A call that ends while it waits
+// (cancel, tab closed, navigated, host lost) leaves the consent queue.
+// Every call and its answer are reported to the activity log (activity.js).
 
 import { PendingCalls } from '../lib/calls.js';
 import { Code, T, errorMessage } from '../lib/protocol.js';
+import { frameKey } from '../lib/registry.js';
+import { webOrigin } from '../lib/sites.js';
 import { postToFrame } from './frames.js';
 
 /** CallRouter routes calls between the host and the frames. */
@@ -18,10 +26,19 @@ export class CallRouter {
    * @param {import('./frames.js').Frames} o.frames
    * @param {(msg: object) => void} o.send to the host
    * @param {{warn: Function}} o.log
+   * @param {import('./consent.js').Consent} [o.consent] ask-before-acting
+   * @param {import('./activity.js').Activity} [o.activity] the activity log
+   * @param {{nameFor: (id: string) => string}} [o.agents] names the agent behind a call
    */
-  constructor({ chrome, registry, frames, send, log }) {
-    Object.assign(this, { chrome, registry, frames, send, log });
+  constructor({ chrome, registry, frames, send, log, consent, activity, agents }) {
+    Object.assign(this, { chrome, registry, frames, send, log, consent, activity, agents });
     this.pending = new PendingCalls();
+  }
+
+  /** Answers call id: to the host, and to the activity log. */
+  reply(m) {
+    if (this.activity) this.activity.end(m.id, m);
+    this.send(m);
   }
 
   /** A checked call from the host. */
@@ -37,18 +54,60 @@ export class CallRouter {
       this.log.warn(`call ${m.id} is already under way; the repeated call is ignored`);
       return;
     }
+    const tab = this.registry.tabs.get(m.tabId);
+    const origin = webOrigin(tab && tab.url);
+    const tool = this.registry.frames.get(frameKey(m.tabId, m.frameId)).tools.get(m.name);
+    const ask = !!this.consent && this.consent.needs(origin, tool);
+    if (this.activity) this.activity.start({ ...m, origin }, ask);
+    if (!ask) {
+      this.dispatch(m, conn);
+      return;
+    }
+    this.consent.ask({
+      id: m.id, tabId: m.tabId, origin, frameOrigin: conn.origin, tool, arguments: m.arguments, timeout: m.timeout,
+      agent: this.agents && this.agents.nameFor ? this.agents.nameFor(m.id) : 'an agent',
+    }).then((answer) => {
+      const c = this.pending.has(m.id) ? this.pending.take(m.id) : undefined;
+      if (!c) return; // it ended while it waited (cancelled, navigated, tab closed)
+      if (!answer.allow) {
+        this.reply(errorMessage(m.id, Code.declined,
+          `the user declined the call of ${m.name} on ${origin} (${answer.message || 'declined'}); the page's tool did not run. ` +
+          'Do not call it again unless the user asks you to.'));
+        return;
+      }
+      // The tool may have gone while the user thought about it.
+      const again = this.registry.route(m.tabId, m.frameId, m.name);
+      if (again || this.frames.get(m.tabId, m.frameId) !== conn) {
+        const p = again || { code: Code.navigated, message: `tab ${m.tabId} frame ${m.frameId} navigated while the call waited for the user` };
+        this.reply(errorMessage(m.id, p.code, p.message));
+        return;
+      }
+      this.pending.add(m.id, m.tabId, m.frameId, conn);
+      if (this.activity) this.activity.running(m.id);
+      this.dispatch(m, conn);
+    });
+  }
+
+  /** Sends a pending call to its frame. */
+  dispatch(m, conn) {
     if (!postToFrame(conn, { type: T.call, id: m.id, name: m.name, arguments: m.arguments })) {
       this.pending.take(m.id);
-      this.send(errorMessage(m.id, Code.navigated, `tab ${m.tabId} frame ${m.frameId} went away before the call reached it`));
+      this.reply(errorMessage(m.id, Code.navigated, `tab ${m.tabId} frame ${m.frameId} went away before the call reached it`));
     }
+  }
+
+  /** Whether call id still waits for the user (it never reached the frame). */
+  waiting(id) {
+    return !!this.consent && this.consent.waiting(id);
   }
 
   /** The host cancels call id; nothing happens when it was answered already. */
   cancel(id) {
     const c = this.pending.take(id);
     if (!c) return;
-    postToFrame(c.conn, { type: T.cancel, id });
-    this.send(errorMessage(id, Code.cancelled, 'the call was cancelled'));
+    if (this.waiting(id)) this.consent.drop(id);
+    else postToFrame(c.conn, { type: T.cancel, id });
+    this.reply(errorMessage(id, Code.cancelled, 'the call was cancelled'));
   }
 
   /** A frame's result or error message. */
@@ -56,12 +115,12 @@ export class CallRouter {
     if (typeof m.id !== 'string') return;
     if (!this.pending.takeFrom(m.id, conn)) return; // cancelled, or not this frame's call
     if (m.type === T.result) {
-      this.send({ type: T.result, id: m.id, output: m.output === undefined ? null : m.output });
+      this.reply({ type: T.result, id: m.id, output: m.output === undefined ? null : m.output });
       return;
     }
     const e = m.error && typeof m.error === 'object' ? m.error : {};
     const code = e.code === Code.notFound || e.code === Code.internal ? e.code : Code.toolError;
-    this.send(errorMessage(m.id, code, typeof e.message === 'string' ? e.message : 'the tool failed'));
+    this.reply(errorMessage(m.id, code, typeof e.message === 'string' ? e.message : 'the tool failed'));
   }
 
   /** A new document replaced the frame of old: its calls end with `navigated`. */
@@ -74,11 +133,11 @@ export class CallRouter {
    * navigated or was removed (`navigated`); chrome.tabs tells which.
    */
   frameGone(conn) {
-    const calls = this.pending.takeWhere((c) => c.conn === conn);
+    const calls = this.take((c) => c.conn === conn);
     if (!calls.length) return;
     this.chrome.tabs.get(conn.tabId).then(
-      () => calls.forEach((c) => this.send(errorMessage(c.id, Code.navigated, `tab ${c.tabId} frame ${c.frameId} navigated away while the call ran`))),
-      () => calls.forEach((c) => this.send(errorMessage(c.id, Code.tabClosed, `tab ${c.tabId} closed while the call ran`))),
+      () => calls.forEach((c) => this.reply(errorMessage(c.id, Code.navigated, `tab ${c.tabId} frame ${c.frameId} navigated away while the call ran`))),
+      () => calls.forEach((c) => this.reply(errorMessage(c.id, Code.tabClosed, `tab ${c.tabId} closed while the call ran`))),
     );
   }
 
@@ -89,10 +148,24 @@ export class CallRouter {
 
   /** The host link was lost: the pages stop every call under way. */
   hostLost() {
-    for (const c of this.pending.takeWhere(() => true)) postToFrame(c.conn, { type: T.cancel, id: c.id });
+    for (const c of this.take(() => true)) {
+      if (!c.waited) postToFrame(c.conn, { type: T.cancel, id: c.id });
+      if (this.activity) this.activity.end(c.id, errorMessage(c.id, Code.noBrowser, 'the link to webmcp-host was lost while the call ran'));
+    }
   }
 
   fail(pred, code, message) {
-    for (const c of this.pending.takeWhere(pred)) this.send(errorMessage(c.id, code, message(c)));
+    for (const c of this.take(pred)) this.reply(errorMessage(c.id, code, message(c)));
+  }
+
+  /** Takes the pending calls for which pred holds; those that waited for the user leave the consent queue (waited: true). */
+  take(pred) {
+    const calls = this.pending.takeWhere(pred);
+    for (const c of calls) {
+      if (!this.waiting(c.id)) continue;
+      this.consent.drop(c.id);
+      c.waited = true;
+    }
+    return calls;
   }
 }

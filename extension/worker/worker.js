@@ -13,6 +13,9 @@
 //   tabs.js      tabs, the focused window, the allow list
 //   uiapi.js     the extension's own pages' requests, and change notices to them
 //   agents.js    the shims connected to the host and the agents they serve
+//   consent.js   ask-before-acting: site settings, the consent window's queue
+//   activity.js  the activity log, and the calls under way in each tab
+//   badge.js     the toolbar badge per tab; indicator.js the in-page indicator
 //   panel.js     the panel's requests: site access, context exclusion, pins; its change notices
 
 import { STORAGE_KEY } from '../lib/sites.js';
@@ -29,6 +32,10 @@ import { CallRouter } from './routing.js';
 import { Tabs } from './tabs.js';
 import { UiApi } from './uiapi.js';
 import { Agents } from './agents.js';
+import { Consent } from './consent.js';
+import { Activity } from './activity.js';
+import { Badge } from './badge.js';
+import { Indicator } from './indicator.js';
 import { Panel, shareablePin } from './panel.js';
 
 /** The key of the profile's random instance id in chrome.storage.local. */
@@ -95,6 +102,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
   });
   const changed = () => {
     link.schedule();
+    badge.schedule();
     panel.notify('tab');
   };
   const frames = new Frames({
@@ -116,7 +124,22 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
       changed,
     },
   });
-  const router = new CallRouter({ chrome, registry, frames, send: (m) => link.send(m), log });
+  // Ask-before-acting and agent activity (ui and agents are built below; they are used only later).
+  const publish = (topic) => ui.publish(topic);
+  const callAgents = { nameFor: (id) => agents.nameFor(id) };
+  const consent = new Consent({ chrome, clock, log, publish });
+  const badge = new Badge({ chrome, registry, clock, log });
+  const indicator = new Indicator({ frames, registry, clock, settingsFor: (origin) => consent.settingsFor(origin) });
+  const activity = new Activity({
+    chrome, clock, log, publish, agents: callAgents,
+    on: {
+      live: (tabId, calls) => {
+        badge.setCalls(tabId, calls);
+        indicator.update(tabId, calls);
+      },
+    },
+  });
+  const router = new CallRouter({ chrome, registry, frames, send: (m) => link.send(m), log, consent, activity, agents: callAgents });
   const sampler = new ContextSampler({ registry, frames, clock, flush: () => link.flush() });
   const pins = new PinStore({
     chrome,
@@ -152,6 +175,9 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
   frames.listen();
   tabs.listen();
   ui.listen();
+  consent.listen(ui);
+  activity.listen(ui);
+  badge.listen();
   panel.listen();
   pins.listen();
   // Browser start and install only need to wake the worker, which then opens the host link.
@@ -163,6 +189,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.setExclusions(stored[EXCLUSIONS_KEY]);
     tabs.setAllowList(stored[STORAGE_KEY]);
     pins.load(stored[PINS_KEY]); // no request comes before the host link opens, below
+    await Promise.all([consent.loadFromStorage(), activity.loadFromStorage()]);
     let instance = stored[INSTANCE_KEY];
     if (typeof instance !== 'string' || instance === '') {
       instance = crypto.randomUUID();
@@ -183,5 +210,5 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.giveUpStart();
     link.connect();
   });
-  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, agents, panel, started };
+  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, agents, panel, consent, activity, badge, indicator, started };
 }

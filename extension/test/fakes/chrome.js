@@ -1,6 +1,7 @@
 // A small fake of the chrome.* API the extension uses, for tests in Node:
 // events, Ports (runtime.connectNative, runtime.onConnect, runtime.connect),
-// tabs, windows and storage.local. A FakePort records what the code under
+// tabs, windows (with create, update, remove for popups), action (the
+// badge), storage.local and storage.session. A FakePort records what the code under
 // test posts on it (posted) and lets the test play the other end
 // (deliver, close).
 
@@ -85,6 +86,8 @@ export class FakePort {
 export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [], focusedWindow = 1, storage = {} } = {}) {
   const openTabs = new Map(tabs.map((t) => [t.id, { ...t }]));
   const store = new Map(Object.entries(JSON.parse(JSON.stringify(storage))));
+  const sessionStore = new Map();
+  let nextWindow = 100;
   const chrome = {
     runtime: {
       id,
@@ -133,6 +136,53 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
         return { id: focusedWindow };
       },
       onFocusChanged: new FakeEvent(),
+      onRemoved: new FakeEvent(),
+      /** The windows the code under test created and has not removed, by id: {id, type, url, focused}. */
+      created: new Map(),
+      /** Every create call's options, in order; set createError to make create reject. */
+      creates: [],
+      createError: null,
+      async create(opts) {
+        chrome.windows.creates.push({ ...opts });
+        if (chrome.windows.createError) throw new Error(chrome.windows.createError);
+        const w = { id: nextWindow++, type: opts.type, url: opts.url, focused: !!opts.focused };
+        chrome.windows.created.set(w.id, w);
+        return { ...w };
+      },
+      async update(windowId, info) {
+        const w = chrome.windows.created.get(windowId);
+        if (!w) throw new Error(`No window with id: ${windowId}.`);
+        Object.assign(w, info);
+        return { ...w };
+      },
+      /** The code under test closes a window: onRemoved fires, as in Chrome. */
+      async remove(windowId) {
+        if (!chrome.windows.created.delete(windowId)) throw new Error(`No window with id: ${windowId}.`);
+        queueMicrotask(() => chrome.windows.onRemoved.emit(windowId));
+      },
+    },
+    action: {
+      /** tab id -> {text, color, textColor, title}, as last set. */
+      badges: new Map(),
+      async setBadgeText({ tabId, text }) {
+        chrome.action.badge(tabId).text = text;
+      },
+      async setBadgeBackgroundColor({ tabId, color }) {
+        chrome.action.badge(tabId).color = color;
+      },
+      async setBadgeTextColor({ tabId, color }) {
+        chrome.action.badge(tabId).textColor = color;
+      },
+      async setTitle({ tabId, title }) {
+        chrome.action.badge(tabId).title = title;
+      },
+      async getBadgeText({ tabId }) {
+        return chrome.action.badge(tabId).text;
+      },
+      badge(tabId) {
+        if (!chrome.action.badges.has(tabId)) chrome.action.badges.set(tabId, { text: '' });
+        return chrome.action.badges.get(tabId);
+      },
     },
     storage: {
       local: {
@@ -157,6 +207,25 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
           return store.get(key);
         },
       },
+      session: {
+        async get(keys) {
+          const out = {};
+          for (const k of Array.isArray(keys) ? keys : [keys]) if (sessionStore.has(k)) out[k] = JSON.parse(JSON.stringify(sessionStore.get(k)));
+          return out;
+        },
+        async set(items) {
+          const changes = {};
+          for (const [k, v] of Object.entries(items)) {
+            changes[k] = { oldValue: sessionStore.get(k), newValue: JSON.parse(JSON.stringify(v)) };
+            sessionStore.set(k, JSON.parse(JSON.stringify(v)));
+          }
+          queueMicrotask(() => chrome.storage.onChanged.emit(changes, 'session'));
+        },
+        /** What is stored under key (for the test). */
+        peek(key) {
+          return sessionStore.get(key);
+        },
+      },
       onChanged: new FakeEvent(),
     },
 
@@ -171,6 +240,12 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
     openTab(tab) {
       openTabs.set(tab.id, { ...tab });
       chrome.tabs.onCreated.emit({ ...tab });
+    },
+
+    /** The user closes a window (a popup the code under test created): onRemoved fires. */
+    closeWindow(windowId) {
+      chrome.windows.created.delete(windowId);
+      chrome.windows.onRemoved.emit(windowId);
     },
 
     /** Closes a tab: tabs.get fails, and onRemoved fires. */

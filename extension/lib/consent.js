@@ -1,0 +1,143 @@
+// Ask-before-acting, the pure part: each site's setting (when a call of one
+// of its tools waits for the user's consent, and whether the page shows
+// that an agent is using it), which calls need consent, how long a call may
+// wait for the user, and how the consent window shows a call's arguments.
+// The worker's consent.js keeps the settings and the queue; no chrome.* here.
+//
+// Settings live in chrome.storage.local under SETTINGS_KEY as
+// {"<origin>": {"ask": "acting" | "consequential" | "never", "indicator": bool}};
+// a site without an entry has the defaults: "never" on the loopback
+// defaults (localhost, 127.0.0.1, [::1], any port), "acting" elsewhere, and
+// the indicator on. Grants "until the browser closes" live in
+// chrome.storage.session under GRANTS_KEY as ["<origin> <tool>", …].
+
+import { webOrigin } from './sites.js';
+
+/** The key of the site settings in chrome.storage.local. */
+export const SETTINGS_KEY = 'siteSettings';
+
+/** The key of this browser session's grants in chrome.storage.session. */
+export const GRANTS_KEY = 'consentGrants';
+
+/** When a site's calls wait for the user. */
+export const Ask = Object.freeze({
+  acting: 'acting', // every tool that is not read-only
+  consequential: 'consequential', // tools the page marks consequentialHint or destructiveHint
+  never: 'never',
+});
+
+const ASKS = new Set(Object.values(Ask));
+
+/** The hosts whose sites never ask unless the user says so. */
+export const LOOPBACK_HOSTS = Object.freeze(['localhost', '127.0.0.1', '[::1]']);
+
+/** Whether origin is one of the loopback defaults (any scheme of http(s), any port). */
+export function isLoopbackDefault(origin) {
+  const o = webOrigin(origin);
+  if (o === '') return false;
+  return LOOPBACK_HOSTS.includes(new URL(o).hostname);
+}
+
+/** The default setting of a site. */
+export function defaultSettings(origin) {
+  return { ask: isLoopbackDefault(origin) ? Ask.never : Ask.acting, indicator: true };
+}
+
+/** A site's setting given what storage holds (anything invalid: the defaults). */
+export function settingsOf(stored, origin) {
+  const d = defaultSettings(origin);
+  const o = webOrigin(origin);
+  const s = o && stored && typeof stored === 'object' && !Array.isArray(stored) ? stored[o] : undefined;
+  if (!s || typeof s !== 'object') return d;
+  return {
+    ask: ASKS.has(s.ask) ? s.ask : d.ask,
+    indicator: typeof s.indicator === 'boolean' ? s.indicator : d.indicator,
+  };
+}
+
+/**
+ * The stored settings with origin's changed by patch ({ask?, indicator?}).
+ * Throws an Error that says what is wrong with the origin or the values.
+ */
+export function withSettings(stored, origin, patch) {
+  const o = webOrigin(origin);
+  if (o === '') throw new Error(`${JSON.stringify(String(origin))} is not the origin of an http(s) site`);
+  const next = stored && typeof stored === 'object' && !Array.isArray(stored) ? { ...stored } : {};
+  const cur = settingsOf(next, o);
+  if (patch.ask !== undefined) {
+    if (!ASKS.has(patch.ask)) throw new Error(`ask must be one of ${[...ASKS].join(', ')}, not ${JSON.stringify(patch.ask)}`);
+    cur.ask = patch.ask;
+  }
+  if (patch.indicator !== undefined) {
+    if (typeof patch.indicator !== 'boolean') throw new Error('indicator must be true or false');
+    cur.indicator = patch.indicator;
+  }
+  next[o] = cur;
+  return next;
+}
+
+/** Whether the page marks tool read-only. */
+export function isReadOnly(tool) {
+  return !!(tool && tool.annotations && tool.annotations.readOnlyHint === true);
+}
+
+/** Whether the page marks tool consequential (consequentialHint, or destructiveHint). */
+export function isConsequential(tool) {
+  return !!(tool && (tool.consequential === true || (tool.annotations && tool.annotations.destructiveHint === true)));
+}
+
+/** Whether a call of tool (a normalised tool: lib/protocol.js) asks the user under setting ask. Read-only tools never ask. */
+export function needsConsent(ask, tool) {
+  if (isReadOnly(tool)) return false;
+  if (ask === Ask.acting) return true;
+  if (ask === Ask.consequential) return isConsequential(tool);
+  return false;
+}
+
+/** The key of a grant "until the browser closes". */
+export function grantKey(origin, name) {
+  return `${webOrigin(origin)} ${name}`;
+}
+
+/**
+ * How long a call whose caller waits timeout ms may wait for the user: a
+ * little less, so that the decline reaches the caller before it gives up
+ * (a tenth of it, at least 200 ms and at most 1 s; half of a very short
+ * one). Infinity when the call says nothing.
+ */
+export function consentWait(timeout) {
+  if (!Number.isSafeInteger(timeout) || timeout <= 0) return Infinity;
+  if (timeout < 400) return Math.floor(timeout / 2);
+  return timeout - Math.min(1000, Math.max(200, Math.floor(timeout / 10)));
+}
+
+/** The longest a string value of the arguments is shown before it is folded. */
+export const FOLD_AT = 200;
+
+/**
+ * The arguments as the consent window shows them: pretty-printed JSON in
+ * which every string longer than FOLD_AT characters is cut, with the count
+ * of characters left out, and the whole text cut at max characters.
+ * Returns {text, folded} (folded: something was cut).
+ */
+export function foldArguments(args, max = 4000) {
+  let folded = false;
+  let text;
+  try {
+    text = JSON.stringify(args ?? {}, (k, v) => {
+      if (typeof v === 'string' && v.length > FOLD_AT) {
+        folded = true;
+        return `${v.slice(0, FOLD_AT)}… (${v.length - FOLD_AT} more characters)`;
+      }
+      return v;
+    }, 2);
+  } catch (e) {
+    return { text: `(arguments that cannot be shown: ${e.message})`, folded: true };
+  }
+  if (text === undefined) text = 'null';
+  if (text.length > max) {
+    folded = true;
+    text = `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
+  }
+  return { text, folded };
+}

@@ -1,0 +1,179 @@
+// Ask-before-acting through the whole worker (worker/consent.js, routing.js):
+// which calls wait for the user, the one consent window, Allow, Deny,
+// "until the browser closes", no answer in time, the window closed, and
+// calls that end while they wait. Fake chrome and clock.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { GRANTS_KEY } from '../lib/consent.js';
+import { ask, ID, withTools } from './fakes/consent.js';
+import { drain, LOCAL } from './fakes/worker.js';
+
+const call = (id, name, extra = {}) => ({ type: 'call', id, tabId: 3, frameId: 0, name, arguments: { n: 1 }, ...extra });
+const calls = (frame) => frame.take().filter((m) => m.type === 'call' || m.type === 'cancel');
+const codes = (host) => host.take().filter((m) => m.type === 'result' || m.type === 'error').map((m) => [m.id, m.type === 'result' ? 'result' : m.error.code]);
+
+test('the loopback defaults never ask; a site the user set to ask holds acting calls for the user', async () => {
+  const plain = await withTools();
+  plain.host.deliver(call('a', 'act'));
+  assert.deepEqual(calls(plain.frame).map((m) => m.id), ['a']);
+  assert.equal(plain.chrome.windows.creates.length, 0);
+  assert.deepEqual((await ask(plain.chrome, { type: 'siteSettings.get', origin: LOCAL })).value,
+    { origin: LOCAL, ask: 'never', indicator: true, loopback: true });
+  assert.equal((await ask(plain.chrome, { type: 'siteSettings.get', origin: 'https://shop.example' })).value.ask, 'acting');
+
+  const { chrome, host, frame } = await withTools({ askMode: 'acting' });
+  host.deliver(call('b', 'act'));
+  await drain();
+  assert.deepEqual(calls(frame), [], 'the page sees nothing before the user answers');
+  assert.equal(chrome.windows.creates.length, 1);
+  assert.equal(chrome.windows.creates[0].type, 'popup');
+  assert.equal(chrome.windows.creates[0].url, `chrome-extension://${ID}/ui/consent.html`);
+  const { requests } = (await ask(chrome, { type: 'consent.list' })).value;
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].tool, 'act');
+  assert.equal(requests[0].origin, LOCAL);
+  assert.equal(requests[0].agent, 'an agent');
+  assert.match(requests[0].args.text, /"n": 1/);
+});
+
+test('Allow sends the call to the page once; the window closes when nothing waits', async () => {
+  const { chrome, host, frame } = await withTools({ askMode: 'acting' });
+  host.deliver(call('s1.1', 'act'));
+  await drain();
+  assert.equal((await ask(chrome, { type: 'consent.answer', id: 's1.1', answer: 'allow' })).ok, true);
+  await drain();
+  assert.deepEqual(calls(frame), [{ type: 'call', id: 's1.1', name: 'act', arguments: { n: 1 } }]);
+  assert.equal(chrome.windows.created.size, 0);
+  frame.deliver({ type: 'result', id: 's1.1', output: 'done' });
+  assert.deepEqual(codes(host), [['s1.1', 'result']]);
+  const again = await ask(chrome, { type: 'consent.answer', id: 's1.1', answer: 'allow' });
+  assert.match(again.error, /no longer waiting/);
+});
+
+test('Deny answers declined, and the page never sees the call', async () => {
+  const { chrome, host, frame } = await withTools({ askMode: 'acting' });
+  host.deliver(call('s1.1', 'act'));
+  await drain();
+  await ask(chrome, { type: 'consent.answer', id: 's1.1', answer: 'deny' });
+  await drain();
+  const [m] = host.take();
+  assert.equal(m.error.code, 'declined');
+  assert.match(m.error.message, /the user declined the call of act on http:\/\/localhost:8765 \(the user denied it\); the page's tool did not run/);
+  assert.deepEqual(calls(frame), []);
+  assert.equal(chrome.windows.created.size, 0);
+});
+
+test('read-only tools never ask; "consequential" asks only for tools marked consequential or destructive', async () => {
+  const acting = await withTools({ askMode: 'acting' });
+  acting.host.deliver(call('r', 'peek'));
+  assert.deepEqual(calls(acting.frame).map((m) => m.id), ['r']);
+
+  const { chrome, host, frame } = await withTools({ askMode: 'consequential' });
+  for (const [id, name] of [['a', 'act'], ['p', 'peek'], ['c', 'commit'], ['w', 'wipe']]) host.deliver(call(id, name));
+  await drain();
+  assert.deepEqual(calls(frame).map((m) => m.id), ['a', 'p']);
+  const { requests } = (await ask(chrome, { type: 'consent.list' })).value;
+  assert.deepEqual(requests.map((r) => r.tool), ['commit', 'wipe']);
+  assert.equal(chrome.windows.creates.length, 1, 'several calls wait in one window');
+});
+
+test('"until the browser closes" stops asking for that tool on that site only, and is kept in storage.session', async () => {
+  const { chrome, host, frame } = await withTools({ askMode: 'acting' });
+  host.deliver(call('1', 'act'));
+  host.deliver(call('2', 'act'));
+  await drain();
+  await ask(chrome, { type: 'consent.answer', id: '1', answer: 'always' });
+  await drain();
+  assert.deepEqual(calls(frame).map((m) => m.id), ['1', '2'], 'the same tool\'s waiting call goes too');
+  assert.deepEqual(chrome.storage.session.peek(GRANTS_KEY), [`${LOCAL} act`]);
+  host.deliver(call('3', 'act'));
+  host.deliver(call('4', 'commit'));
+  await drain();
+  assert.deepEqual(calls(frame).map((m) => m.id), ['3']);
+  assert.deepEqual((await ask(chrome, { type: 'consent.list' })).value.requests.map((r) => r.id), ['4']);
+});
+
+test('a grant of this session survives a worker restart', async () => {
+  const first = await withTools({ askMode: 'acting' });
+  first.host.deliver(call('1', 'act'));
+  await drain();
+  await ask(first.chrome, { type: 'consent.answer', id: '1', answer: 'always' });
+  await drain();
+  const grants = first.chrome.storage.session.peek(GRANTS_KEY);
+  const { worker } = first;
+  worker.consent.load(worker.consent.stored, []);
+  assert.equal(worker.consent.needs(LOCAL, { name: 'act' }), true);
+  worker.consent.load(worker.consent.stored, grants);
+  assert.equal(worker.consent.needs(LOCAL, { name: 'act' }), false);
+});
+
+test('no answer before the caller\'s timeout is a decline, a little before it', async () => {
+  const { chrome, host, frame, clock } = await withTools({ askMode: 'acting' });
+  host.deliver(call('t', 'act', { timeout: 3000 }));
+  await drain();
+  const [r] = (await ask(chrome, { type: 'consent.list' })).value.requests;
+  assert.equal(r.deadline - r.since, 2700);
+  await clock.advance(2699);
+  assert.deepEqual(codes(host), []);
+  await clock.advance(1);
+  const [m] = host.take();
+  assert.equal(m.error.code, 'declined');
+  assert.match(m.error.message, /did not answer within 2\.7 s/);
+  assert.deepEqual(calls(frame), []);
+  assert.equal(chrome.windows.created.size, 0);
+});
+
+test('closing the consent window declines every call in it', async () => {
+  const { chrome, host, frame } = await withTools({ askMode: 'acting' });
+  host.deliver(call('1', 'act'));
+  host.deliver(call('2', 'commit'));
+  await drain();
+  const [id] = chrome.windows.created.keys();
+  chrome.closeWindow(id);
+  await drain();
+  const msgs = host.take();
+  assert.deepEqual(msgs.map((m) => [m.id, m.error.code]), [['1', 'declined'], ['2', 'declined']]);
+  assert.match(msgs[0].error.message, /closed the consent window/);
+  assert.deepEqual(calls(frame), []);
+  // The next call opens a new window.
+  host.deliver(call('3', 'act'));
+  await drain();
+  assert.equal(chrome.windows.creates.length, 2);
+});
+
+test('a cancel or a closed tab ends the wait: the request leaves the window, and the page hears nothing', async () => {
+  const { chrome, host, frame } = await withTools({ askMode: 'acting' });
+  host.deliver(call('1', 'act'));
+  host.deliver(call('2', 'act'));
+  await drain();
+  host.deliver({ type: 'cancel', id: '1' });
+  await drain();
+  assert.deepEqual(codes(host), [['1', 'cancelled']]);
+  assert.deepEqual((await ask(chrome, { type: 'consent.list' })).value.requests.map((r) => r.id), ['2']);
+  assert.equal(chrome.windows.created.size, 1, 'the window stays for the call still waiting');
+  chrome.closeTab(3);
+  await drain();
+  assert.deepEqual(codes(host), [['2', 'tab_closed']]);
+  assert.deepEqual(calls(frame), []);
+  assert.equal(chrome.windows.created.size, 0);
+});
+
+test('a window that cannot open declines the call and says why', async () => {
+  const { chrome, host, warnings } = await withTools({ askMode: 'acting' });
+  chrome.windows.createError = 'no display';
+  host.deliver(call('1', 'act'));
+  await drain();
+  const [m] = host.take();
+  assert.equal(m.error.code, 'declined');
+  assert.match(m.error.message, /consent window could not be opened \(no display\)/);
+  assert.match(warnings.at(-1), /no display/);
+});
+
+test('bad settings are refused with what to do', async () => {
+  const { chrome } = await withTools();
+  assert.match((await ask(chrome, { type: 'siteSettings.set', origin: LOCAL, ask: 'sometimes' })).error, /ask must be one of acting, consequential, never/);
+  assert.match((await ask(chrome, { type: 'siteSettings.set', origin: 'chrome://settings', ask: 'never' })).error, /not the origin of an http\(s\) site/);
+  const content = { id: ID, url: 'http://localhost:8765/', tab: { id: 3 }, frameId: 0 };
+  assert.equal((await ask(chrome, { type: 'siteSettings.set', origin: LOCAL, ask: 'never' }, content)).ok, false, 'a page cannot change it');
+});
