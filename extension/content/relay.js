@@ -1,6 +1,6 @@
 // The bridge's isolated-world relay: a content script in every frame, at
-// document_start, loaded after lib/snapshot.js, lib/ambient.js and
-// lib/relay.js (which put their functions on this world's
+// document_start, loaded after lib/snapshot.js, lib/ambient.js,
+// lib/indicator.js and lib/relay.js (which put their functions on this world's
 // globalThis.webmcpLib; the page cannot see this world). It starts the relay
 // (lib/relay.js) with this frame's window, document and chrome.
 (function webmcpBridgeRelay() {

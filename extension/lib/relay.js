@@ -23,6 +23,8 @@
 //                    {type:"result", id, output}   {type:"error", id, error:{code, message}}
 //   worker -> relay  {type:"call", id, name, arguments}   {type:"cancel", id}
 //                    {type:"contextOn", on}   {type:"sample", id}
+//                    {type:"indicator", text}  top frame: "<agent> is using <tool>", "" hides it
+//                                              (lib/indicator.js draws it in a closed shadow root)
 //
 // A classic script without import or export, like lib/snapshot.js, so that
 // it loads as a content script: its API is globalThis.webmcpLib.relay. Tests
@@ -70,6 +72,7 @@
     window.postMessage({ [HANDOVER]: 1 }, '*', [channel.port2]);
 
     const latest = new Map(); // list message type -> the latest such message
+    const indicator = isTop && lib.indicator ? lib.indicator.create(document) : null;
     const link = workerLink();
     const context = contextSampler();
 
@@ -121,6 +124,8 @@
         context.setOn(m.on === true);
       } else if (m.type === 'sample') {
         context.queue(m.id);
+      } else if (m.type === 'indicator' && indicator) {
+        indicator.show(m.text);
       }
     }
 
@@ -171,6 +176,7 @@
         worker = null;
         // Calls under way have nobody to answer to any more: abort them.
         page.postMessage({ type: 'cancelAll' });
+        if (indicator) indicator.show('');
         if (!chrome.runtime || !chrome.runtime.id) {
           dead = true;
           context.setOn(false);

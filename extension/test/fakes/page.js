@@ -71,9 +71,10 @@ class FakeTarget {
 
 /**
  * Starts the relay in a fake frame. opts: top (default true), protocol
- * (default "http:"), ambient (what ambientOf returns), prerendering.
+ * (default "http:"), ambient (what ambientOf returns), prerendering,
+ * indicator (a lib.indicator for the relay: {create(document)}).
  */
-export function startRelay({ top = true, protocol = 'http:', ambient = { selection: 'picked' }, prerendering = false } = {}) {
+export function startRelay({ top = true, protocol = 'http:', ambient = { selection: 'picked' }, prerendering = false, indicator } = {}) {
   const chrome = fakeChrome();
   const clock = new FakeClock();
   const window = new FakeTarget();
@@ -86,6 +87,7 @@ export function startRelay({ top = true, protocol = 'http:', ambient = { selecti
     snapshot,
     ambient: { ambientOf: () => (typeof ambient === 'function' ? ambient() : ambient) },
   };
+  if (indicator) lib.indicator = indicator;
   relay.start({ window, document, location: { protocol }, chrome, MessageChannel: FakeMessageChannel, lib, clock: clock.api });
   const mainPort = window.handovers[0]?.transfer?.[0];
   return {
