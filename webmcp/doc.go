@@ -78,6 +78,15 @@
 //	{"type":"request","id":"s3.18","method":"sampleContext","params":{}}
 //	{"type":"request","id":"s3.19","method":"pin","params":{"providerId":"trace.Selection"}}
 //	{"type":"request","id":"s3.20","method":"unpin","params":{"providerId":"trace.Selection"}}
+//	{"type":"request","id":"s3.21","method":"openPage","params":{"url":"http://localhost:8765/","background":false}}
+//	{"type":"request","id":"s3.22","method":"focusTab","params":{"tabId":7}}
+//	{"type":"request","id":"s3.23","method":"closeTab","params":{"tabId":7}}
+//
+// openPage opens a new tab (never an existing one) of the last focused
+// window, asks the user first unless the site is allowed, and answers once
+// the page's tools are there (or after a bounded wait) with
+// {"tabId":N,"url":"…","title":"…","tools":["page tool name",…]};
+// closeTab closes only a tab that openPage opened for the same shim.
 //
 // Answers to calls and requests, extension -> host -> the shim that asked;
 // exactly one per call or request:

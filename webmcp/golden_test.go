@@ -186,7 +186,7 @@ func TestGoldenRequests(t *testing.T) {
 		}
 		seen[m.Method] = true
 	}
-	for _, method := range []string{webmcp.MethodSampleContext, webmcp.MethodPin, webmcp.MethodUnpin} {
+	for _, method := range []string{webmcp.MethodSampleContext, webmcp.MethodPin, webmcp.MethodUnpin, webmcp.MethodOpenPage, webmcp.MethodFocusTab, webmcp.MethodCloseTab} {
 		if !seen[method] {
 			t.Errorf("request.json has no %s request", method)
 		}

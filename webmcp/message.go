@@ -51,7 +51,27 @@ const (
 	// MethodUnpin drops pins. Params: {"providerId":"…"}, or {} for all.
 	// Output: {"removed":N}; the pins list is broadcast.
 	MethodUnpin = "unpin"
+	// MethodOpenPage opens an http(s) URL in a new tab of the last focused
+	// window (never an existing tab), after the user's consent unless its
+	// site is allowed, and waits (bounded) for its tools. Params:
+	// {"url":"…","background":false}. Output: {"tabId":N,"url":"…",
+	// "title":"…","tools":["page tool name",…]}.
+	MethodOpenPage = "openPage"
+	// MethodFocusTab brings a tab of an allowed site to the front. Params:
+	// {"tabId":N}. Output: {"tabId":N}.
+	MethodFocusTab = "focusTab"
+	// MethodCloseTab closes a tab that openPage opened for the same agent.
+	// Params: {"tabId":N}. Output: {"tabId":N}.
+	MethodCloseTab = "closeTab"
 )
+
+// OpenedPage is the output of an openPage request.
+type OpenedPage struct {
+	TabID int      `json:"tabId"`
+	URL   string   `json:"url"`
+	Title string   `json:"title"`
+	Tools []string `json:"tools"`
+}
 
 // Error codes carried in [Error.Code].
 const (

@@ -53,6 +53,9 @@ export const Method = Object.freeze({
   sampleContext: 'sampleContext',
   pin: 'pin',
   unpin: 'unpin',
+  openPage: 'openPage',
+  focusTab: 'focusTab',
+  closeTab: 'closeTab',
 });
 
 const METHODS = new Set(Object.values(Method));

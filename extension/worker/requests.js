@@ -1,5 +1,6 @@
-// A shim's requests besides tool calls (sampleContext, pin, unpin; see
-// lib/requests.js for their parameters): each is answered once, with a
+// A shim's requests besides tool calls (sampleContext, pin, unpin, see
+// lib/requests.js for their parameters; openPage, focusTab, closeTab, see
+// opener.js): each is answered once, with a
 // result or an error; a cancel answers `cancelled` first and the late
 // answer is dropped, and a lost host link forgets them all.
 
@@ -16,9 +17,10 @@ export class Requests {
    * @param {(msg: object) => void} o.send to the host
    * @param {{now: () => number}} o.clock
    * @param {{warn: Function}} o.log
+   * @param {import('./opener.js').Opener} [o.opener] openPage, focusTab, closeTab
    */
-  constructor({ registry, sampler, pins, send, clock, log }) {
-    Object.assign(this, { registry, sampler, pins, send, clock, log });
+  constructor({ registry, sampler, pins, send, clock, log, opener }) {
+    Object.assign(this, { registry, sampler, pins, send, clock, log, opener });
     /** Ids of the requests under way. */
     this.ids = new Set();
   }
@@ -40,6 +42,15 @@ export class Requests {
         break;
       case Method.unpin:
         work = this.unpin(m.params);
+        break;
+      case Method.openPage:
+        work = this.opener.open(m.id, m.params);
+        break;
+      case Method.focusTab:
+        work = this.opener.focus(m.params);
+        break;
+      case Method.closeTab:
+        work = this.opener.close(m.id, m.params);
         break;
     }
     work.then((r) => this.answer(m.id, r), (e) => {

@@ -13,6 +13,7 @@
 //   tabs.js      tabs, the focused window, the allow list
 //   uiapi.js     the extension's own pages' requests, and change notices to them
 //   agents.js    the shims connected to the host and the agents they serve
+//   opener.js    openPage, focusTab, closeTab: tabs agents bring into reach
 //   consent.js   ask-before-acting: site settings, the consent window's queue
 //   activity.js  the activity log, and the calls under way in each tab
 //   badge.js     the toolbar badge per tab; indicator.js the in-page indicator
@@ -32,6 +33,7 @@ import { CallRouter } from './routing.js';
 import { Tabs } from './tabs.js';
 import { UiApi } from './uiapi.js';
 import { Agents } from './agents.js';
+import { Opener } from './opener.js';
 import { Consent } from './consent.js';
 import { Activity } from './activity.js';
 import { Badge } from './badge.js';
@@ -147,7 +149,8 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     shareable: shareablePin(registry),
     changed: () => panel.notify('pins'),
   });
-  const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log });
+  const opener = new Opener({ chrome, registry, agents: { forCall: (id) => agents.forCall(id), nameFor: (id) => agents.nameFor(id) }, clock, log });
+  const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log, opener });
   const tabs = new Tabs({
     chrome, registry, log,
     on: {
@@ -210,5 +213,5 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.giveUpStart();
     link.connect();
   });
-  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, agents, panel, consent, activity, badge, indicator, started };
+  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, agents, opener, panel, consent, activity, badge, indicator, started };
 }

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Code } from '../lib/protocol.js';
+import { Registry } from '../lib/registry.js';
+import { compileAllowList, DEFAULT_ALLOW_LIST, STORAGE_KEY } from '../lib/sites.js';
+import { LOAD_WAIT, Opener, TOOLS_WAIT, pageURL } from '../worker/opener.js';
+import { fakeChrome } from './fakes/chrome.js';
+import { FakeClock, drain } from './fakes/clock.js';
+
+// An opener over a fake chrome whose tabs.create makes a tab the test then
+// loads; agents: s1 is pid 100, s2 pid 200.
+function setup({ askOpen } = {}) {
+  const chrome = fakeChrome();
+  const clock = new FakeClock();
+  const registry = new Registry({ allows: compileAllowList(DEFAULT_ALLOW_LIST).allows });
+  let next = 50;
+  chrome.tabs.created = [];
+  const made = new Map();
+  chrome.tabs.create = async (opts) => {
+    const tab = { id: next++, windowId: opts.windowId, url: opts.url, title: '', active: opts.active, status: 'loading' };
+    chrome.tabs.created.push({ ...opts, id: tab.id });
+    made.set(tab.id, tab);
+    registry.upsertTab(tab);
+    return { ...tab };
+  };
+  const get = chrome.tabs.get;
+  chrome.tabs.get = async (id) => (made.has(id) ? { ...made.get(id) } : get(id));
+  chrome.tabs.updates = [];
+  chrome.tabs.update = async (id, info) => chrome.tabs.updates.push([id, info]);
+  chrome.tabs.removed = [];
+  chrome.tabs.remove = async (id) => chrome.tabs.removed.push(id);
+  const pids = { s1: 100, s2: 200 };
+  const agents = {
+    forCall: (id) => ({ session: id.split('.')[0], pid: pids[id.split('.')[0]] }),
+    nameFor: (id) => `agent ${id.split('.')[0]}`,
+  };
+  const opener = new Opener({ chrome, registry, agents, askOpen, clock: clock.api, log: { warn() {} } });
+  // The page loads and its frame reports tools.
+  const load = async (tabId, tools = []) => {
+    for (let i = 0; i < 100 && !chrome.tabs.created.some((t) => t.id === tabId); i++) await drain();
+    assert.ok(chrome.tabs.created.some((t) => t.id === tabId), `tab ${tabId} was not opened`);
+    made.get(tabId).status = 'complete';
+    registry.upsertTab({ id: tabId, title: 'Trace viewer', url: 'http://localhost:8765/' });
+    registry.setFrame(tabId, 0, 'http://localhost:8765', tools.map((name) => ({ name, description: name })));
+    chrome.tabs.onUpdated.emit(tabId, { status: 'complete' }, { id: tabId, url: 'http://localhost:8765/', title: 'Trace viewer' });
+    await drain();
+  };
+  return { chrome, clock, registry, opener, load };
+}
+
+test('pageURL takes http(s) only', () => {
+  assert.equal(pageURL('http://localhost:8765/x').origin, 'http://localhost:8765');
+  assert.equal(pageURL(' https://example.com ').url, 'https://example.com/');
+  for (const bad of ['file:///etc/passwd', 'javascript:alert(1)', 'chrome://settings', 'data:text/html,hi', 'about:blank', 'nope', '', 42]) {
+    const r = pageURL(bad);
+    assert.equal(r.code, Code.badRequest, String(bad));
+  }
+});
+
+test('openPage of an allowed site opens a new tab at once and answers with its tools', async () => {
+  const { chrome, opener, load } = setup({ askOpen: async () => assert.fail('an allowed site must not ask') });
+  const answer = opener.open('s1.7', { url: 'http://localhost:8765/' });
+  await drain();
+  assert.equal(chrome.tabs.created.length, 1);
+  assert.equal(chrome.tabs.created[0].active, true);
+  await load(50, ['select_slice', 'find_slices']);
+  const { output } = await answer;
+  assert.deepEqual(output, { tabId: 50, url: 'http://localhost:8765/', title: 'Trace viewer', tools: ['find_slices', 'select_slice'] });
+});
+
+test('openPage waits, bounded, for tools that come after the load', async () => {
+  const { opener, load, registry, clock } = setup();
+  const answer = opener.open('s1.7', { url: 'http://localhost:8765/', background: true });
+  await drain();
+  await load(50, []);
+  await clock.advance(300);
+  registry.setFrame(50, 0, 'http://localhost:8765', [{ name: 'late', description: 'd' }]);
+  await clock.advance(100);
+  assert.deepEqual((await answer).output.tools, ['late']);
+
+  const none = opener.open('s1.8', { url: 'http://localhost:8765/empty' });
+  await drain();
+  await load(51, []);
+  await clock.advance(TOOLS_WAIT);
+  assert.deepEqual((await none).output.tools, []);
+});
+
+test('openPage of a page that never loads answers after LOAD_WAIT', async () => {
+  const { opener, clock } = setup();
+  const answer = opener.open('s1.7', { url: 'http://localhost:8765/slow' });
+  await drain();
+  await clock.advance(LOAD_WAIT);
+  await clock.advance(TOOLS_WAIT);
+  assert.equal((await answer).output.tabId, 50);
+});
+
+test('a site not allowed asks the user: deny opens nothing, add allows the site', async () => {
+  const asked = [];
+  let reply = 'deny';
+  const { chrome, opener, load, clock } = setup({ askOpen: async (q) => (asked.push(q), reply) });
+  const denied = await opener.open('s2.1', { url: 'https://bank.example/transfer' });
+  assert.equal(denied.code, Code.declined);
+  assert.match(denied.message, /declined to open https:\/\/bank\.example/);
+  assert.equal(chrome.tabs.created.length, 0);
+  assert.deepEqual(asked, [{ agent: 'agent s2', origin: 'https://bank.example', url: 'https://bank.example/transfer' }]);
+
+  reply = 'add';
+  const added = opener.open('s2.2', { url: 'https://bank.example/' });
+  await drain();
+  const stored = await chrome.storage.local.get(STORAGE_KEY);
+  assert.ok(stored[STORAGE_KEY].includes('https://bank.example'), JSON.stringify(stored));
+  await load(50, []);
+  await clock.advance(TOOLS_WAIT);
+  assert.equal((await added).output.tabId, 50);
+
+  reply = 'once';
+  const once = opener.open('s2.3', { url: 'https://other.example/' });
+  await drain();
+  await load(51, ['hidden_tool']);
+  const out = (await once).output;
+  assert.deepEqual(out.tools, [], 'the tools of a site allowed once stay hidden');
+  const again = await chrome.storage.local.get(STORAGE_KEY);
+  assert.ok(!again[STORAGE_KEY].includes('https://other.example'));
+});
+
+test('without a consent window, a site not allowed is refused', async () => {
+  const { chrome, opener } = setup();
+  const r = await opener.open('s1.1', { url: 'https://bank.example/' });
+  assert.equal(r.code, Code.notAllowed);
+  assert.equal(chrome.tabs.created.length, 0);
+});
+
+test('focusTab brings an allowed tab to the front; closeTab closes only what the same agent opened', async () => {
+  const { chrome, opener, registry, load } = setup();
+  registry.upsertTab({ id: 9, windowId: 1, url: 'http://localhost:1/', title: 'mine' });
+  registry.upsertTab({ id: 10, windowId: 1, url: 'https://bank.example/', title: 'bank' });
+  assert.deepEqual(await opener.focus({ tabId: 9 }), { output: { tabId: 9 } });
+  assert.deepEqual(chrome.tabs.updates, [[9, { active: true }]]);
+  assert.equal((await opener.focus({ tabId: 10 })).code, Code.notAllowed);
+  assert.equal((await opener.focus({ tabId: 77 })).code, Code.notFound);
+
+  const answer = opener.open('s1.5', { url: 'http://localhost:8765/' });
+  await drain();
+  await load(50, ['t']);
+  await answer;
+  assert.equal((await opener.close('s1.6', { tabId: 9 })).code, Code.notAllowed, 'a tab the user opened');
+  assert.equal((await opener.close('s2.1', { tabId: 50 })).code, Code.notAllowed, 'another agent\'s tab');
+  assert.deepEqual(await opener.close('s1.9', { tabId: 50 }), { output: { tabId: 50 } });
+  assert.deepEqual(chrome.tabs.removed, [50]);
+});

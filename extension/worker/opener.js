@@ -1,0 +1,179 @@
+// Tabs that agents bring into reach: openPage opens an http(s) URL in a new
+// tab of the last focused window (never an existing tab) and answers once
+// the page's tools are there; focusTab brings an allowed tab to the front;
+// closeTab closes only a tab that openPage opened for the same agent.
+//
+// A site the user allowed opens at once. Any other site waits for the
+// user's answer in the extension's own window (askOpen, from the consent
+// part): allow once (the tab opens, its tools stay hidden), allow and add
+// the site to the allow list, or deny (an error the agent reads as the
+// user's no).
+
+import { Code } from '../lib/protocol.js';
+import { STORAGE_KEY, allowListFrom, setSiteAllowed, webOrigin } from '../lib/sites.js';
+
+/** How long openPage waits for the page to load, then for its first tools. */
+export const LOAD_WAIT = 15000;
+export const TOOLS_WAIT = 2000;
+/** How often it looks for the page's tools while it waits. */
+const LOOK_EVERY = 100;
+
+/**
+ * Reads openPage's url: an http(s) URL, or {code, message}.
+ * @returns {{url?: string, origin?: string, code?: string, message?: string}}
+ */
+export function pageURL(raw) {
+  if (typeof raw !== 'string' || raw.trim() === '') return { code: Code.badRequest, message: 'openPage: "url" must be an http(s) URL' };
+  let u;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    return { code: Code.badRequest, message: `openPage: ${JSON.stringify(raw.slice(0, 200))} is not a URL` };
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    return { code: Code.badRequest, message: `openPage: only http and https pages may be opened, not ${u.protocol} URLs` };
+  }
+  return { url: u.href, origin: webOrigin(u.href) };
+}
+
+export class Opener {
+  /**
+   * @param {object} o
+   * @param {typeof chrome} o.chrome
+   * @param {import('../lib/registry.js').Registry} o.registry
+   * @param {{forCall: (id: string) => ({pid: number, session: string} | undefined), nameFor: (id: string) => string}} o.agents
+   * @param {(q: {agent: string, origin: string, url: string}) => Promise<'once' | 'add' | 'deny'>} [o.askOpen]
+   *   asks the user about a site that is not allowed; without it such a
+   *   site is refused
+   * @param {{now: () => number, setTimeout: Function, clearTimeout: Function}} o.clock
+   * @param {{warn: Function}} o.log
+   */
+  constructor({ chrome, registry, agents, askOpen, clock, log }) {
+    Object.assign(this, { chrome, registry, agents, askOpen, clock, log });
+    /** tab id -> who opened it: the shim's pid, else its session. */
+    this.opened = new Map();
+    chrome.tabs.onRemoved.addListener((tabId) => this.opened.delete(tabId));
+  }
+
+  /** Who is behind request id, as opened remembers it. */
+  owner(id) {
+    const a = this.agents.forCall(id);
+    if (a && a.pid) return `pid ${a.pid}`;
+    return `session ${String(id).split('.')[0]}`;
+  }
+
+  /** openPage: {url, background?} → {output: {tabId, url, title, tools}} or {code, message}. */
+  async open(id, params) {
+    const p = pageURL(params.url);
+    if (p.code) return p;
+    if (params.background !== undefined && typeof params.background !== 'boolean') {
+      return { code: Code.badRequest, message: 'openPage: "background" must be true or false' };
+    }
+    let allowed = this.registry.allows(p.origin);
+    if (!allowed) {
+      const agent = this.agents.nameFor(id);
+      const answer = this.askOpen ? await this.askOpen({ agent, origin: p.origin, url: p.url }) : 'deny';
+      if (answer === 'deny') {
+        return {
+          code: this.askOpen ? Code.declined : Code.notAllowed,
+          message: this.askOpen
+            ? `the user declined to open ${p.origin}; do not ask again unless the user says so`
+            : `${p.origin} is not a site the user allowed; the user can allow it in the WebMCP bridge extension`,
+        };
+      }
+      if (answer === 'add') {
+        const stored = await this.chrome.storage.local.get(STORAGE_KEY);
+        await this.chrome.storage.local.set({ [STORAGE_KEY]: setSiteAllowed(allowListFrom(stored[STORAGE_KEY]), p.origin, true) });
+        allowed = true;
+      }
+    }
+    const win = await this.chrome.windows.getLastFocused().catch(() => null);
+    const tab = await this.chrome.tabs.create({ url: p.url, active: !params.background, ...(win ? { windowId: win.id } : {}) });
+    this.opened.set(tab.id, this.owner(id));
+    const loaded = await this.waitLoaded(tab.id);
+    const tools = allowed ? await this.waitTools(tab.id) : [];
+    const t = this.registry.tabs.get(tab.id) || loaded || tab;
+    return { output: { tabId: tab.id, url: t.url || p.url, title: t.title || '', tools } };
+  }
+
+  /** Resolves with the tab once it has loaded (or LOAD_WAIT passed, or it closed). */
+  waitLoaded(tabId) {
+    return new Promise((resolve) => {
+      let settled = false;
+      const done = (tab) => {
+        if (settled) return;
+        settled = true;
+        this.chrome.tabs.onUpdated.removeListener(onUpdated);
+        this.chrome.tabs.onRemoved.removeListener(onRemoved);
+        this.clock.clearTimeout(timer);
+        resolve(tab);
+      };
+      const onUpdated = (id, change, tab) => {
+        if (id === tabId && change.status === 'complete') done(tab);
+      };
+      const onRemoved = (id) => {
+        if (id === tabId) done(null);
+      };
+      const timer = this.clock.setTimeout(() => done(null), LOAD_WAIT);
+      this.chrome.tabs.onUpdated.addListener(onUpdated);
+      this.chrome.tabs.onRemoved.addListener(onRemoved);
+      // It may have loaded before the listeners were there.
+      this.chrome.tabs.get(tabId).then((tab) => {
+        if (tab && tab.status === 'complete') done(tab);
+      }, () => done(null));
+    });
+  }
+
+  /** The names of the tools the tab's allowed frames offer, once there are some (at most TOOLS_WAIT). */
+  waitTools(tabId) {
+    const until = this.clock.now() + TOOLS_WAIT;
+    return new Promise((resolve) => {
+      const look = () => {
+        const names = this.toolsOf(tabId);
+        if (names.length > 0 || this.clock.now() >= until) resolve(names);
+        else this.clock.setTimeout(look, LOOK_EVERY);
+      };
+      look();
+    });
+  }
+
+  toolsOf(tabId) {
+    const names = [];
+    for (const f of this.registry.frames.values()) {
+      if (f.tabId !== tabId || !this.registry.allows(f.origin)) continue;
+      for (const name of f.tools.keys()) names.push(name);
+    }
+    return names.sort();
+  }
+
+  /** focusTab: {tabId} of an allowed site → its tab and window come to the front. */
+  async focus(params) {
+    const t = this.allowedTab('focusTab', params);
+    if (t.code) return t;
+    await this.chrome.tabs.update(t.tab.id, { active: true });
+    await this.chrome.windows.update(t.tab.windowId, { focused: true }).catch(() => {}); // a window gone meanwhile
+    return { output: { tabId: t.tab.id } };
+  }
+
+  /** closeTab: {tabId} of a tab openPage opened for the same agent. */
+  async close(id, params) {
+    const tabId = params.tabId;
+    if (!Number.isSafeInteger(tabId) || tabId <= 0) return { code: Code.badRequest, message: 'closeTab: "tabId" must be a tab id' };
+    const by = this.opened.get(tabId);
+    if (by === undefined || by !== this.owner(id)) {
+      return { code: Code.notAllowed, message: `closeTab: tab ${tabId} was not opened by this agent with open_page; only the user closes it` };
+    }
+    await this.chrome.tabs.remove(tabId);
+    this.opened.delete(tabId);
+    return { output: { tabId } };
+  }
+
+  allowedTab(method, params) {
+    const tabId = params.tabId;
+    if (!Number.isSafeInteger(tabId) || tabId <= 0) return { code: Code.badRequest, message: `${method}: "tabId" must be a tab id` };
+    const tab = this.registry.tabs.get(tabId);
+    if (!tab) return { code: Code.notFound, message: `${method}: no tab ${tabId}; list_tabs shows the tabs` };
+    if (!this.registry.allows(tab.url)) return { code: Code.notAllowed, message: `${method}: tab ${tabId} is of a site the user has not allowed` };
+    return { tab };
+  }
+}
