@@ -189,9 +189,11 @@ func TestStaleSocketRemoved(t *testing.T) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	// A socket left at this process's own path, and one of another host.
+	// A socket left at this process's own path, and one of another host
+	// whose process lives (the test's parent: a socket of a dead process
+	// would rightly be removed as stale).
 	own := webmcp.SocketPath(dir, os.Getpid())
-	other := webmcp.SocketPath(dir, os.Getpid()+1)
+	other := webmcp.SocketPath(dir, os.Getppid())
 	for _, path := range []string{own, other} {
 		l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 		if err != nil {
