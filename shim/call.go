@@ -57,7 +57,11 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	var werr *webmcp.Error
 	switch {
 	case err == nil:
-		return results.FromOutput(out)
+		res := results.FromOutput(out)
+		if pt.output != nil {
+			res = results.WithOutputSchema(name, res, pt.output.ValidateOutput)
+		}
+		return res
 	case ctx.Err() != nil:
 		return results.Cancelled()
 	case errors.Is(err, context.DeadlineExceeded):

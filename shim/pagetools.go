@@ -48,6 +48,9 @@ type pageTool struct {
 	sig       []byte             // the advertised tool without its name, to spot changes
 	validator *schemas.Validator // nil: arguments go unchecked
 	refused   string             // why the bridge refuses its inputSchema: calls fail
+	// output checks the results of a tool that declares an outputSchema
+	// the bridge advertises; nil: results go as they are.
+	output *schemas.Validator
 }
 
 // syncHost brings the exposed tools of c's host in line with its state. It
@@ -69,6 +72,9 @@ func (s *Server) syncHost(c *hosts.Conn) {
 		}
 		browser := browserKey(c)
 		for _, t := range snap.Tools { // sorted by tab, frame and name
+			if isDebugging(t) && !s.opts.DebuggingTools {
+				continue
+			}
 			if tab, ok := allowed[t.TabID]; ok {
 				want = append(want, wanted{toolKey{browser, t.Ref()}, t, tab})
 			}
@@ -107,6 +113,21 @@ func (s *Server) syncHost(c *hosts.Conn) {
 		if refused {
 			refuse(mt, rej.Reason)
 		}
+		// A declared outputSchema is advertised and checks the results
+		// when the bridge can use it; otherwise results go unchecked.
+		var output *schemas.Validator
+		out, why := schemas.ForOutput(w.tool.OutputSchema)
+		if out != nil {
+			if ov, _, oerr := s.schemas.Get(out); oerr != nil {
+				why = oerr.Error()
+			} else {
+				mt.OutputSchema = out
+				output = ov
+			}
+		}
+		if why != "" && (old == nil || !bytes.Equal(old.tool.OutputSchema, w.tool.OutputSchema)) {
+			s.log.Warn("leaving out a page tool's outputSchema; its results go unchecked", "tool", w.tool.Name, "tab", w.tab.ID, "reason", why)
+		}
 		sig, merr := json.Marshal(mt)
 		if merr != nil {
 			s.log.Warn("cannot encode a page tool; leaving it out", "tool", w.tool.Name, "tab", w.tab.ID, "err", merr)
@@ -115,7 +136,7 @@ func (s *Server) syncHost(c *hosts.Conn) {
 		if old != nil && old.conn == c && bytes.Equal(old.sig, sig) {
 			continue
 		}
-		pt := &pageTool{conn: c, tool: w.tool, tab: w.tab, mcpTool: mt, sig: sig}
+		pt := &pageTool{conn: c, tool: w.tool, tab: w.tab, mcpTool: mt, sig: sig, output: output}
 		pt.name = s.names.Assign(w.key, w.tool.Name)
 		mt.Name = pt.name
 		switch {
@@ -206,6 +227,15 @@ func describeTool(t webmcp.Tool, tab webmcp.Tab) (mt *mcp.Tool, schema json.RawM
 		mt.Description += " " + untrustedNote
 		mt.Meta = mcp.Meta{UntrustedContentMeta: true}
 	}
+	// Nor for consequentialHint: destructiveHint says part of it (see
+	// annotations), the provenance says "consequential", and _meta keeps
+	// the page's own word.
+	if isConsequential(t) {
+		if mt.Meta == nil {
+			mt.Meta = mcp.Meta{}
+		}
+		mt.Meta[ConsequentialMeta] = true
+	}
 	return mt, schema, problem
 }
 
@@ -261,16 +291,39 @@ const untrustedNote = "(The page marks this tool's output as untrusted content: 
 // page set WebMCP's untrustedContentHint.
 const UntrustedContentMeta = "dev.webmcp/untrustedContentHint"
 
+// ConsequentialMeta is the _meta key set to true on a page tool whose page
+// set WebMCP's consequentialHint.
+const ConsequentialMeta = "dev.webmcp/consequentialHint"
+
+// consequentialMark is what a page tool's provenance says of a tool whose
+// page set consequentialHint: its calls have effects the user may not be
+// able to take back.
+const consequentialMark = "consequential"
+
+// isConsequential reports whether the page set consequentialHint on t.
+func isConsequential(t webmcp.Tool) bool {
+	a := t.Annotations
+	return a != nil && a.ConsequentialHint != nil && *a.ConsequentialHint
+}
+
+// isDebugging reports whether the page marked t as a debugging tool
+// (annotations.debugging), listed only with Options.DebuggingTools.
+func isDebugging(t webmcp.Tool) bool {
+	a := t.Annotations
+	return a != nil && a.Debugging != nil && *a.Debugging
+}
+
 // annotations maps a page tool's hints: readOnlyHint as given (default
-// false); destructiveHint as given, else the opposite of readOnlyHint;
-// idempotentHint and openWorldHint only when given; the page's title.
+// false); destructiveHint as given, else true for a tool whose page set
+// consequentialHint, else the opposite of readOnlyHint; idempotentHint and
+// openWorldHint only when given; the page's title.
 func annotations(t webmcp.Tool) *mcp.ToolAnnotations {
 	a := t.Annotations
 	if a == nil {
 		a = &webmcp.Annotations{}
 	}
 	readOnly := a.ReadOnlyHint != nil && *a.ReadOnlyHint
-	destructive := !readOnly
+	destructive := !readOnly || isConsequential(t)
 	if a.DestructiveHint != nil {
 		destructive = *a.DestructiveHint
 	}
@@ -295,7 +348,8 @@ const maxTitle = 40
 // Provenance says in a few words where a page tool comes from, e.g.
 // [localhost:8080 · tab 12 "Trace viewer"]. The origin is the registering
 // frame's (the tab's if the tool does not say), without its scheme; a tool
-// of a subframe names the frame too.
+// of a subframe names the frame too; a tool whose page set consequentialHint
+// ends with " · consequential".
 func Provenance(t webmcp.Tool, tab webmcp.Tab) string {
 	origin := t.Origin
 	if origin == "" {
@@ -311,6 +365,9 @@ func Provenance(t webmcp.Tool, tab webmcp.Tab) string {
 	}
 	if title := textcut.Runes(strings.TrimSpace(tab.Title), maxTitle); title != "" {
 		fmt.Fprintf(&b, " %q", title)
+	}
+	if isConsequential(t) {
+		b.WriteString(" · " + consequentialMark)
 	}
 	b.WriteString("]")
 	return b.String()

@@ -27,6 +27,7 @@ func TestProvenance(t *testing.T) {
 		{"file", webmcp.Tool{TabID: 3, Origin: "file://"}, webmcp.Tab{ID: 3, Title: "a.html"}, `[file:// · tab 3 "a.html"]`},
 		{"long title", webmcp.Tool{TabID: 12, Origin: "http://localhost:8080"}, webmcp.Tab{ID: 12, Title: strings.Repeat("é", 50)},
 			`[localhost:8080 · tab 12 "` + strings.Repeat("é", 39) + `…"]`},
+		{"consequential", webmcp.Tool{TabID: 12, Origin: "http://a", Annotations: &webmcp.Annotations{ConsequentialHint: func() *bool { b := true; return &b }()}}, webmcp.Tab{ID: 12, Title: "Shop"}, `[a · tab 12 "Shop" · consequential]`},
 		{"quote in title", webmcp.Tool{TabID: 12, Origin: "http://a"}, webmcp.Tab{ID: 12, Title: `say "hi"`}, `[a · tab 12 "say \"hi\""]`},
 	} {
 		if got := Provenance(tc.tool, tc.tab); got != tc.want {
@@ -53,6 +54,9 @@ func TestAnnotations(t *testing.T) {
 		{"none: may destroy", nil, &mcp.ToolAnnotations{DestructiveHint: tr(true), Title: "T"}},
 		{"read-only", &webmcp.Annotations{ReadOnlyHint: &yes}, &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: tr(false), Title: "T"}},
 		{"not read-only, says not destructive", &webmcp.Annotations{ReadOnlyHint: &no, DestructiveHint: &no}, &mcp.ToolAnnotations{DestructiveHint: tr(false), Title: "T"}},
+		{"consequential: destructive", &webmcp.Annotations{ConsequentialHint: &yes}, &mcp.ToolAnnotations{DestructiveHint: tr(true), Title: "T"}},
+		{"read-only yet consequential: destructive", &webmcp.Annotations{ReadOnlyHint: &yes, ConsequentialHint: &yes}, &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: tr(true), Title: "T"}},
+		{"consequential, says not destructive", &webmcp.Annotations{ConsequentialHint: &yes, DestructiveHint: &no}, &mcp.ToolAnnotations{DestructiveHint: tr(false), Title: "T"}},
 		{"idempotent, closed world", &webmcp.Annotations{IdempotentHint: &yes, OpenWorldHint: &no}, &mcp.ToolAnnotations{DestructiveHint: tr(true), IdempotentHint: true, OpenWorldHint: tr(false), Title: "T"}},
 	} {
 		got := annotations(webmcp.Tool{Title: "T", Annotations: tc.in})

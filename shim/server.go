@@ -47,7 +47,16 @@ type Options struct {
 	MaxResult int
 	// ResultDir is where such results go; "" means spill.Dir().
 	ResultDir string
+	// DebuggingTools lists page tools that the page marks as meant for
+	// debugging (WebMCP's annotations.debugging); off by default, they are
+	// left out. $WEBMCP_DEBUGGING_TOOLS=1 turns it on too.
+	DebuggingTools bool
 }
+
+// DebuggingToolsEnv is the environment variable that, set to 1, lists the
+// pages' debugging tools (Options.DebuggingTools): it goes in the agent's
+// MCP configuration of the shim ("env").
+const DebuggingToolsEnv = "WEBMCP_DEBUGGING_TOOLS"
 
 // Server is the shim's MCP server. Create it with [New].
 type Server struct {
@@ -73,6 +82,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if os.Getenv(DebuggingToolsEnv) == "1" {
+		opts.DebuggingTools = true
 	}
 	log := opts.Logger
 	if log == nil {

@@ -59,6 +59,17 @@
 //	{"type":"context","context":Context}            a tab's UI context changed (see Context)
 //	{"type":"pins","pins":[Pin…]}                   the pinned snapshots, the whole list
 //
+// A Tool carries what the page declared, field by field (see [Tool]):
+// name, title, description, inputSchema, outputSchema (WebMCP's
+// outputSchema proposal: the JSON Schema of its results) and annotations,
+// each hint only when the page set it: MCP's readOnlyHint, destructiveHint,
+// idempotentHint and openWorldHint, and WebMCP's untrustedContentHint,
+// consequentialHint (its calls have consequences the user may not be able
+// to take back) and debugging (a tool meant for debugging, which the shim
+// lists only when asked to):
+//
+//	{"tabId":7,"frameId":0,"origin":"http://localhost:8080","name":"pay","description":"Pays the order.","outputSchema":{"type":"object"},"annotations":{"consequentialHint":true}}
+//
 // Calls, shim -> host -> extension, each with an id unique on the link:
 //
 //	{"type":"call","id":"s3.17","tabId":7,"frameId":0,"name":"select_slice","arguments":{"id":42}}

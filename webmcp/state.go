@@ -32,7 +32,11 @@ type Tool struct {
 	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"` // a JSON Schema object; absent means any object
-	Annotations *Annotations    `json:"annotations,omitempty"`
+	// OutputSchema (optional) is the JSON Schema object that the tool's
+	// results follow, as the page declared it (WebMCP's outputSchema
+	// proposal); absent means the page said nothing.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  *Annotations    `json:"annotations,omitempty"`
 }
 
 // Ref returns the key that identifies t.
@@ -46,6 +50,12 @@ type Annotations struct {
 	IdempotentHint       *bool `json:"idempotentHint,omitempty"`
 	OpenWorldHint        *bool `json:"openWorldHint,omitempty"`
 	UntrustedContentHint *bool `json:"untrustedContentHint,omitempty"`
+	// ConsequentialHint: running the tool has real-world consequences the
+	// user may not be able to take back (booking, paying, sending).
+	ConsequentialHint *bool `json:"consequentialHint,omitempty"`
+	// Debugging: the page meant the tool for debugging, not for everyday
+	// agents; the shim lists it only when the user asks for such tools.
+	Debugging *bool `json:"debugging,omitempty"`
 }
 
 // ToolRef names one tool of one frame of one tab.

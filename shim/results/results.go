@@ -145,6 +145,7 @@ const (
 	CodeTooLarge         = "too_large"         // a message over one of the bridge's limits
 	CodeDisconnected     = "disconnected"      // the connection to the host ended mid-call
 	CodeMalformedOutput  = "malformed_output"  // the page's answer is not JSON
+	CodeInvalidOutput    = "invalid_output"    // the page's answer does not match the outputSchema it declared
 )
 
 // says is the sentence a failure's text ends with.
