@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -197,6 +198,15 @@ func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args j
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
+	// timeout tells the extension how long this caller waits (ms), so that
+	// a call still waiting for the user's consent is answered (declined)
+	// before the caller gives up; 0 (no deadline) is left out.
+	timeout := 0
+	if dl, ok := ctx.Deadline(); ok {
+		if ms := time.Until(dl).Milliseconds(); ms > 0 && ms <= math.MaxInt32 {
+			timeout = int(ms)
+		}
+	}
 	return c.roundTrip(ctx, func(id string) any {
 		// frameId is always written: 0 is the top frame, not "unset".
 		return struct {
@@ -206,7 +216,8 @@ func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args j
 			FrameID   int             `json:"frameId"`
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
-		}{webmcp.TypeCall, id, tabID, frameID, name, args}
+			Timeout   int             `json:"timeout,omitempty"`
+		}{webmcp.TypeCall, id, tabID, frameID, name, args, timeout}
 	})
 }
 
