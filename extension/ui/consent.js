@@ -1,0 +1,99 @@
+// The consent window (ui/consent.html): a popup window of the extension's
+// own origin that the worker opens when an agent's call waits for the
+// user (worker/consent.js). It shows the oldest waiting call — the site,
+// the tool, the agent, the arguments (pretty-printed, long values folded)
+// and when it declines by itself — with three buttons whose accessible
+// names are a contract (tests and screen readers use them):
+//   "Allow", "Deny", "Allow <tool> on this site until the browser closes".
+// The other waiting calls are listed below; each answer brings the next.
+// The worker closes the window when nothing waits; closing it declines
+// every call in it. The page is never inside the web page, which therefore
+// cannot see, spoof or click it.
+
+import { injectStyle, node, send, timeOfDay, watch } from './ui-common.js';
+
+const requestBox = document.getElementById('request');
+const queue = document.getElementById('queue');
+const queueList = document.getElementById('queue-list');
+let shown = null; // the id of the call the buttons answer
+let answering = false;
+
+function render(requests) {
+  if (!requests.length) {
+    shown = null;
+    queue.hidden = true;
+    requestBox.replaceChildren(node('p', { role: 'status' }, 'Nothing waits for your answer. This window closes by itself.'));
+    document.title = 'Nothing waits — WebMCP bridge';
+    return;
+  }
+  const r = requests[0];
+  document.title = `${r.agent} asks to use ${r.tool} — WebMCP bridge`;
+  if (shown === r.id && requestBox.querySelector('button')) {
+    renderQueue(requests);
+    return; // the same call: keep focus where it is
+  }
+  shown = r.id;
+  const args = node('pre', { 'aria-label': `Arguments of ${r.tool}`, tabindex: '0' }, r.args.text);
+  const allow = node('button', { type: 'button', class: 'wm-primary' }, 'Allow');
+  const deny = node('button', { type: 'button' }, 'Deny');
+  const always = node('button', { type: 'button' }, `Allow ${r.tool} on this site until the browser closes`);
+  allow.addEventListener('click', () => answer(r.id, 'allow'));
+  deny.addEventListener('click', () => answer(r.id, 'deny'));
+  always.addEventListener('click', () => answer(r.id, 'always'));
+  requestBox.replaceChildren(
+    node('p', { id: 'summary' }, node('strong', {}, r.agent), ' wants to use ',
+      node('span', { class: 'tool-name' }, r.tool), ' on ', node('strong', {}, r.origin), '.'),
+    node('dl', {},
+      node('dt', {}, 'Site'), node('dd', {}, r.origin, r.frameOrigin ? ` (in a frame of ${r.frameOrigin})` : ''),
+      node('dt', {}, 'Tool'), node('dd', {}, node('span', { class: 'tool-name' }, r.tool), r.title ? ` — ${r.title}` : ''),
+      r.description ? node('dt', {}, 'What it does') : null, r.description ? node('dd', {}, r.description, ' (as the page says)') : null,
+      node('dt', {}, 'Agent'), node('dd', {}, r.agent),
+      node('dt', {}, 'Tab'), node('dd', {}, String(r.tabId))),
+    node('h2', {}, 'Arguments'),
+    args,
+    r.args.folded ? node('p', { class: 'wm-muted' }, 'Long values are folded; the page gets them whole.') : null,
+    node('div', { class: 'buttons', role: 'group', 'aria-label': `Your answer to ${r.agent}` }, allow, deny, always),
+    node('p', { class: 'deadline' }, r.deadline
+      ? `If you do not answer, the call is declined at ${timeOfDay(r.deadline)}, when the agent stops waiting.`
+      : 'The call waits until you answer, or until the agent cancels it.'),
+    node('p', { class: 'wm-status', role: 'status', id: 'answer-status' }));
+  renderQueue(requests);
+  deny.focus(); // Enter on a fresh window must not allow by accident
+}
+
+function renderQueue(requests) {
+  const rest = requests.slice(1);
+  queue.hidden = rest.length === 0;
+  queueList.replaceChildren(...rest.map((r) => node('li', {}, `${r.agent}: ${r.tool} on ${r.origin}`)));
+  document.getElementById('queue-h').textContent = `Also waiting (${rest.length})`;
+}
+
+async function answer(id, how) {
+  if (answering) return;
+  answering = true;
+  for (const b of requestBox.querySelectorAll('button')) b.disabled = true;
+  try {
+    await send('consent.answer', { id, answer: how });
+  } catch (e) {
+    const status = document.getElementById('answer-status');
+    if (status) status.textContent = `Your answer did not arrive: ${e.message}`;
+  } finally {
+    answering = false;
+    shown = null;
+    await refresh();
+  }
+}
+
+async function refresh() {
+  try {
+    render((await send('consent.list')).requests);
+  } catch (e) {
+    requestBox.replaceChildren(node('p', { class: 'wm-error', role: 'alert' }, `Could not ask the extension: ${e.message}. Close this window; the call is then declined.`));
+  }
+}
+
+injectStyle(document);
+watch(document.body, undefined, (topic) => {
+  if ((topic === 'consent' || topic === 'reconnected') && !answering) refresh();
+});
+refresh();

@@ -1,0 +1,88 @@
+// The per-site ask-before-acting control, for the panel's "This site"
+// section (and ui/site-settings.html on its own): a radio group "Ask before
+// agents act on this site" with three choices, and a switch for the in-page
+// indicator. The worker keeps the setting (worker/consent.js); this module
+// only asks it, through the panel's send(type, params).
+//
+//   mountSiteSettings(root, {send, origin, listen?}) -> {refresh, destroy}
+//
+// send(type, params) resolves to the worker's value or throws an Error with
+// its message (ui/api.js's send). listen(onChange), when given, is called
+// once and must call onChange(topic) when the worker says something changed
+// (ui/api.js's listen); without it the module opens its own Port.
+
+import { injectStyle, node, watch } from './ui-common.js';
+
+/** The three choices, in order, with the words the user sees. */
+export const CHOICES = Object.freeze([
+  { value: 'acting', label: 'Ask for every tool that is not read-only' },
+  { value: 'consequential', label: 'Ask only for tools the page marks consequential' },
+  { value: 'never', label: 'Never ask' },
+]);
+
+let seq = 0;
+
+export function mountSiteSettings(root, { send, origin, listen }) {
+  injectStyle(root.ownerDocument);
+  const id = `wm-ss-${++seq}`;
+  const box = node('div', { class: 'wm-site-settings' });
+  const status = node('p', { class: 'wm-status', role: 'status', 'aria-live': 'polite' });
+  root.append(box);
+  let busy = false;
+
+  function render(s) {
+    const legendId = `${id}-legend`;
+    const fieldset = node('fieldset', { class: 'wm-choices', 'aria-describedby': `${id}-hint` },
+      node('legend', { id: legendId }, 'Ask before agents act on this site'),
+      ...CHOICES.map((c) => {
+        const input = node('input', { type: 'radio', name: `${id}-ask`, value: c.value, id: `${id}-${c.value}` });
+        input.checked = s.ask === c.value;
+        input.addEventListener('change', () => {
+          if (input.checked) save({ ask: c.value });
+        });
+        return node('div', { class: 'wm-choice' }, input, node('label', { for: input.id }, c.label));
+      }),
+      node('p', { id: `${id}-hint`, class: 'wm-muted' },
+        `Calls wait for your answer in a window of the extension; read-only tools never ask. Default for ${s.origin}: `
+        + `${s.loopback ? 'never ask (a loopback address)' : 'ask for every tool that is not read-only'}.`));
+    const sw = node('input', { type: 'checkbox', role: 'switch', id: `${id}-indicator` });
+    sw.checked = s.indicator;
+    sw.addEventListener('change', () => save({ indicator: sw.checked }));
+    const indicator = node('div', { class: 'wm-choice wm-switch' }, sw,
+      node('label', { for: sw.id }, 'Show in the page when an agent is using this site'));
+    box.replaceChildren(fieldset, indicator, status);
+  }
+
+  async function refresh() {
+    if (!origin) {
+      box.replaceChildren(node('p', { class: 'wm-muted' }, 'Ask-before-acting applies to web sites (http and https) only.'));
+      return;
+    }
+    try {
+      render(await send('siteSettings.get', { origin }));
+    } catch (e) {
+      box.replaceChildren(node('p', { class: 'wm-error', role: 'alert' }, `Could not read this site's setting: ${e.message}`));
+    }
+  }
+
+  async function save(patch) {
+    if (busy) return;
+    busy = true;
+    try {
+      const s = await send('siteSettings.set', { origin, ...patch });
+      render(s);
+      status.textContent = 'Saved.';
+    } catch (e) {
+      status.textContent = `Not saved: ${e.message}. Try again, or reopen this page.`;
+      status.className = 'wm-status wm-error';
+    } finally {
+      busy = false;
+    }
+  }
+
+  const stop = watch(box, listen, (topic) => {
+    if ((topic === 'siteSettings' || topic === 'reconnected') && !busy) refresh();
+  });
+  const ready = refresh();
+  return { refresh, ready, destroy: stop };
+}
