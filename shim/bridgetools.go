@@ -18,10 +18,11 @@ type BridgeTool struct {
 }
 
 // bridgeTools are the bridge's own tools, in the order they are listed:
-// list_tabs (listtabs.go) and get_ui_context (getuicontext.go). Add new
-// ones here, each in a file of its own.
+// list_tabs (listtabs.go), get_ui_context (getuicontext.go), open_page,
+// focus_tab and close_tab (tabtools.go). Add new ones here, each in a file
+// of its own.
 func bridgeTools() []*BridgeTool {
-	return []*BridgeTool{listTabsTool(), getUIContextTool()}
+	return []*BridgeTool{listTabsTool(), getUIContextTool(), openPageTool(), focusTabTool(), closeTabTool()}
 }
 
 func boolPtr(b bool) *bool { return &b }

@@ -27,8 +27,8 @@ func TestInitializeWithoutBrowser(t *testing.T) {
 	if init.Capabilities.Tools == nil || !init.Capabilities.Tools.ListChanged {
 		t.Errorf("tools capability = %+v, want listChanged", init.Capabilities.Tools)
 	}
-	if got := bridgetest.Names(sc.Tools(ctx)); !cmp.Equal(got, []string{"get_ui_context", "list_tabs"}) {
-		t.Errorf("tools = %v, want only list_tabs and get_ui_context", got)
+	if got := bridgetest.Names(sc.Tools(ctx)); !cmp.Equal(got, []string{"close_tab", "focus_tab", "get_ui_context", "list_tabs", "open_page"}) {
+		t.Errorf("tools = %v, want only the bridge's: list_tabs, get_ui_context, open_page, focus_tab, close_tab", got)
 	}
 	res := sc.Call(ctx, "list_tabs", nil)
 	var out struct {
@@ -45,8 +45,8 @@ func TestToolsAppearAndDisappear(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)
 	sc := startShim(t, dir, 0)
-	if got := bridgetest.Names(sc.Tools(ctx)); len(got) != 2 {
-		t.Fatalf("tools before any browser = %v", got)
+	if got := bridgetest.Names(sc.Tools(ctx)); len(got) != 5 {
+		t.Fatalf("tools before any browser = %v, want the bridge's five", got)
 	}
 
 	p := bridgetest.NewPage()

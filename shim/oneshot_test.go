@@ -65,7 +65,7 @@ func TestOneShotServer(t *testing.T) {
 	for _, ti := range srv.Tools() {
 		names = append(names, ti.Name)
 	}
-	if strings.Join(names, " ") != "list_tabs get_ui_context comments echo" {
+	if strings.Join(names, " ") != "list_tabs get_ui_context open_page focus_tab close_tab comments echo" {
 		t.Errorf("Tools = %v, want the bridge's first, then the allowed tab's by name", names)
 	}
 	tools := srv.Tools()
@@ -74,7 +74,7 @@ func TestOneShotServer(t *testing.T) {
 	}
 	// The agent's description has the provenance and the note; the page's
 	// own description is kept apart, as the page gave it.
-	if cm := tools[2]; cm.PageName != "comments" || cm.PageDescription != "Does comments." || cm.Title != "Comments" ||
+	if cm := tools[5]; cm.PageName != "comments" || cm.PageDescription != "Does comments." || cm.Title != "Comments" ||
 		!strings.HasPrefix(cm.Description, cm.Provenance+" Does comments. ") || !strings.Contains(cm.Description, "untrusted") {
 		t.Errorf("page tool info = %+v", cm)
 	}

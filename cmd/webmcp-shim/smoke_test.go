@@ -23,8 +23,8 @@ func TestInitializeWithoutBrowser(t *testing.T) {
 	if init.ServerInfo.Name != "webmcp-shim" {
 		t.Errorf("server name = %q", init.ServerInfo.Name)
 	}
-	if got := bridgetest.Names(sc.Tools(ctx)); !cmp.Equal(got, []string{"get_ui_context", "list_tabs"}) {
-		t.Errorf("tools = %v, want only list_tabs and get_ui_context", got)
+	if got := bridgetest.Names(sc.Tools(ctx)); !cmp.Equal(got, []string{"close_tab", "focus_tab", "get_ui_context", "list_tabs", "open_page"}) {
+		t.Errorf("tools = %v, want only the bridge's: list_tabs, get_ui_context, open_page, focus_tab, close_tab", got)
 	}
 	if res := sc.Call(ctx, "list_tabs", nil); res.IsError || !strings.Contains(bridgetest.Text(res), "no browser connected") {
 		t.Errorf("list_tabs without a browser = %s", bridgetest.Text(res))

@@ -116,19 +116,19 @@ func TestCLIWithBrowser(t *testing.T) {
 	r = runCLI(ctx, t, dir, "", "tools")
 	r.expect(t, "tools", 0)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if len(lines) != 5 {
-		t.Fatalf("tools printed %d lines, want 5 (list_tabs, get_ui_context, count, echo, throws):\n%s", len(lines), r.stdout)
+	if len(lines) != 8 {
+		t.Fatalf("tools printed %d lines, want 8 (the bridge's five, count, echo, throws):\n%s", len(lines), r.stdout)
 	}
-	for i, want := range []string{"list_tabs", "get_ui_context", "count", "echo", "throws"} {
+	for i, want := range []string{"list_tabs", "get_ui_context", "open_page", "focus_tab", "close_tab", "count", "echo", "throws"} {
 		f := strings.Fields(lines[i])
 		if f[0] != want {
 			t.Errorf("tools line %d = %q, want tool %s", i, lines[i], want)
 		}
-		if i > 1 && !strings.Contains(lines[i], `[localhost:8080 · tab 12 "Trace viewer"]`) {
+		if i > 4 && !strings.Contains(lines[i], `[localhost:8080 · tab 12 "Trace viewer"]`) {
 			t.Errorf("tools line %q lacks the provenance", lines[i])
 		}
 		// The page's own description, once, after the provenance.
-		if i > 1 && (!strings.HasSuffix(lines[i], "  Does "+want+".") || strings.Count(lines[i], "[localhost") != 1) {
+		if i > 4 && (!strings.HasSuffix(lines[i], "  Does "+want+".") || strings.Count(lines[i], "[localhost") != 1) {
 			t.Errorf("tools line %q, want the provenance once and then the page's description", lines[i])
 		}
 	}
@@ -139,7 +139,7 @@ func TestCLIWithBrowser(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &tools); err != nil {
 		t.Fatalf("tools --json: %v\n%s", err, r.stdout)
 	}
-	if len(tools) != 5 || tools[3].Name != "echo" || tools[3].PageName != "echo" || tools[3].TabID != 12 || tools[3].Origin != "http://localhost:8080" || tools[3].PageDescription != "Does echo." || !tools[0].Bridge || !tools[1].Bridge {
+	if len(tools) != 8 || tools[6].Name != "echo" || tools[6].PageName != "echo" || tools[6].TabID != 12 || tools[6].Origin != "http://localhost:8080" || tools[6].PageDescription != "Does echo." || !tools[0].Bridge || !tools[4].Bridge {
 		t.Errorf("tools --json = %+v", tools)
 	}
 

@@ -53,6 +53,10 @@ type ConnOptions struct {
 	// ID is a number that tells this connection from others in logs and
 	// keys; the Pool numbers its connections.
 	ID uint64
+
+	// deferRead leaves reading to startReading, so that the Pool lists
+	// the connection before its first OnChange.
+	deferRead bool
 }
 
 // Conn is a connection to one webmcp-host.
@@ -88,8 +92,8 @@ type answer struct {
 // Dial connects to the host socket at path, sends the shim's hello and
 // starts reading. It refuses a socket that is not the user's own
 // ([webmcp.CheckSocket]) and a host process of another user
-// ([webmcp.CheckPeer]), before sending anything. It returns once connected; [Conn.Ready] says when the
-// host's state has arrived.
+// ([webmcp.CheckPeer]), before sending anything. It returns once
+// connected; [Conn.Ready] says when the host's state has arrived.
 func Dial(ctx context.Context, path string, opts ConnOptions) (*Conn, error) {
 	if err := webmcp.CheckSocket(path); err != nil {
 		return nil, err
@@ -124,9 +128,15 @@ func Dial(ctx context.Context, path string, opts ConnOptions) (*Conn, error) {
 		nc.Close()
 		return nil, fmt.Errorf("say hello to %s: %w", path, err)
 	}
-	go c.readLoop()
+	if !opts.deferRead {
+		go c.readLoop()
+	}
 	return c, nil
 }
+
+// startReading starts the reading goroutine of a Conn dialled with
+// deferRead, once its owner has recorded it.
+func (c *Conn) startReading() { go c.readLoop() }
 
 // ID is the number given in ConnOptions.
 func (c *Conn) ID() uint64 { return c.opts.ID }

@@ -221,6 +221,9 @@ func (p *Pool) dial(ctx context.Context, path string) error {
 		OnChange: p.opts.OnChange,
 		OnClose:  p.onClose,
 		ID:       id,
+		// Listed before its first change (below), so that OnChange
+		// sees it in Conns.
+		deferRead: true,
 	})
 	if err != nil {
 		if removed, rerr := webmcp.RemoveIfStale(path, err); removed {
@@ -240,6 +243,7 @@ func (p *Pool) dial(ctx context.Context, path string) error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
+		c.startReading() // so that Close's wait for the reader ends
 		c.Close()
 		return nil
 	}
@@ -247,6 +251,7 @@ func (p *Pool) dial(ctx context.Context, path string) error {
 	delete(p.failed, path)
 	now := p.opts.Client
 	p.mu.Unlock()
+	c.startReading()
 	if now.Agent != said.Agent { // SetAgent ran while dialling
 		c.SayClient(now)
 	}

@@ -1,0 +1,192 @@
+package shim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/uicontext"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// ToolsWait bounds how long OpenPage waits, after the browser answered, for
+// the new tab's tools to reach the agent as MCP tools.
+const ToolsWait = 5 * time.Second
+
+// OpenedPage is what OpenPage opened.
+type OpenedPage struct {
+	TabID   int    `json:"tabId"`
+	URL     string `json:"url"`
+	Title   string `json:"title"`
+	Browser string `json:"browser,omitempty"`
+	HostPID int    `json:"hostPid,omitempty"`
+	// Tools are the MCP names of the tools the page brought.
+	Tools []string `json:"tools"`
+	// Note says why Tools is empty, when it is.
+	Note string `json:"note,omitempty"`
+}
+
+// CheckPageURL accepts an http or https URL and returns it parsed; any
+// other scheme (file:, javascript:, chrome:, data:, …) is refused.
+func CheckPageURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("%q is not an http(s) URL: only web pages (http:// or https://) may be opened", raw)
+	}
+	return u, nil
+}
+
+// OpenPage opens pageURL in a new tab of a browser: the one named by
+// browser (a host pid, or the start of a browser name as list_tabs shows
+// it), else the one whose tab the user looks at, else the first. A site the
+// user has not allowed waits for the user's answer in the browser. It
+// returns once the page's tools are MCP tools (or ToolsWait passed).
+func (s *Server) OpenPage(ctx context.Context, pageURL string, background bool, browser string) (*OpenedPage, error) {
+	u, err := CheckPageURL(pageURL)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.pickBrowser(browser)
+	if err != nil {
+		return nil, err
+	}
+	params, _ := json.Marshal(map[string]any{"url": u.String(), "background": background})
+	if s.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.Timeout)
+		defer cancel()
+	}
+	out, err := c.Request(ctx, webmcp.MethodOpenPage, params)
+	if err != nil {
+		return nil, err
+	}
+	var got webmcp.OpenedPage
+	if err := json.Unmarshal(out, &got); err != nil {
+		return nil, fmt.Errorf("the browser answered openPage with something else (%v): %.200s", err, out)
+	}
+	op := &OpenedPage{TabID: got.TabID, URL: got.URL, Title: got.Title, HostPID: c.Host().PID, Tools: []string{}}
+	if b := c.Browser(); b != nil {
+		op.Browser = strings.TrimSpace(b.Name + " " + b.Version)
+	}
+	if len(got.Tools) == 0 {
+		op.Note = "the page offers no tools (yet), or its site is not allowed: its tools reach agents once the user allows the site"
+		return op, nil
+	}
+	op.Tools = s.awaitTabTools(ctx, c, got.TabID, got.Tools, ToolsWait)
+	if len(op.Tools) < len(got.Tools) {
+		op.Note = "some of the page's tools have not reached the agent yet: list tools again"
+	}
+	return op, nil
+}
+
+// awaitTabTools waits, at most max, until every page tool in names of tab
+// is an MCP tool, and returns the MCP names it has then.
+func (s *Server) awaitTabTools(ctx context.Context, c *hosts.Conn, tab int, names []string, max time.Duration) []string {
+	ctx, cancel := context.WithTimeout(ctx, max)
+	defer cancel()
+	for {
+		changed := s.changes.wait()
+		have := s.tabTools(c, tab, names)
+		if len(have) == len(names) {
+			return have
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return have
+		}
+	}
+}
+
+// tabTools is the MCP names of the page tools in names of tab in c's
+// browser, sorted.
+func (s *Server) tabTools(c *hosts.Conn, tab int, names []string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, pt := range s.tools {
+		if pt.conn == c && pt.tool.TabID == tab && slices.Contains(names, pt.tool.Name) {
+			out = append(out, pt.name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// pickBrowser finds the browser that browser names, or the focused one.
+func (s *Server) pickBrowser(browser string) (*hosts.Conn, error) {
+	conns, views := s.hostViews()
+	if len(conns) == 0 {
+		return nil, ErrNoBrowser
+	}
+	if browser = strings.TrimSpace(browser); browser != "" {
+		pid, _ := strconv.Atoi(browser)
+		var names []string
+		for _, c := range conns {
+			name := ""
+			if b := c.Browser(); b != nil {
+				name = strings.TrimSpace(b.Name + " " + b.Version)
+			}
+			if c.Host().PID == pid || (name != "" && strings.HasPrefix(strings.ToLower(name), strings.ToLower(browser))) {
+				return c, nil
+			}
+			names = append(names, fmt.Sprintf("%s (hostPid %d)", name, c.Host().PID))
+		}
+		return nil, fmt.Errorf("no connected browser is %q; the browsers are: %s", browser, strings.Join(names, ", "))
+	}
+	if f, ok := uicontext.FindFocus(views); ok {
+		return conns[f.Host], nil
+	}
+	return conns[0], nil
+}
+
+// tabRequest sends method for tab to the browser that has it.
+func (s *Server) tabRequest(ctx context.Context, method string, tab int) error {
+	conns := s.pool.Conns()
+	if len(conns) == 0 {
+		return ErrNoBrowser
+	}
+	for _, c := range conns {
+		for _, t := range c.Snapshot().Tabs {
+			if t.ID == tab {
+				params, _ := json.Marshal(map[string]int{"tabId": tab})
+				_, err := c.Request(ctx, method, params)
+				return err
+			}
+		}
+	}
+	return &webmcp.Error{Code: webmcp.CodeNotFound, Message: fmt.Sprintf("no tab %d in any connected browser; list_tabs shows the tabs", tab)}
+}
+
+// FocusTab brings tab (of a site the user allowed) to the front of its
+// window, and the window to the front: the user sees what the agent is
+// about to do, and click-to-context follows it.
+func (s *Server) FocusTab(ctx context.Context, tab int) error {
+	return s.tabRequest(ctx, webmcp.MethodFocusTab, tab)
+}
+
+// CloseTab closes tab, which must be one OpenPage opened for this shim.
+func (s *Server) CloseTab(ctx context.Context, tab int) error {
+	return s.tabRequest(ctx, webmcp.MethodCloseTab, tab)
+}
+
+// tabError says what a failed tab request means to an agent.
+func tabError(err error) (code, text string) {
+	var we *webmcp.Error
+	switch {
+	case errors.As(err, &we):
+		return we.Code, we.Message
+	case errors.Is(err, ErrNoBrowser):
+		return webmcp.CodeNoBrowser, err.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return webmcp.CodeTimeout, "no answer in time (the user may not have answered): " + err.Error()
+	}
+	return webmcp.CodeInternal, err.Error()
+}
