@@ -157,8 +157,20 @@
   }
 
   // extension/content/main/tools.js
-  var HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "untrustedContentHint"];
-  var COPIED = [...HINTS, "consequentialHint"];
+  var HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint", "untrustedContentHint", "consequentialHint", "debugging"];
+  var COPIED = HINTS;
+  var codes = /* @__PURE__ */ new WeakMap();
+  function bridgeError(code, message) {
+    const e = new Error(message);
+    codes.set(e, code);
+    return e;
+  }
+  function errorCode(err) {
+    return isObject(err) && codes.get(err) || "tool_error";
+  }
+  function navigatedError(name) {
+    return bridgeError("navigated", `the call navigated the page (tool ${jsonStringify(String(name))} submitted a form or followed a link); its response is not available: look at the new page and list its tools again`);
+  }
   function copyHints(a, onlyTrue) {
     if (!isObject(a)) return void 0;
     const out = {};
@@ -202,6 +214,8 @@
       meta.description = typeof d === "string" ? d : "";
       const schema = copySchema(tool.inputSchema);
       if (schema) meta.inputSchema = schema;
+      const out = copySchema(tool.outputSchema);
+      if (out) meta.outputSchema = out;
       const a = hints === void 0 ? copyHints(tool.annotations, false) : hints;
       if (a) meta.annotations = a;
     } catch {
@@ -487,7 +501,7 @@
       } catch (err) {
         if (inflight.get(id) !== ctl) return;
         inflight.delete(id);
-        post({ type: "error", id, error: { code: "tool_error", message: errorText(err) } });
+        post({ type: "error", id, error: { code: errorCode(err), message: errorText(err) } });
         return;
       }
       if (inflight.get(id) !== ctl) return;
@@ -637,7 +651,15 @@
           const exec = tool.execute;
           const pageSignal = isObject(options) ? options.signal : void 0;
           if (typeof exec === "function" && !(pageSignal instanceof AbortSig && pageSignal.aborted)) {
-            rec = { name: String(tool.name), hints: copyHints(tool.annotations, false), controller: new AbortCtl(), how };
+            rec = {
+              name: String(tool.name),
+              hints: copyHints(tool.annotations, false),
+              controller: new AbortCtl(),
+              how,
+              // Chromium 156 takes an outputSchema without keeping it: the
+              // page's own stands in where the browser's tool has none.
+              outputSchema: copySchema(tool.outputSchema)
+            };
             derived = create(tool, { execute: { value: wrapExecute(exec), enumerable: true, configurable: true, writable: true } });
             if (pageSignal instanceof AbortSig) {
               const ctl = rec.controller;
@@ -689,12 +711,13 @@
         for (const t of list) {
           let w;
           try {
-            w = t.window;
+            w = t.source;
+            if (w === void 0 || w === null) w = t.window;
           } catch {
             w = void 0;
           }
           let mine = w === win;
-          if (w === void 0) {
+          if (w === void 0 || w === null) {
             declarative = declarative || declaredNames();
             mine = records.has(t.name) || declarative.has(t.name);
           }
@@ -709,7 +732,11 @@
     }
     function run(entry, input, signal) {
       const rec = records.get(entry.meta.name);
-      if (!rec) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), parseResultString);
+      const settled = (s) => {
+        if (s === null) throw navigatedError(entry.meta.name);
+        return parseResultString(s);
+      };
+      if (!rec) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), settled);
       const callId = randomId();
       return new PromiseCtor((resolve, reject) => {
         let done = false;
@@ -728,7 +755,16 @@
           finish({ ok: false, error });
           return;
         }
-        then(resolved(p), (s) => finish({ ok: true, value: parseResultString(s) }), (error) => finish({ ok: false, error }));
+        then(resolved(p), (s) => {
+          let value;
+          try {
+            value = settled(s);
+          } catch (error) {
+            finish({ ok: false, error });
+            return;
+          }
+          finish({ ok: true, value });
+        }, (error) => finish({ ok: false, error }));
       });
     }
     apply(addListener, nativeMC, ["toolchange", refresh]);
@@ -798,6 +834,7 @@
           const hints = rec ? rec.hints : e.nativeHints;
           if (hints) meta.annotations = hints;
           else delete meta.annotations;
+          if (!meta.outputSchema && rec && rec.outputSchema) meta.outputSchema = rec.outputSchema;
           out.set(name, { meta, run: (input, signal) => run(e, input, signal) });
         }
         return out;
@@ -834,43 +871,63 @@
   function modelContextError(method, message) {
     return new TypeError(`Failed to execute '${method}' on 'ModelContext': ${message}`);
   }
+  var DRAFT_ANNOTATIONS = ["consequentialHint", "debugging", "readOnlyHint", "untrustedContentHint"];
+  function readAnnotations(a) {
+    const out = {};
+    for (const k of DRAFT_ANNOTATIONS) {
+      const v = a[k];
+      if (v !== void 0) out[k] = !!v;
+    }
+    return out;
+  }
+  function readSchema(value, member, method) {
+    if (value === void 0) return void 0;
+    if (!isObject(value)) {
+      throw modelContextError(method, `Failed to read the '${member}' property from 'ModelContextTool': Failed to convert value to 'object'.`);
+    }
+    return value;
+  }
+  function serialiseSchema(value, member, method) {
+    if (value === void 0) return void 0;
+    const s = jsonStringify(value);
+    if (s === void 0) throw modelContextError(method, `${member} does not serialize to JSON.`);
+    const schema = jsonParse(s);
+    return isObject(schema) && !Array.isArray(schema) ? schema : void 0;
+  }
   function readTool(tools, tool, method) {
     if (!isObject(tool)) throw modelContextError(method, "parameter 1 is not of type 'ModelContextTool'.");
     const annotations = tool.annotations;
     if (annotations !== void 0 && annotations !== null && !isObject(annotations)) {
       throw modelContextError(method, "Failed to read the 'annotations' property from 'ModelContextTool': The provided value is not of type 'ToolAnnotations'.");
     }
+    const draft = isObject(annotations) ? readAnnotations(annotations) : void 0;
     const description = tool.description;
     if (description === void 0) throw modelContextError(method, "Failed to read the 'description' property from 'ModelContextTool': Required member is undefined.");
     const execute = tool.execute;
     if (execute === void 0) throw modelContextError(method, "Failed to read the 'execute' property from 'ModelContextTool': Required member is undefined.");
     if (typeof execute !== "function") throw modelContextError(method, "Failed to read the 'execute' property from 'ModelContextTool': The given value is not a function.");
-    const inputSchema = tool.inputSchema;
-    if (inputSchema !== void 0 && !isObject(inputSchema)) {
-      throw modelContextError(method, "Failed to read the 'inputSchema' property from 'ModelContextTool': Failed to convert value to 'object'.");
-    }
+    const inputSchema = readSchema(tool.inputSchema, "inputSchema", method);
     const rawName = tool.name;
     if (rawName === void 0) throw modelContextError(method, "Failed to read the 'name' property from 'ModelContextTool': Required member is undefined.");
+    const outputSchema = readSchema(tool.outputSchema, "outputSchema", method);
     const title = tool.title;
     const name = String(rawName);
     const desc = String(description);
     if (!TOOL_NAME_PATTERN.test(name)) throw new DOMExc("Invalid tool name", "InvalidStateError");
     if (tools.has(name)) throw new DOMExc("Duplicate tool name", "InvalidStateError");
     if (desc === "") throw new DOMExc("Description is required", "InvalidStateError");
-    let schema;
-    if (inputSchema !== void 0) {
-      const s = jsonStringify(inputSchema);
-      if (s === void 0) throw modelContextError(method, "inputSchema does not serialize to JSON.");
-      schema = jsonParse(s);
-    }
+    const schema = serialiseSchema(inputSchema, "inputSchema", method);
+    const outSchema = serialiseSchema(outputSchema, "outputSchema", method);
+    let hints = copyHints(annotations, false);
+    if (draft && Object.keys(draft).length) hints = { ...hints, ...draft };
     return {
       name,
       title: title === void 0 || title === null ? void 0 : String(title),
       description: desc,
-      inputSchema: isObject(schema) && !Array.isArray(schema) ? schema : void 0,
-      hints: copyHints(annotations, false),
-      readOnly: isObject(annotations) && !!annotations.readOnlyHint,
-      untrusted: isObject(annotations) && !!annotations.untrustedContentHint,
+      inputSchema: schema,
+      outputSchema: outSchema,
+      hints,
+      annotations: draft,
       execute,
       how: "register"
     };
@@ -894,11 +951,20 @@
   }
   function view(rec, win) {
     const t = {};
-    if (rec.hints) t.annotations = { readOnlyHint: rec.readOnly, untrustedContentHint: rec.untrusted };
+    if (rec.annotations) {
+      const a = {};
+      for (const k of DRAFT_ANNOTATIONS) {
+        if (k in rec.annotations) a[k] = rec.annotations[k];
+        else if (k !== "debugging") a[k] = false;
+      }
+      t.annotations = a;
+    }
     t.description = rec.description;
     if (rec.inputSchema) t.inputSchema = jsonParse(jsonStringify(rec.inputSchema));
     t.name = rec.name;
     t.origin = win.location ? win.location.origin : "";
+    if (rec.outputSchema) t.outputSchema = jsonParse(jsonStringify(rec.outputSchema));
+    t.source = win;
     if (rec.title !== void 0) t.title = rec.title;
     t.window = win;
     return t;
@@ -1130,10 +1196,14 @@
           const meta = { name: rec.name };
           if (rec.title) meta.title = rec.title;
           meta.description = rec.description;
-          if (rec.inputSchema) {
-            if (!rec.reported) rec.reported = { inputSchema: schemaForReport(rec.inputSchema) };
-            meta.inputSchema = rec.reported.inputSchema;
+          if (!rec.reported) {
+            rec.reported = {
+              inputSchema: rec.inputSchema && schemaForReport(rec.inputSchema),
+              outputSchema: rec.outputSchema && schemaForReport(rec.outputSchema)
+            };
           }
+          if (rec.reported.inputSchema) meta.inputSchema = rec.reported.inputSchema;
+          if (rec.reported.outputSchema) meta.outputSchema = rec.reported.outputSchema;
           if (rec.hints) meta.annotations = rec.hints;
           out.set(rec.name, { meta, run: (input, signal) => invoke(instance, rec, input, signal) });
         }

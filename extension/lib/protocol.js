@@ -60,13 +60,19 @@ export const Method = Object.freeze({
 
 const METHODS = new Set(Object.values(Method));
 
-/** The annotation hints a tool may carry, as MCP and WebMCP name them. */
+/**
+ * The annotations a tool may carry, each a boolean, as MCP and WebMCP name
+ * them (in the order of webmcp.Annotations): consequentialHint and debugging
+ * are WebMCP's (the 2026 drafts; Chromium reads both).
+ */
 export const HINTS = Object.freeze([
   'readOnlyHint',
   'destructiveHint',
   'idempotentHint',
   'openWorldHint',
   'untrustedContentHint',
+  'consequentialHint',
+  'debugging',
 ]);
 
 /** The largest tool (as JSON) that the extension passes on. */
@@ -137,8 +143,9 @@ function isPlainObject(v) {
  * it, so nothing is trusted). It returns {tool} with the fields the protocol
  * carries, or {problem} saying why the tool is left out.
  * consequential is true when the page set annotations.consequentialHint
- * (only ask-before-acting reads it; it does not travel).
- * @returns {{tool?: {name: string, title?: string, description: string, inputSchema?: object, annotations?: object, consequential?: true}, problem?: string}}
+ * (ask-before-acting reads it; wireTool leaves it out: the hint itself
+ * travels in annotations). outputSchema is bounded like inputSchema.
+ * @returns {{tool?: {name: string, title?: string, description: string, inputSchema?: object, outputSchema?: object, annotations?: object, consequential?: true}, problem?: string}}
  */
 export function normalizeTool(raw) {
   if (!isPlainObject(raw)) return { problem: 'not an object' };
@@ -154,11 +161,16 @@ export function normalizeTool(raw) {
     const c = checkSchema(raw.inputSchema);
     tool.inputSchema = c.problem ? rejectedSchema(c.problem) : c.schema;
   }
+  if (raw.outputSchema !== undefined && raw.outputSchema !== null) {
+    if (!isPlainObject(raw.outputSchema)) return { problem: `tool ${name}: outputSchema is not a JSON object` };
+    const c = checkSchema(raw.outputSchema);
+    tool.outputSchema = c.problem ? rejectedSchema(c.problem) : c.schema;
+  }
   if (isPlainObject(raw.annotations)) {
     const a = {};
     for (const h of HINTS) if (typeof raw.annotations[h] === 'boolean') a[h] = raw.annotations[h];
     if (Object.keys(a).length) tool.annotations = a;
-    // Ask-before-acting reads it; it stays in the extension (wireTool leaves it out).
+    // Ask-before-acting reads this; the hint itself travels in annotations.
     if (raw.annotations.consequentialHint === true) tool.consequential = true;
   }
   let size;
@@ -200,6 +212,7 @@ export function wireTool(tabId, frameId, origin, tool) {
   if (tool.title) t.title = tool.title;
   t.description = tool.description;
   if (tool.inputSchema) t.inputSchema = tool.inputSchema;
+  if (tool.outputSchema) t.outputSchema = tool.outputSchema;
   if (tool.annotations) t.annotations = tool.annotations;
   return t;
 }

@@ -65,7 +65,9 @@ test('registerTool returns a promise, fires toolchange first, and the bridge hea
   assert.equal(listed.title, 'Find slices');
   assert.equal(listed.origin, 'http://localhost:8000');
   assert.equal(listed.window, page.win);
-  assert.deepEqual(plain(listed.annotations), { readOnlyHint: true, untrustedContentHint: false });
+  assert.equal(listed.source, page.win);
+  // The draft's annotations with their defaults, as Chromium lists them.
+  assert.deepEqual(plain(listed.annotations), { consequentialHint: false, readOnlyHint: true, untrustedContentHint: false });
   assert.equal(listed.execute, undefined);
 });
 

@@ -60,7 +60,7 @@ test('normalizeTool copies what the protocol carries, and only that', () => {
     title: 'Find slices',
     description: 'Finds slices.',
     inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
-    annotations: { readOnlyHint: true, destructiveHint: false },
+    annotations: { readOnlyHint: true, destructiveHint: false, consequentialHint: true },
     consequential: true,
   });
   assert.equal('consequential' in wireTool(1, 0, 'http://localhost', tool), false);

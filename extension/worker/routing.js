@@ -119,7 +119,8 @@ export class CallRouter {
       return;
     }
     const e = m.error && typeof m.error === 'object' ? m.error : {};
-    const code = e.code === Code.notFound || e.code === Code.internal ? e.code : Code.toolError;
+    // A frame names not_found, internal, or navigated (the call navigated the page: executeTool's null); anything else is the tool's error.
+    const code = e.code === Code.notFound || e.code === Code.internal || e.code === Code.navigated ? e.code : Code.toolError;
     this.reply(errorMessage(m.id, code, typeof e.message === 'string' ? e.message : 'the tool failed'));
   }
 

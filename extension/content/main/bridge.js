@@ -2,8 +2,9 @@
 // and context providers to the relay, and runs the calls and samples that come
 // back. Messages on the port (main <-> relay):
 //
-//   main -> relay  {type:"tools", tools:[{name, title?, description, inputSchema?, annotations?}]}
+//   main -> relay  {type:"tools", tools:[{name, title?, description, inputSchema?, outputSchema?, annotations?}]}
 //                  {type:"result", id, output}   {type:"error", id, error:{code, message}}
+//                       (code: tool_error, not_found, or navigated when the call navigated the page)
 //                  {type:"providers", providers:[{id, description?}]}   on every change
 //                  {type:"contextChanged"}   the page says its context changed
 //                  {type:"sampled", id, providers:[{id, description?, summary?, json?, note?}]}
@@ -13,7 +14,7 @@
 //                  {type:"cancelAll"}   {type:"sync"}   {type:"sample", id}
 
 import { AbortCtl, isObject, jsonStringify, postTo } from './builtins.js';
-import { errorText, toJSONValue } from './tools.js';
+import { errorCode, errorText, toJSONValue } from './tools.js';
 
 // The relay takes a document without a providers message to have none.
 const NO_PROVIDERS = '[]';
@@ -81,7 +82,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, onConnec
     } catch (err) {
       if (inflight.get(id) !== ctl) return; // cancelled: the worker answered already
       inflight.delete(id);
-      post({ type: 'error', id, error: { code: 'tool_error', message: errorText(err) } });
+      post({ type: 'error', id, error: { code: errorCode(err), message: errorText(err) } });
       return;
     }
     if (inflight.get(id) !== ctl) return;

@@ -12,7 +12,7 @@ import {
   AbortCtl, AbortSig, PromiseCtor, addListener, apply, create, defineProperty, dispatch, getOwnPropertyDescriptor,
   hasOwn, isObject, randomId, removeListener, resolved, then,
 } from './builtins.js';
-import { copyHints, copyMeta, parseResultString } from './tools.js';
+import { copyHints, copyMeta, copySchema, navigatedError, parseResultString } from './tools.js';
 
 const HANDLER_EVENTS = ['toolchange', 'toolactivated', 'toolcancel'];
 
@@ -73,7 +73,12 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
         const exec = tool.execute;
         const pageSignal = isObject(options) ? options.signal : undefined;
         if (typeof exec === 'function' && !(pageSignal instanceof AbortSig && pageSignal.aborted)) {
-          rec = { name: String(tool.name), hints: copyHints(tool.annotations, false), controller: new AbortCtl(), how };
+          rec = {
+            name: String(tool.name), hints: copyHints(tool.annotations, false), controller: new AbortCtl(), how,
+            // Chromium 156 takes an outputSchema without keeping it: the
+            // page's own stands in where the browser's tool has none.
+            outputSchema: copySchema(tool.outputSchema),
+          };
           derived = create(tool, { execute: { value: wrapExecute(exec), enumerable: true, configurable: true, writable: true } });
           // Our own signal, so that unregisterTool and clearContext can
           // unregister; the page's signal aborts it with the page's reason.
@@ -128,9 +133,12 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
       const next = new Map();
       let declarative = null;
       for (const t of list) {
+        // The tool's window: "source" in later drafts and browsers (Tool
+        // objects), "window" in Chromium 156.
         let w;
         try {
-          w = t.window;
+          w = t.source;
+          if (w === undefined || w === null) w = t.window;
         } catch {
           w = undefined;
         }
@@ -138,7 +146,7 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
         // reports only its own. Without a window field, fall back to what
         // this document registered and declared.
         let mine = w === win;
-        if (w === undefined) {
+        if (w === undefined || w === null) {
           declarative = declarative || declaredNames();
           mine = records.has(t.name) || declarative.has(t.name);
         }
@@ -158,9 +166,17 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
   // later (≈ 0.15 ms), with only a JSON string of the same value. Until the
   // page's execute has settled, the browser's answer (a failure to start the
   // call, or the abort of a cancelled call) decides.
+  //
+  // executeTool resolving to null (not the JSON text "null") means that the
+  // call navigated the page (a declarative form's submission): the answer
+  // is the navigated error, not a result.
   function run(entry, input, signal) {
     const rec = records.get(entry.meta.name);
-    if (!rec) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), parseResultString);
+    const settled = (s) => {
+      if (s === null) throw navigatedError(entry.meta.name);
+      return parseResultString(s);
+    };
+    if (!rec) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), settled);
     const callId = randomId();
     return new PromiseCtor((resolve, reject) => {
       let done = false;
@@ -181,7 +197,16 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
         finish({ ok: false, error });
         return;
       }
-      then(resolved(p), (s) => finish({ ok: true, value: parseResultString(s) }), (error) => finish({ ok: false, error }));
+      then(resolved(p), (s) => {
+        let value;
+        try {
+          value = settled(s);
+        } catch (error) {
+          finish({ ok: false, error });
+          return;
+        }
+        finish({ ok: true, value });
+      }, (error) => finish({ ok: false, error }));
     });
   }
 
@@ -257,6 +282,7 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
         const hints = rec ? rec.hints : e.nativeHints;
         if (hints) meta.annotations = hints;
         else delete meta.annotations;
+        if (!meta.outputSchema && rec && rec.outputSchema) meta.outputSchema = rec.outputSchema;
         out.set(name, { meta, run: (input, signal) => run(e, input, signal) });
       }
       return out;

@@ -8,10 +8,40 @@ import { isObject, jsonParse, jsonStringify } from './builtins.js';
 
 export { TOOL_NAME_PATTERN };
 
-/** The annotations that travel, each a boolean. */
-export const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'untrustedContentHint'];
-// consequentialHint goes only as far as the service worker (ask-before-acting); agents never see it.
-const COPIED = [...HINTS, 'consequentialHint'];
+/**
+ * The annotations that travel, each a boolean (lib/protocol.js's HINTS):
+ * consequentialHint and debugging are WebMCP's own; the worker's
+ * ask-before-acting reads consequentialHint, the shim maps both.
+ */
+export const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'untrustedContentHint', 'consequentialHint', 'debugging'];
+const COPIED = HINTS;
+
+// Errors whose bridge error code is not tool_error, by error object.
+const codes = new WeakMap();
+
+/**
+ * An Error that bridge.js answers with the given error code of the bridge
+ * protocol (e.g. "navigated") instead of tool_error.
+ */
+export function bridgeError(code, message) {
+  const e = new Error(message);
+  codes.set(e, code);
+  return e;
+}
+
+/** The bridge error code of err: its bridgeError code, else tool_error. */
+export function errorCode(err) {
+  return (isObject(err) && codes.get(err)) || 'tool_error';
+}
+
+/**
+ * What a call answers when the browser's executeTool resolved to null: the
+ * draft's (and Chromium's) way to say that the call navigated the page
+ * (a declarative form's submission), so the tool's response never came.
+ */
+export function navigatedError(name) {
+  return bridgeError('navigated', `the call navigated the page (tool ${jsonStringify(String(name))} submitted a form or followed a link); its response is not available: look at the new page and list its tools again`);
+}
 
 /**
  * The boolean hints of annotations a (only those set to true when onlyTrue),
@@ -54,9 +84,11 @@ export function copySchema(s) {
 
 /**
  * The fields of a tool that travel to agents: {name, title?, description,
- * inputSchema?, annotations?}, or null for a tool without a valid name or
- * whose fields cannot be read. hints, when given, replaces the tool's own
- * annotations (null: none).
+ * inputSchema?, outputSchema?, annotations?}, or null for a tool without a
+ * valid name or whose fields cannot be read. Each field is read by name
+ * (browsers may hand out Tool interface objects that spreading and
+ * JSON.stringify do not copy); a null schema or annotations is none.
+ * hints, when given, replaces the tool's own annotations (null: none).
  */
 export function copyMeta(tool, hints) {
   let name;
@@ -74,6 +106,8 @@ export function copyMeta(tool, hints) {
     meta.description = typeof d === 'string' ? d : '';
     const schema = copySchema(tool.inputSchema);
     if (schema) meta.inputSchema = schema;
+    const out = copySchema(tool.outputSchema);
+    if (out) meta.outputSchema = out;
     const a = hints === undefined ? copyHints(tool.annotations, false) : hints;
     if (a) meta.annotations = a;
   } catch {

@@ -262,11 +262,16 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
         const meta = { name: rec.name };
         if (rec.title) meta.title = rec.title;
         meta.description = rec.description;
-        if (rec.inputSchema) {
-          // Checked against the bridge's bounds once, when first reported.
-          if (!rec.reported) rec.reported = { inputSchema: schemaForReport(rec.inputSchema) };
-          meta.inputSchema = rec.reported.inputSchema;
+        // The schemas are checked against the bridge's bounds once, when
+        // first reported.
+        if (!rec.reported) {
+          rec.reported = {
+            inputSchema: rec.inputSchema && schemaForReport(rec.inputSchema),
+            outputSchema: rec.outputSchema && schemaForReport(rec.outputSchema),
+          };
         }
+        if (rec.reported.inputSchema) meta.inputSchema = rec.reported.inputSchema;
+        if (rec.reported.outputSchema) meta.outputSchema = rec.reported.outputSchema;
         if (rec.hints) meta.annotations = rec.hints;
         out.set(rec.name, { meta, run: (input, signal) => invoke(instance, rec, input, signal) });
       }
