@@ -53,6 +53,8 @@ func (s *Server) OpenPage(ctx context.Context, pageURL string, background bool, 
 	if err != nil {
 		return nil, err
 	}
+	// A shim that just started may not have met the browsers yet.
+	s.awaitHosts(ctx, InstructionsWait)
 	c, err := s.pickBrowser(browser)
 	if err != nil {
 		return nil, err
