@@ -9,7 +9,7 @@
 // once, forwards each shim's calls and cancels to the browser without
 // re-encoding them, routes each answer back to the shim that asked by the
 // session prefix of its call id, cancels a shim's calls when it disconnects,
-// and answers every call under way with "no_browser" and exits when the
+// and answers every call under way with "browser_gone" and exits when the
 // browser closes its stdin.
 package host
 
@@ -39,7 +39,7 @@ const (
 const DefaultMaxShims = 256
 
 // drainTimeout bounds how long the host, when it exits, waits for a shim to
-// take the last messages (the "no_browser" answers).
+// take the last messages (the "browser_gone" answers).
 const drainTimeout = 5 * time.Second
 
 // Options configure [Run].
@@ -222,7 +222,7 @@ func (h *host) acceptLoop(ln net.Listener) {
 	}
 }
 
-// shutdown answers every call under way with no_browser, removes the socket
+// shutdown answers every call under way with browser_gone, removes the socket
 // and lets each shim take its last messages before closing it.
 func (h *host) shutdown(ln net.Listener, acceptDone <-chan struct{}) {
 	h.mu.Lock()
@@ -236,11 +236,11 @@ func (h *host) shutdown(ln net.Listener, acceptDone <-chan struct{}) {
 	h.mu.Unlock()
 
 	for id, s := range pending {
-		s.send(errorLine(id, webmcp.Errorf(webmcp.CodeNoBrowser,
+		s.send(errorLine(id, webmcp.Errorf(webmcp.CodeBrowserGone,
 			"the browser disconnected from webmcp-host while the call was under way: reopen the browser with the WebMCP bridge extension and call again")))
 	}
 	if len(pending) > 0 {
-		h.log.Printf("answered %d calls under way with no_browser", len(pending))
+		h.log.Printf("answered %d calls under way with browser_gone", len(pending))
 	}
 	if err := ln.Close(); err != nil { // also removes the socket file
 		h.log.Printf("closing the socket: %v", err)

@@ -292,8 +292,8 @@ func TestBrowserGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := a.Expect(ctx, webmcp.TypeError)
-	if e.ID != id || e.Error == nil || e.Error.Code != webmcp.CodeNoBrowser {
-		t.Errorf("pending call got %s, want no_browser", jsonOf(t, e))
+	if e.ID != id || e.Error == nil || e.Error.Code != webmcp.CodeBrowserGone {
+		t.Errorf("pending call got %s, want browser_gone", jsonOf(t, e))
 	}
 	a.ExpectEOF(ctx)
 	if err := ext.Wait(ctx); err != nil {
@@ -425,8 +425,8 @@ func TestHugeBrowserFrameRefused(t *testing.T) {
 	if !strings.Contains(log.text(), "4294967295 bytes") {
 		t.Errorf("stderr does not name the frame's size:\n%s", log.text())
 	}
-	if e := a.Expect(ctx, webmcp.TypeError); e.ID != id || e.Error.Code != webmcp.CodeNoBrowser {
-		t.Errorf("pending call got %s, want no_browser", jsonOf(t, e))
+	if e := a.Expect(ctx, webmcp.TypeError); e.ID != id || e.Error.Code != webmcp.CodeBrowserGone {
+		t.Errorf("pending call got %s, want browser_gone", jsonOf(t, e))
 	}
 	if _, err := os.Stat(ext.Socket()); !os.IsNotExist(err) {
 		t.Errorf("socket still there after exit (stat: %v)", err)

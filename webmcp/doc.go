@@ -111,14 +111,16 @@
 //
 // An error's code is one of the Code constants (tool_error, not_found,
 // tab_closed, navigated, cancelled, timeout, bad_request, no_browser,
-// not_allowed, declined, internal). "declined" means the user said no to
+// browser_gone, not_allowed, declined, internal). "no_browser": the call
+// never reached a browser; "browser_gone": the browser left while the call
+// ran, so it may have run. "declined" means the user said no to
 // the call in the extension's consent window (Deny, closed the window, or
 // did not answer in time); the page's tool did not run, and calling it
 // again asks the user again. A cancelled call is still answered, with code
 // "cancelled", unless its answer was already on the way. When a shim
 // disconnects the host cancels all of that shim's calls still under way.
 // When the browser disconnects, the host answers every call under way with
-// "no_browser" and exits.
+// "browser_gone" and exits.
 //
 // client and sessions — who is connected. A shim that learns which agent it
 // serves (the MCP client's name and version from initialize) says so:

@@ -157,7 +157,7 @@ func TestGoldenRoundTrip(t *testing.T) {
 func TestGoldenErrorCodes(t *testing.T) {
 	codes := []string{
 		webmcp.CodeToolError, webmcp.CodeNotFound, webmcp.CodeTabClosed, webmcp.CodeNavigated,
-		webmcp.CodeCancelled, webmcp.CodeTimeout, webmcp.CodeBadRequest, webmcp.CodeNoBrowser,
+		webmcp.CodeCancelled, webmcp.CodeTimeout, webmcp.CodeBadRequest, webmcp.CodeNoBrowser, webmcp.CodeBrowserGone,
 		webmcp.CodeNotAllowed, webmcp.CodeDeclined, webmcp.CodeInternal,
 	}
 	var got []string

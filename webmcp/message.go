@@ -75,17 +75,18 @@ type OpenedPage struct {
 
 // Error codes carried in [Error.Code].
 const (
-	CodeToolError  = "tool_error"  // the page's tool threw or rejected
-	CodeNotFound   = "not_found"   // no such tab, frame or tool (any more)
-	CodeTabClosed  = "tab_closed"  // the tab closed while the call ran
-	CodeNavigated  = "navigated"   // the frame navigated away while the call ran
-	CodeCancelled  = "cancelled"   // the caller cancelled the call
-	CodeTimeout    = "timeout"     // the call ran out of time
-	CodeBadRequest = "bad_request" // the message was malformed or misrouted
-	CodeNoBrowser  = "no_browser"  // no browser is connected to the host
-	CodeNotAllowed = "not_allowed" // the site is not on the user's allow list
-	CodeDeclined   = "declined"    // the user declined the call (or did not answer in time); the page's tool did not run
-	CodeInternal   = "internal"    // a bug in the bridge
+	CodeToolError   = "tool_error"   // the page's tool threw or rejected
+	CodeNotFound    = "not_found"    // no such tab, frame or tool (any more)
+	CodeTabClosed   = "tab_closed"   // the tab closed while the call ran
+	CodeNavigated   = "navigated"    // the frame navigated away while the call ran
+	CodeCancelled   = "cancelled"    // the caller cancelled the call
+	CodeTimeout     = "timeout"      // the call ran out of time
+	CodeBadRequest  = "bad_request"  // the message was malformed or misrouted
+	CodeNoBrowser   = "no_browser"   // no browser is connected to the host; the call did not reach one
+	CodeBrowserGone = "browser_gone" // the browser disconnected while the call ran: it may have run
+	CodeNotAllowed  = "not_allowed"  // the site is not on the user's allow list
+	CodeDeclined    = "declined"     // the user declined the call (or did not answer in time); the page's tool did not run
+	CodeInternal    = "internal"     // a bug in the bridge
 )
 
 // Message is one bridge protocol message. Type says which of the other fields

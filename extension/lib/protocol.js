@@ -41,6 +41,7 @@ export const Code = Object.freeze({
   timeout: 'timeout',
   badRequest: 'bad_request',
   noBrowser: 'no_browser',
+  browserGone: 'browser_gone',
   notAllowed: 'not_allowed',
   declined: 'declined',
   internal: 'internal',

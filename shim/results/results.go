@@ -224,6 +224,8 @@ func FromError(tool string, e *webmcp.Error) *mcp.CallToolResult {
 		return Failure(e.Code, MaybeRan, "tool %s timed out in the browser (%s); the call was cancelled in the page", tool, e.Message)
 	case webmcp.CodeNoBrowser:
 		return Failure(e.Code, NotRun, "%s", NoBrowser)
+	case webmcp.CodeBrowserGone:
+		return Failure(e.Code, MaybeRan, "tool %s: the browser disconnected while the call ran (%s)", tool, e.Message)
 	case webmcp.CodeNotAllowed:
 		return Failure(e.Code, NotRun, "tool %s: the site is not allowed (%s); the user can allow it in the WebMCP bridge extension", tool, e.Message)
 	case webmcp.CodeBadRequest:
