@@ -52,7 +52,29 @@ func StartHost(t testing.TB, dir string, p *Page) *fakeext.Ext {
 	if err := ext.Hello(); err != nil {
 		t.Fatal(err)
 	}
+	AwaitHostBrowser(t, ext.Socket())
 	return ext
+}
+
+// AwaitHostBrowser waits until the host at socket has the browser's hello,
+// as a shim that connects sees it: the host reads the browser's messages
+// in its own time, and a test that connects a shim right after the fake
+// extension said hello would otherwise race it.
+func AwaitHostBrowser(t testing.TB, socket string) {
+	t.Helper()
+	ctx := Context(t)
+	c := DialLine(t, socket)
+	defer c.Close()
+	c.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "bridgetest", PID: os.Getpid()}})
+	for {
+		m, err := c.Next(ctx)
+		if err != nil {
+			t.Fatalf("the host at %s never had the browser's hello: %v", socket, err)
+		}
+		if m.Type == webmcp.TypeHello && m.Browser != nil {
+			return
+		}
+	}
 }
 
 // AwaitHostState waits until the host at socket has a state for which ok
