@@ -155,6 +155,9 @@ type Browser struct {
 	// that two hosts of the same profile can be told from two profiles.
 	Instance    string `json:"instance,omitempty"`
 	ExtensionID string `json:"extensionId,omitempty"`
+	// ExtensionVersion is the bridge extension's version (its manifest's),
+	// so that doctor can tell a stale extension from the installed one.
+	ExtensionVersion string `json:"extensionVersion,omitempty"`
 }
 
 // HostInfo describes a webmcp-host process to its shims.

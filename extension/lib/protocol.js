@@ -80,12 +80,13 @@ export const HINTS = Object.freeze([
 export const MAX_TOOL_BYTES = 1 << 20;
 
 /** Builds the extension's hello. */
-export function helloMessage({ name, version, instance, extensionId }) {
+export function helloMessage({ name, version, instance, extensionId, extensionVersion }) {
   const browser = {};
   if (name) browser.name = name;
   if (version) browser.version = version;
   if (instance) browser.instance = instance;
   if (extensionId) browser.extensionId = extensionId;
+  if (extensionVersion) browser.extensionVersion = extensionVersion;
   return { type: T.hello, protocol: PROTOCOL_VERSION, browser };
 }
 

@@ -56,6 +56,15 @@ export const consoleLog = {
   warn: (...args) => console.warn('[webmcp bridge]', ...args),
 };
 
+/** The extension's version, from its manifest ('' where that cannot be read). */
+export function extensionVersion(chrome) {
+  try {
+    return String(chrome.runtime.getManifest().version || '');
+  } catch {
+    return '';
+  }
+}
+
 /** Names the browser for hello from navigator.userAgentData. */
 export async function detectBrowser(navigator) {
   const uad = navigator.userAgentData;
@@ -199,7 +208,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
       await chrome.storage.local.set({ [INSTANCE_KEY]: instance });
     }
     const browser = await detectBrowser(navigator);
-    link.identity = { ...browser, instance, extensionId: chrome.runtime.id };
+    link.identity = { ...browser, instance, extensionId: chrome.runtime.id, extensionVersion: extensionVersion(chrome) };
     const [list, win] = await Promise.all([
       chrome.tabs.query({}),
       chrome.windows.getLastFocused().catch(() => null),

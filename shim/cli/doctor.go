@@ -61,10 +61,11 @@ type DoctorJSON struct {
 
 // doctor is one run of checks; each check adds one line.
 type doctor struct {
-	out      io.Writer
-	json     bool
-	report   DoctorJSON
-	reported map[string]bool // sockets reported as not the user's
+	out        io.Writer
+	json       bool
+	report     DoctorJSON
+	reported   map[string]bool // sockets reported as not the user's
+	extVersion string          // the installed extension folder's version
 }
 
 func (d *doctor) add(link, status, format string, args ...any) {
@@ -144,6 +145,7 @@ func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
 			d.problem(LinkBinaries, "the extension's folder %s is missing or broken: run ./install.sh again, then reload the extension in chrome://extensions", ext)
 		} else {
 			d.info(LinkBinaries, "extension %s %s in %s (the folder to load in chrome://extensions)", m.Name, m.Version, ext)
+			d.extVersion = m.Version
 		}
 	}
 	if !installed {
@@ -327,6 +329,8 @@ func (d *doctor) checkHosts(ctx context.Context, env *Env) {
 		case h.Browser.ExtensionID != "" && h.Browser.ExtensionID != webmcp.ExtensionID:
 			d.problem(LinkHost, "host pid %d was started by extension %s, not the bridge's %s: load the extension from the folder install.sh printed", h.PID, h.Browser.ExtensionID, webmcp.ExtensionID)
 			continue
+		case d.extVersion != "" && h.Browser.ExtensionVersion != "" && h.Browser.ExtensionVersion != d.extVersion:
+			d.problem(LinkHost, "%s runs the extension %s, but %s is installed: reload the extension in chrome://extensions (or load it from the folder install.sh printed)", h.Browser.Name, h.Browser.ExtensionVersion, d.extVersion)
 		}
 		allowed := 0
 		for _, t := range h.Tabs {
