@@ -1,0 +1,273 @@
+package e2e
+
+// Helpers of the ask-before-acting and activity tests: a small test site
+// whose tools count their runs in the page, the consent window found as a
+// CDP target, controls clicked by their accessible names (the browser's
+// own accessibility tree), extension pages opened as tabs, and screenshots.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// consentPage registers four tools: act (no hints), peek (read-only),
+// commit (consequential) and other (no hints); each counts its runs in
+// window.counts, and document.body.dataset.ready says they are registered.
+const consentPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Consent test site</title></head>
+<body><h1>Consent test site</h1><p>Tools that count their runs.</p>
+<script>
+window.counts = {act: 0, peek: 0, commit: 0, other: 0};
+const mc = document.modelContext || navigator.modelContext;
+const reg = (name, annotations) => mc.registerTool({
+  name, description: "The consent test's " + name + " tool.",
+  inputSchema: {type: "object", properties: {note: {type: "string"}}},
+  annotations,
+  execute: async () => { window.counts[name]++; return "ran " + name; },
+});
+Promise.all([reg("act"), reg("peek", {readOnlyHint: true}), reg("commit", {consequentialHint: true}), reg("other")])
+  .then(() => { document.body.dataset.ready = "true"; });
+</script></body></html>`
+
+// serveConsentSite serves consentPage on 127.0.0.1 (a loopback default:
+// allowed, and "never ask" until the user says otherwise) and returns its
+// origin.
+func serveConsentSite(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, consentPage)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// extURL is a page of the extension.
+func extURL(path string) string {
+	return fmt.Sprintf("chrome-extension://%s/%s", webmcp.ExtensionID, path)
+}
+
+// counts reads the test site's run counts.
+func counts(t testing.TB, site context.Context) map[string]int {
+	t.Helper()
+	return eval[map[string]int](t, site, `window.counts`)
+}
+
+// consentTarget waits until a consent window (a page of the extension
+// whose URL ends in ui/consent.html) that is not in seen is a target, woken
+// by the browser's target events, and returns its id.
+func (b *bridge) consentTarget(seen map[target.ID]bool) target.ID {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.browser, 20*time.Second)
+	defer cancel()
+	woke := make(chan struct{}, 1)
+	listenTargets(ctx, woke)
+	for {
+		if id, ok := b.findConsent(ctx, seen); ok {
+			return id
+		}
+		select {
+		case <-woke:
+		case <-ctx.Done():
+			b.t.Fatalf("no consent window (ui/consent.html) appeared")
+		}
+	}
+}
+
+// listenTargets wakes woke whenever a target appears, changes or goes.
+func listenTargets(ctx context.Context, woke chan struct{}) {
+	chromedp.ListenBrowser(ctx, func(ev any) {
+		switch ev.(type) {
+		case *target.EventTargetCreated, *target.EventTargetInfoChanged, *target.EventTargetDestroyed:
+			select {
+			case woke <- struct{}{}:
+			default:
+			}
+		}
+	})
+}
+
+// findConsent reports a consent window not in seen, if there is one now.
+func (b *bridge) findConsent(ctx context.Context, seen map[target.ID]bool) (target.ID, bool) {
+	b.t.Helper()
+	infos, err := chromedp.Targets(ctx)
+	if err != nil {
+		b.t.Fatalf("list targets: %v", err)
+	}
+	for _, in := range infos {
+		if in.Type == "page" && strings.HasSuffix(in.URL, "/ui/consent.html") && !seen[in.TargetID] {
+			return in.TargetID, true
+		}
+	}
+	return "", false
+}
+
+// attach returns a chromedp context on target id; cancelling it detaches
+// (closing the consent window would decline its calls).
+func (b *bridge) attach(id target.ID) context.Context {
+	b.t.Helper()
+	ctx, cancel := chromedp.NewContext(b.browser, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
+	b.t.Cleanup(cancel)
+	// The first Run attaches and binds the target's read loop to its context:
+	// this long-lived one, not a caller's timeout.
+	if err := chromedp.Do(ctx); err != nil {
+		b.t.Fatalf("attach to the consent window: %v", err)
+	}
+	return ctx
+}
+
+// clickNamed clicks the control of role whose accessible name, as the
+// browser computes it, is exactly name.
+func clickNamed(t testing.TB, ctx context.Context, role, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	doc, err := chromedp.Call(ctx, dom.GetDocument, dom.GetDocumentParams{})
+	if err != nil {
+		t.Fatalf("get the document: %v", err)
+	}
+	res, err := chromedp.Call(ctx, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{
+		BackendNodeID: doc.Root.BackendNodeID, AccessibleName: name, Role: role,
+	})
+	if err != nil {
+		t.Fatalf("query the accessibility tree for %s %q: %v", role, name, err)
+	}
+	var node *accessibility.Node
+	for _, n := range res.Nodes {
+		if !n.Ignored && n.BackendDOMNodeID != 0 {
+			node = n
+			break
+		}
+	}
+	if node == nil {
+		t.Fatalf("no %s named %q", role, name)
+	}
+	obj, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node.BackendDOMNodeID})
+	if err != nil {
+		t.Fatalf("resolve %s %q: %v", role, name, err)
+	}
+	if _, err := chromedp.Call(ctx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: `function() { this.focus(); this.click(); }`, ObjectID: obj.Object.ObjectID,
+	}); err != nil {
+		t.Fatalf("click %s %q: %v", role, name, err)
+	}
+}
+
+// buttonReady is a page condition: an enabled button whose text is name.
+func buttonReady(name string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll("button")].some(b => b.textContent === %s && !b.disabled)`, mustJSON(name))
+}
+
+// callAsync calls a tool through the MCP client cs in the background; the
+// result arrives on the channel as "OK <text>", "ISERROR <text>" or
+// "ERROR <protocol error>".
+func callAsync(cs *mcp.ClientSession, name string, args any) <-chan string {
+	ch := make(chan string, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		switch {
+		case err != nil:
+			ch <- "ERROR " + err.Error()
+		case res.IsError:
+			ch <- "ISERROR " + text(res)
+		default:
+			ch <- "OK " + text(res)
+		}
+	}()
+	return ch
+}
+
+// outcome waits for a background call's result.
+func outcome(t testing.TB, ch <-chan string) string {
+	t.Helper()
+	select {
+	case s := <-ch:
+		return s
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call did not return")
+		return ""
+	}
+}
+
+// badgeText asks the extension (from one of its pages) for a tab's badge.
+func badgeText(t testing.TB, extPage context.Context, tabID int) string {
+	t.Helper()
+	return eval[string](t, extPage, fmt.Sprintf(`chrome.action.getBadgeText({tabId: %d})`, tabID))
+}
+
+// activityEntries reads the activity log as the extension page shows it:
+// [tool, outcome] of each entry, newest first.
+func activityEntries(t testing.TB, page context.Context) [][2]string {
+	t.Helper()
+	raw := eval[string](t, page, `JSON.stringify([...document.querySelectorAll(".wm-log li")].map(li => [li.dataset.tool, li.dataset.outcome]))`)
+	var out [][2]string
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// shotDir is where screenshots go: $WEBMCP_SCREENSHOTS, or a temporary
+// directory of the test.
+func shotDir(t testing.TB) string {
+	if d := os.Getenv("WEBMCP_SCREENSHOTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatalf("WEBMCP_SCREENSHOTS: %v", err)
+		}
+		return d
+	}
+	return t.TempDir()
+}
+
+// shoot saves a PNG of the page at width×height in a colour scheme to
+// dir/name; a failed screenshot is logged, never a failure.
+func shoot(t testing.TB, ctx context.Context, scheme string, width, height int64, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+	}); err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: width, Height: height, DeviceScaleFactor: 2}); err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	want := map[string]string{"light": "rgb(255, 255, 255)", "dark": "rgb(22, 25, 29)"}[scheme]
+	waitPage(t, ctx, fmt.Sprintf(`getComputedStyle(document.body).backgroundColor === %q`, want))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	p := filepath.Join(shotDir(t), name)
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	t.Logf("screenshot: %s", p)
+}

@@ -1,0 +1,223 @@
+package e2e
+
+// Ask-before-acting and agent activity, end to end: a site set to ask in
+// the extension's own page, the consent window found as a CDP target and
+// answered by its buttons' accessible names, the page's own run counts,
+// the activity log, the badge. Both WebMCP modes.
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/target"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const (
+	askActing        = "Ask for every tool that is not read-only"
+	askConsequential = "Ask only for tools the page marks consequential"
+)
+
+// siteTabID is the id list_tabs gives the tab of origin.
+func (b *bridge) siteTabID(origin string) int {
+	b.t.Helper()
+	var out struct {
+		Tabs []struct {
+			ID     int    `json:"id"`
+			Origin string `json:"origin"`
+		} `json:"tabs"`
+	}
+	res := b.call(context.Background(), "list_tabs", map[string]any{})
+	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
+		b.t.Fatalf("list_tabs returned no JSON (%v): %s", err, text(res))
+	}
+	for _, t := range out.Tabs {
+		if t.Origin == origin {
+			return t.ID
+		}
+	}
+	b.t.Fatalf("list_tabs shows no tab of %s: %s", origin, text(res))
+	return 0
+}
+
+// waitClientTool waits until the MCP client cs lists tool name (its
+// list_changed notifications wake b.changed).
+func (b *bridge) waitClientTool(cs *mcp.ClientSession, name string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			b.t.Fatalf("list tools: %v", err)
+		}
+		if slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == name }) {
+			return
+		}
+		select {
+		case <-b.changed:
+		case <-ctx.Done():
+			b.t.Fatalf("the second shim never listed %s", name)
+		}
+	}
+}
+
+// answerConsent waits for a consent window other than the ones in seen,
+// waits for its button name, and clicks it; it returns the window's id.
+func (b *bridge) answerConsent(seen map[target.ID]bool, button string, shots ...string) target.ID {
+	b.t.Helper()
+	id := b.newConsent(seen)
+	win := b.attach(id)
+	waitPage(b.t, win, buttonReady(button))
+	for _, scheme := range shots {
+		shoot(b.t, win, scheme, 480, 620, "consent-"+scheme+".png")
+	}
+	clickNamed(b.t, win, "button", button)
+	return id
+}
+
+// newConsent waits for a consent window that is not in seen, and adds it.
+func (b *bridge) newConsent(seen map[target.ID]bool) target.ID {
+	b.t.Helper()
+	id := b.consentTarget(seen)
+	seen[id] = true
+	return id
+}
+
+// noNewConsent fails when a consent window not in seen exists.
+func (b *bridge) noNewConsent(seen map[target.ID]bool, why string) {
+	b.t.Helper()
+	if _, ok := b.findConsent(b.browser, seen); ok {
+		b.t.Fatalf("%s, yet a consent window opened", why)
+	}
+}
+
+func TestConsent(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		origin := serveConsentSite(t)
+		site, _ := b.open(origin + "/")
+		waitPage(t, site, `document.body.dataset.ready === "true"`)
+		b.waitTools("the test site's tools", func(ts map[string]*mcp.Tool) bool {
+			return ts["act"] != nil && ts["peek"] != nil && ts["commit"] != nil && ts["other"] != nil
+		})
+		tabID := b.siteTabID(origin)
+		seen := map[target.ID]bool{}
+		want := func(ch <-chan string, prefix string, words ...string) {
+			t.Helper()
+			got := outcome(t, ch)
+			if !strings.HasPrefix(got, prefix) {
+				t.Fatalf("got %q, want %s…", got, prefix)
+			}
+			for _, w := range words {
+				if !strings.Contains(got, w) {
+					t.Fatalf("got %q, want it to say %q", got, w)
+				}
+			}
+		}
+		wantCounts := func(want map[string]int) {
+			t.Helper()
+			if got := counts(t, site); !equalCounts(got, want) {
+				t.Fatalf("the page ran its tools %v times, want %v", got, want)
+			}
+		}
+
+		// A loopback site never asks by default.
+		want(callAsync(b.client, "act", map[string]any{}), "OK ran act")
+		b.noNewConsent(seen, "a loopback site asks by default")
+
+		// The user sets the site to ask, in the extension's own page.
+		settings, _ := b.open(extURL("ui/site-settings.html?origin=" + url.QueryEscape(origin)))
+		waitPage(t, settings, `document.querySelector("input[value=acting]")`)
+		clickNamed(t, settings, "radio", askActing)
+		waitPage(t, settings, `document.querySelector("input[value=acting]").checked && document.querySelector(".wm-status").textContent === "Saved."`)
+
+		// Allow runs the tool exactly once.
+		var shots []string
+		if m == polyfill {
+			shots = []string{"light", "dark"}
+		}
+		ch := callAsync(b.client, "act", map[string]any{"note": strings.Repeat("a long note that the window folds ", 10)})
+		b.answerConsent(seen, "Allow", shots...)
+		want(ch, "OK ran act")
+		wantCounts(map[string]int{"act": 2})
+
+		// Deny: the agent hears that the user declined; the page never runs it.
+		ch = callAsync(b.client, "act", map[string]any{})
+		b.answerConsent(seen, "Deny")
+		want(ch, "ISERROR", "declined", "did not run")
+		wantCounts(map[string]int{"act": 2})
+
+		// Read-only tools never ask.
+		want(callAsync(b.client, "peek", map[string]any{}), "OK ran peek")
+		b.noNewConsent(seen, "a read-only tool ran")
+		wantCounts(map[string]int{"act": 2, "peek": 1})
+
+		// No answer before the shim's --timeout is a decline.
+		quick := b.connectShim("--timeout", "3s")
+		b.waitClientTool(quick, "act")
+		ch = callAsync(quick, "act", map[string]any{})
+		b.newConsent(seen)
+		want(ch, "ISERROR", "declined", "did not answer")
+		wantCounts(map[string]int{"act": 2, "peek": 1})
+
+		// "Until the browser closes" stops asking for that tool only.
+		ch = callAsync(b.client, "act", map[string]any{})
+		b.answerConsent(seen, "Allow act on this site until the browser closes")
+		want(ch, "OK ran act")
+		want(callAsync(b.client, "act", map[string]any{}), "OK ran act")
+		b.noNewConsent(seen, "a granted tool ran again")
+		ch = callAsync(b.client, "other", map[string]any{})
+		b.answerConsent(seen, "Deny")
+		want(ch, "ISERROR", "declined")
+		wantCounts(map[string]int{"act": 4, "peek": 1})
+
+		// "Consequential": only the tools the page marks so ask.
+		clickNamed(t, settings, "radio", askConsequential)
+		waitPage(t, settings, `document.querySelector("input[value=consequential]").checked`)
+		want(callAsync(b.client, "other", map[string]any{}), "OK ran other")
+		b.noNewConsent(seen, "a tool without consequentialHint ran")
+		ch = callAsync(b.client, "commit", map[string]any{})
+		b.answerConsent(seen, "Allow")
+		want(ch, "OK ran commit")
+		wantCounts(map[string]int{"act": 4, "peek": 1, "other": 1, "commit": 1})
+
+		// The activity log lists each call with its outcome, newest first.
+		log, _ := b.open(extURL("ui/activity.html"))
+		waitPage(t, log, `document.querySelectorAll(".wm-log li").length === 10`)
+		wantLog := [][2]string{
+			{"commit", "result"}, {"other", "result"}, {"other", "declined"}, {"act", "result"}, {"act", "result"},
+			{"act", "declined"}, {"peek", "result"}, {"act", "declined"}, {"act", "result"}, {"act", "result"},
+		}
+		if got := activityEntries(t, log); !slices.Equal(got, wantLog) {
+			t.Fatalf("activity log %v, want %v", got, wantLog)
+		}
+		if m == polyfill {
+			shoot(t, log, "light", 420, 900, "activity-light.png")
+			shoot(t, log, "dark", 420, 900, "activity-dark.png")
+		}
+
+		// The badge counts the tab's tools.
+		if got := badgeText(t, log, tabID); got != "4" {
+			t.Fatalf("the badge of tab %d says %q, want 4", tabID, got)
+		}
+
+		// Clear activity empties the log.
+		clickNamed(t, log, "button", "Clear activity")
+		waitPage(t, log, `document.querySelectorAll(".wm-log li").length === 0`)
+	})
+}
+
+func equalCounts(got, want map[string]int) bool {
+	for _, k := range []string{"act", "peek", "commit", "other"} {
+		if got[k] != want[k] {
+			return false
+		}
+	}
+	return true
+}
