@@ -1,0 +1,194 @@
+package e2e
+
+// Helpers for the extension's panel (extension/ui/panel.html), opened as a
+// tab for a given browser tab and driven by accessible names, the way a
+// screen reader or a keyboard user reaches its controls.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// The panel's contract names (extension/ui/site.js, context.js).
+const siteSwitch = "Let local agents use this site"
+
+// tabID returns the browser's id of the tab of origin, as list_tabs shows it.
+func (b *bridge) tabID(origin string) int {
+	b.t.Helper()
+	var out struct {
+		Tabs []struct {
+			ID     int    `json:"id"`
+			Origin string `json:"origin"`
+		} `json:"tabs"`
+	}
+	res := b.call(context.Background(), "list_tabs", map[string]any{})
+	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
+		b.t.Fatalf("list_tabs returned no JSON (%v): %s", err, text(res))
+	}
+	for _, t := range out.Tabs {
+		if t.Origin == origin {
+			return t.ID
+		}
+	}
+	b.t.Fatalf("list_tabs shows no tab of %s: %s", origin, text(res))
+	return 0
+}
+
+// openPanel opens the extension's panel for tab id in a new tab, waits until
+// it has shown that tab, and brings the tab front again (its window's
+// active tab is the one agents get the context of).
+func (b *bridge) openPanel(id int, front context.Context) context.Context {
+	b.t.Helper()
+	panel := b.openUI(fmt.Sprintf("ui/panel.html?tab=%d", id))
+	waitPage(b.t, panel, fmt.Sprintf(`document.body.dataset.ready === "true" && document.body.dataset.tab === "%d"`, id))
+	if front != nil {
+		focus(b.t, front)
+	}
+	return panel
+}
+
+// openUI opens a page of the extension (path: "ui/options.html") as a
+// background tab of the focused window, so that the tab agents get the
+// context of stays the active one, and lets it keep keyboard focus behind
+// that tab, as the side panel does beside the page. (chromedp's own new
+// tabs get a window each, which takes the focus.)
+func (b *bridge) openUI(path string) context.Context {
+	b.t.Helper()
+	url := fmt.Sprintf("chrome-extension://%s/%s", webmcp.ExtensionID, path)
+	no, yes := false, true
+	res, err := chromedp.CallBrowser(b.browser, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: &no, Background: &yes})
+	if err != nil {
+		b.t.Fatalf("open %s: %v", url, err)
+	}
+	page, cancel := chromedp.NewContext(b.browser, chromedp.WithTargetID(res.TargetID))
+	b.t.Cleanup(cancel)
+	if _, err := chromedp.Call(page, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		b.t.Fatalf("emulate focus in %s: %v", path, err)
+	}
+	return page
+}
+
+// byLabel is a JavaScript expression for the element whose accessible name
+// is set by aria-label to label.
+func byLabel(label string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll("[aria-label]")].find(e => e.getAttribute("aria-label") === %s)`, mustJSON(label))
+}
+
+// axControl finds the control named name in the panel's accessibility tree
+// (the name the browser computes, as a screen reader gets it) and returns
+// its role and whether it is checked ("true", "false", or "" when the
+// control has no checked state). It fails the test when there is none.
+func axControl(t testing.TB, panel context.Context, name string) (role, checked string) {
+	t.Helper()
+	res, err := chromedp.Call(panel, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	if err != nil {
+		t.Fatalf("accessibility tree of the panel: %v", err)
+	}
+	var names []string
+	for _, n := range res.Nodes {
+		if n.Ignored || n.Name == nil {
+			continue
+		}
+		var nm string
+		json.Unmarshal(n.Name.Value, &nm)
+		if nm == "" {
+			continue
+		}
+		names = append(names, nm)
+		if nm != name {
+			continue
+		}
+		if n.Role != nil {
+			json.Unmarshal(n.Role.Value, &role)
+		}
+		for _, p := range n.Properties {
+			if p.Name == accessibility.PropertyNameChecked && p.Value != nil {
+				var v any
+				json.Unmarshal(p.Value.Value, &v)
+				checked = fmt.Sprint(v)
+			}
+		}
+		return role, checked
+	}
+	t.Fatalf("the panel has no control named %q; names: %s", name, strings.Join(names, " | "))
+	return "", ""
+}
+
+// press activates the control named label from the keyboard: it is focused
+// and Space (a switch, a button) or Enter is pressed, as a keyboard user
+// would.
+func press(t testing.TB, panel context.Context, label string) {
+	t.Helper()
+	if !eval[bool](t, panel, `(() => { const e = `+byLabel(label)+`; if (!e) return false; e.focus(); return document.activeElement === e; })()`) {
+		t.Fatalf("the panel has no focusable control labelled %q", label)
+	}
+	if err := chromedp.Do(panel, chromedp.KeyEvent(" ")); err != nil {
+		t.Fatalf("press Space on %q: %v", label, err)
+	}
+}
+
+// waitSwitch waits until the switch named label is checked (on) or not.
+func waitSwitch(t testing.TB, panel context.Context, label string, on bool) {
+	t.Helper()
+	waitPage(t, panel, fmt.Sprintf(`(() => { const e = %s; return e && !e.disabled && e.checked === %v; })()`, byLabel(label), on))
+}
+
+// screenshotDir is where the panel's screenshots go: $WEBMCP_SCREENSHOTS,
+// or a temporary directory of the test.
+func screenshotDir(t testing.TB) string {
+	if d := os.Getenv("WEBMCP_SCREENSHOTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatalf("WEBMCP_SCREENSHOTS: %v", err)
+		}
+		return d
+	}
+	return t.TempDir()
+}
+
+// screenshot saves a full-page PNG of the panel at the popup's width in a
+// colour scheme ("light" or "dark") to dir/name.
+func screenshot(t testing.TB, panel context.Context, scheme, dir, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(panel, 20*time.Second)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+	}); err != nil {
+		t.Fatalf("emulate prefers-color-scheme %s: %v", scheme, err)
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 360, Height: 640, DeviceScaleFactor: 2}); err != nil {
+		t.Fatalf("set the popup's width: %v", err)
+	}
+	// The media query matches once the emulation took; reading the layout
+	// then lays the page out at the new width, before the screenshot
+	// measures it.
+	wait := fmt.Sprintf(`new Promise(resolve => {
+		const mq = matchMedia("(prefers-color-scheme: %s)");
+		const done = () => resolve(document.documentElement.scrollHeight);
+		if (mq.matches) done(); else mq.addEventListener("change", done, {once: true});
+	})`, scheme)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](wait, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("waiting for prefers-color-scheme: %s in the panel: %v", scheme, err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot of the panel: %v", err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

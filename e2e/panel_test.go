@@ -1,0 +1,245 @@
+package e2e
+
+// The extension's panel (extension/ui/panel.html?tab=<id>), driven by
+// accessible names from the keyboard: the site switch, a new site, the
+// context chips (include/exclude, raw JSON, pin), the allowed sites on the
+// options page, and screenshots in light and dark.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// localOrigin is the demo app's origin on localhost.
+func localOrigin() string { return fmt.Sprintf("http://localhost:%d", demoPort) }
+
+// The demo's own tab, its panel, and slice 3 selected (CommitNavigation).
+func (b *bridge) demoWithPanel() (demo, panel context.Context, tabID int) {
+	b.t.Helper()
+	demo = b.openDemo("localhost")
+	click(b.t, demo, "3")
+	b.getUIContext() // the click has reached the extension
+	tabID = b.tabID(localOrigin())
+	panel = b.openPanel(tabID, demo)
+	return demo, panel, tabID
+}
+
+// Off: the site's tools leave the connected agent (tools/list_changed) and
+// its context, URL and title stop leaving the browser; on: they come back.
+func TestPanelSiteSwitch(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		_, panel, _ := b.demoWithPanel()
+		if role, checked := axControl(t, panel, siteSwitch); role != "switch" || checked != "true" {
+			t.Fatalf("%q is a %q checked=%q; want a switch that is on for localhost", siteSwitch, role, checked)
+		}
+		// The tools, marked read-only or acting from their annotations.
+		waitPage(t, panel, `document.querySelector('[data-tool="select_slice"] .tag.act') && document.querySelector('[data-tool="get_selection"] .tag.read')`)
+
+		press(t, panel, siteSwitch)
+		b.waitTools("the site's tools to leave the agent", func(m map[string]*mcp.Tool) bool { return m["select_slice"] == nil && m["get_selection"] == nil })
+		waitSwitch(t, panel, siteSwitch, false)
+		if _, checked := axControl(t, panel, siteSwitch); checked != "false" {
+			t.Errorf("after turning it off, the switch's checked state is %q", checked)
+		}
+		res := text(b.call(context.Background(), "get_ui_context", map[string]any{}))
+		if strings.Contains(res, "CommitNavigation") || strings.Contains(res, localOrigin()+"/") {
+			t.Errorf("get_ui_context still shows the site turned off:\n%s", res)
+		}
+		if out, _ := b.shimCLI("context"); strings.Contains(out, "CommitNavigation") || strings.Contains(out, "localhost") {
+			t.Errorf("webmcp-shim context still shows the site turned off:\n%s", out)
+		}
+		if tabs := text(b.call(context.Background(), "list_tabs", map[string]any{})); strings.Contains(tabs, localOrigin()+"/") || strings.Contains(tabs, "Trace") {
+			t.Errorf("list_tabs shows the URL or title of the site turned off:\n%s", tabs)
+		}
+
+		press(t, panel, siteSwitch)
+		b.waitTools("the site's tools to come back", func(m map[string]*mcp.Tool) bool { return m["select_slice"] != nil && m["get_selection"] != nil })
+		waitSwitch(t, panel, siteSwitch, true)
+		if res := text(b.call(context.Background(), "get_ui_context", map[string]any{})); !strings.Contains(res, selectionProvider) {
+			t.Errorf("the context did not come back with the site:\n%s", res)
+		}
+	})
+}
+
+// A loopback address outside the default list: turned on in the panel, its
+// tools reach the agent; removed on the options page, they leave again.
+func TestPanelNewSite(t *testing.T) {
+	b := start(t, polyfill)
+	blocked, _ := b.open(blockedOrigin + "/")
+	eval[any](t, blocked, `window.demo.ready`)
+	b.openDemo("localhost") // once its tools are listed, the blocked page's have reached the extension
+	fromBlocked := func(m map[string]*mcp.Tool) bool {
+		for _, tool := range m {
+			if strings.Contains(tool.Description, "127.0.0.2") {
+				return true
+			}
+		}
+		return false
+	}
+	if tools := b.waitTools("the demo's tools", func(m map[string]*mcp.Tool) bool { return m["select_slice"] != nil }); fromBlocked(tools) {
+		t.Fatalf("a tool of %s is listed before the site was turned on", blockedOrigin)
+	}
+	panel := b.openPanel(b.tabID(blockedOrigin), nil)
+	if role, checked := axControl(t, panel, siteSwitch); role != "switch" || checked != "false" {
+		t.Fatalf("%q is a %q checked=%q; want a switch that is off for %s", siteSwitch, role, checked, blockedOrigin)
+	}
+	// Its tools are listed in the panel, not shared.
+	waitPage(t, panel, `document.querySelector('[data-tool="select_slice"] .tag.off')`)
+
+	press(t, panel, siteSwitch)
+	b.waitTools("the new site's tools", fromBlocked)
+	waitSwitch(t, panel, siteSwitch, true)
+	// The panel's list of allowed sites has it, and so has the options page.
+	waitPage(t, panel, byLabel("Remove "+blockedOrigin)+` !== undefined`)
+	options := b.openUI("ui/options.html")
+	waitPage(t, options, byLabel("Remove "+blockedOrigin)+` !== undefined && `+byLabel("Remove http://localhost:*")+` !== undefined`)
+	if role, _ := axControl(t, options, "Remove "+blockedOrigin); role != "button" {
+		t.Errorf("Remove %s is a %q, want a button", blockedOrigin, role)
+	}
+	press(t, options, "Remove "+blockedOrigin)
+	b.waitTools("the removed site's tools to leave", func(m map[string]*mcp.Tool) bool { return !fromBlocked(m) })
+	waitPage(t, options, byLabel("Remove "+blockedOrigin)+` === undefined`)
+	waitSwitch(t, panel, siteSwitch, false)
+}
+
+// The context strip: a chip per provider with its summary; the raw JSON it
+// shows is what get_ui_context returns for that provider; excluded, the
+// provider is in neither get_ui_context nor webmcp-shim context, and cannot
+// be pinned; included again, it is back.
+func TestPanelChips(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		_, panel, _ := b.demoWithPanel()
+		include := "Include " + selectionProvider
+		chip := `document.querySelector('[data-chip="` + selectionProvider + `"]')`
+		waitPage(t, panel, chip+` && `+chip+`.querySelector(".summary").textContent.includes("CommitNavigation")`)
+		if role, checked := axControl(t, panel, include); role != "switch" || checked != "true" {
+			t.Fatalf("%q is a %q checked=%q; want a switch that is on", include, role, checked)
+		}
+		if role, _ := axControl(t, panel, "Pin "+selectionProvider); role != "button" {
+			t.Errorf("Pin %s is a %q, want a button", selectionProvider, role)
+		}
+
+		// The raw JSON, expanded from the keyboard, is what the agent gets.
+		press(t, panel, "Show raw JSON of "+selectionProvider)
+		raw := `document.querySelector('details[data-raw="chip:` + selectionProvider + `"]')`
+		waitPage(t, panel, raw+`.open`)
+		shown := eval[string](t, panel, raw+`.querySelector("pre").textContent`)
+		var got, want any
+		if err := json.Unmarshal([]byte(shown), &got); err != nil {
+			t.Fatalf("the raw view is not JSON (%v): %s", err, shown)
+		}
+		c := b.getUIContext()
+		for _, p := range c.Providers {
+			if p.ID == selectionProvider {
+				want = jsonValue(t, p)
+			}
+		}
+		if want == nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("the panel's raw JSON of %s is\n%s\nget_ui_context gives\n%s", selectionProvider, shown, mustJSON(want))
+		}
+
+		// Excluded: it never leaves the browser.
+		press(t, panel, include)
+		waitSwitch(t, panel, include, false)
+		c = b.getUIContext()
+		if _, _, ok := c.provider(selectionProvider); ok || c.Descriptions[selectionProvider] != "" {
+			t.Errorf("get_ui_context still has the excluded provider: %+v", c)
+		}
+		if _, _, ok := c.provider(viewportProvider); !ok {
+			t.Errorf("excluding one provider took the others too: %+v", c.Providers)
+		}
+		out, err := b.shimCLI("context")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, selectionProvider) || !strings.Contains(out, viewportProvider) {
+			t.Errorf("webmcp-shim context with %s excluded:\n%s", selectionProvider, out)
+		}
+		if out, err := b.shimCLI("pin", selectionProvider); err == nil {
+			t.Errorf("webmcp-shim pin of an excluded provider succeeded:\n%s", out)
+		}
+		if c := b.getUIContext(); len(c.Pinned) != 0 {
+			t.Errorf("an excluded provider was pinned: %s", c.Pinned)
+		}
+		// The chip stays, switched off, with its pin button disabled.
+		if eval[bool](t, panel, `!`+byLabel("Pin "+selectionProvider)+`.disabled`) {
+			t.Errorf("the pin button of an excluded provider is enabled")
+		}
+
+		press(t, panel, include)
+		waitSwitch(t, panel, include, true)
+		if _, _, ok := b.getUIContext().provider(selectionProvider); !ok {
+			t.Errorf("the provider included again is not in get_ui_context")
+		}
+	})
+}
+
+// Pin from the panel: <pinned_context> in webmcp-shim context; Unpin there
+// removes it.
+func TestPanelPin(t *testing.T) {
+	b := start(t, native)
+	_, panel, _ := b.demoWithPanel()
+	pinned := `document.querySelector('[data-pin="` + selectionProvider + `"]')`
+	waitPage(t, panel, `document.querySelector('[data-chip="`+selectionProvider+`"]')`)
+	press(t, panel, "Pin "+selectionProvider)
+	waitPage(t, panel, pinned+` && `+pinned+`.textContent.includes("CommitNavigation")`)
+	out, err := b.shimCLI("context")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, end := strings.Index(out, "<pinned_context"), strings.Index(out, "</pinned_context>")
+	if start < 0 || end < start || !strings.Contains(out[start:end], "CommitNavigation") {
+		t.Errorf("after pinning in the panel, webmcp-shim context printed no pinned slice:\n%s", out)
+	}
+	if role, _ := axControl(t, panel, "Unpin "+selectionProvider); role != "button" {
+		t.Errorf("Unpin %s is a %q, want a button", selectionProvider, role)
+	}
+	press(t, panel, "Unpin "+selectionProvider)
+	waitPage(t, panel, `!`+pinned)
+	if out, _ := b.shimCLI("context"); strings.Contains(out, "pinned_context") {
+		t.Errorf("after Unpin in the panel, webmcp-shim context still prints pinned context:\n%s", out)
+	}
+}
+
+// Screenshots of the panel at the popup's width, light and dark: a slice
+// selected, its raw JSON open, a pin. The panel fits the width.
+func TestPanelScreenshots(t *testing.T) {
+	b := start(t, polyfill)
+	demo, panel, _ := b.demoWithPanel()
+	eval[any](t, demo, `(() => { const s = getSelection(); s.removeAllRanges(); const r = document.createRange(); r.selectNodeContents(document.querySelector("#details")); s.addRange(r); })()`)
+	waitPage(t, panel, `document.querySelector('[data-chip="`+selectionProvider+`"]')`)
+	press(t, panel, "Pin "+viewportProvider)
+	waitPage(t, panel, `document.querySelector('[data-pin="`+viewportProvider+`"]')`)
+	press(t, panel, "Show raw JSON of "+selectionProvider)
+	waitPage(t, panel, `document.querySelector('details[data-raw="chip:`+selectionProvider+`"]').open`)
+	dir := screenshotDir(t)
+	for _, scheme := range []string{"light", "dark"} {
+		p := screenshot(t, panel, scheme, dir, "panel-"+scheme+".png")
+		t.Logf("screenshot: %s", p)
+		if w := eval[int](t, panel, `document.documentElement.scrollWidth`); w > 360 {
+			t.Errorf("in %s, the panel is %d px wide at the popup's 360 px", scheme, w)
+		}
+	}
+}
+
+// jsonValue is v as generic JSON (maps, slices, float64s).
+func jsonValue(t testing.TB, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

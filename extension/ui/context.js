@@ -1,0 +1,118 @@
+// The panel's context strip: one chip per context provider of the tab (and
+// one for the ambient selection and focused element), each with its summary
+// in plain words, an include/exclude switch ("Include <provider id>"), an
+// expander with the raw JSON exactly as an agent receives it, and a pin
+// button ("Pin <provider id>"); then the pinned snapshots, each with
+// "Unpin". An excluded provider never leaves the browser: the worker leaves
+// it out where it merges the tab's context (lib/contexts.js).
+
+import { h, fill, toggle, clockTime } from './dom.js';
+
+/** The chip id of the ambient context (lib/panelview.js AMBIENT_CHIP). */
+const AMBIENT = 'ambient';
+
+/** How a chip is named in accessible names: its provider id, or the ambient context's words. */
+export function chipName(chip) {
+  return chip.kind === 'ambient' ? 'selection and focused element' : chip.id;
+}
+
+// A <details> expander with the raw JSON; open ones stay open across renders.
+function rawView(key, label, raw, open) {
+  return h('details', { class: 'raw', 'data-raw': key, open: open.has(key) },
+    h('summary', { 'aria-label': label }, 'Raw JSON'),
+    h('pre', { class: 'json', tabindex: '0', 'aria-label': `${label}: the JSON` }, raw));
+}
+
+/** Renders the chips into el. actions: {send, refresh, report, openRaw (a Set of open expanders)}. */
+export function renderChips(el, state, actions) {
+  const { site, chips, tab } = state;
+  if (!site) {
+    fill(el, h('p', { class: 'muted' }, 'No context: this is not a web page.'));
+    return;
+  }
+  if (!site.allowed) {
+    fill(el, h('p', { class: 'muted' }, 'Nothing of this site\'s context leaves the browser while the site is off.'));
+    return;
+  }
+  if (!chips.length) {
+    fill(el, h('p', { class: 'muted' }, 'Nothing to share right now: the page has no context providers with something to say, and nothing is selected.'));
+    return;
+  }
+  const include = async (chip, on, input) => {
+    input.disabled = true;
+    const params = chip.kind === 'ambient' ? { ambient: true } : { providerId: chip.id };
+    try {
+      await actions.send('provider/include', { origin: site.origin, include: on, ...params });
+      actions.report(on ? `${chipName(chip)} goes to agents again.` : `${chipName(chip)} no longer leaves the browser.`);
+    } catch (e) {
+      input.checked = !on;
+      actions.report(`Could not change ${chipName(chip)}: ${e.message}`, true);
+    } finally {
+      input.disabled = false;
+      actions.refresh();
+    }
+  };
+  const pin = async (chip, button) => {
+    button.disabled = true;
+    try {
+      await actions.send('pin', { tabId: tab.id, providerId: chip.id });
+      actions.report(`Pinned ${chip.id}: it goes along with every prompt until you unpin it.`);
+    } catch (e) {
+      actions.report(`Could not pin ${chip.id}: ${e.message}`, true);
+    } finally {
+      button.disabled = false;
+      actions.refresh();
+    }
+  };
+  fill(el, h('ul', { class: 'chips' }, chips.map((chip) => {
+    const name = chipName(chip);
+    const label = chip.kind === 'ambient' ? 'Include selection and focused element' : `Include ${chip.id}`;
+    return h('li', { class: chip.included ? 'chip' : 'chip excluded', 'data-chip': chip.id, 'data-kind': chip.kind },
+      h('div', { class: 'row' },
+        h('code', { class: 'name' }, chip.kind === 'ambient' ? 'Selection and focus' : chip.id),
+        toggle({ label, text: chip.included ? 'Included' : 'Excluded', checked: chip.included, onChange: (on, input) => include(chip, on, input) })),
+      h('p', { class: 'summary' }, chip.note ? `Could not be read: ${chip.note}` : chip.summary || '(no summary)'),
+      !chip.included && h('p', { class: 'muted small' }, 'Excluded: agents get none of it, not in get_ui_context, the prompt hook nor a pin.'),
+      chip.description && h('p', { class: 'muted small' }, 'Told to agents once: ', chip.description),
+      h('div', { class: 'row actions' },
+        rawView(chip.kind === AMBIENT ? `chip:${AMBIENT}` : `chip:${chip.id}`, `Show raw JSON of ${name}`, chip.raw, actions.openRaw),
+        chip.kind === 'provider' && h('button', {
+          type: 'button',
+          class: 'small',
+          'aria-label': `Pin ${chip.id}`,
+          disabled: !chip.included || !!chip.note,
+          title: chip.included ? 'Keep this snapshot with every prompt, whatever you look at next' : 'Include it first',
+          onClick: (e) => pin(chip, e.currentTarget),
+        }, 'Pin')));
+  })));
+}
+
+/** Renders the pinned snapshots into el. */
+export function renderPins(el, state, actions) {
+  const { pins } = state;
+  if (!pins.length) {
+    fill(el, h('p', { class: 'muted' }, 'Nothing pinned. Pin a chip to keep its snapshot with every prompt.'));
+    return;
+  }
+  const unpin = async (p, button) => {
+    button.disabled = true;
+    try {
+      await actions.send('unpin', { providerId: p.providerId });
+      actions.report(`Unpinned ${p.providerId}.`);
+    } catch (e) {
+      button.disabled = false;
+      actions.report(`Could not unpin ${p.providerId}: ${e.message}`, true);
+    } finally {
+      actions.refresh();
+    }
+  };
+  fill(el, h('ul', { class: 'chips pins' }, pins.map((p) => h('li', { class: p.shared ? 'chip pinned' : 'chip pinned excluded', 'data-pin': p.providerId },
+    h('div', { class: 'row' },
+      h('code', { class: 'name' }, p.providerId),
+      h('button', { type: 'button', class: 'small', 'aria-label': `Unpin ${p.providerId}`, onClick: (e) => unpin(p, e.currentTarget) }, 'Unpin')),
+    h('p', { class: 'summary' }, p.summary || '(no summary)'),
+    h('p', { class: 'muted small' },
+      `Frozen snapshot, pinned at ${clockTime(p.pinnedAt)} from tab ${p.tabId}${p.title ? ` “${p.title}”` : ''}.`,
+      !p.shared && ' Not sent: its site is off or the provider is excluded.'),
+    rawView(`pin:${p.providerId}`, `Show raw JSON of pinned ${p.providerId}`, p.raw, actions.openRaw)))));
+}

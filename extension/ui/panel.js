@@ -1,0 +1,164 @@
+// The panel: the action's popup, the side panel, or a tab
+// (ui/panel.html?tab=<id>, the id list_tabs and `webmcp-shim status` show).
+// It shows one tab (?tab=, else the active tab of its window, followed as it
+// changes in the side panel): the connection, the site's switch, the tools,
+// the context strip with the pins, the activity log and the allowed sites.
+// Everything comes from the worker (worker/panel.js) through ui/api.js, and
+// is asked again whenever the worker names a topic that changed.
+
+import { listen, send } from './api.js';
+import { renderConnection } from './connection.js';
+import { renderChips, renderPins } from './context.js';
+import { renderSite } from './site.js';
+import { renderSites } from './sites.js';
+import { reporter } from './status.js';
+import { renderTools } from './tools.js';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const fixedTab = params.has('tab') ? Number(params.get('tab')) : null;
+const inSidePanel = params.get('in') === 'sidepanel';
+document.documentElement.classList.add(fixedTab !== null ? 'mode-tab' : inSidePanel ? 'mode-side' : 'mode-popup');
+
+const report = reporter($('status'));
+/** The raw-JSON expanders that are open, kept open across renders. */
+const openRaw = new Set();
+let tabId;
+let windowId;
+let last = '';
+
+document.addEventListener('toggle', (e) => {
+  const key = e.target instanceof HTMLDetailsElement ? e.target.dataset.raw : undefined;
+  if (!key) return;
+  if (e.target.open) openRaw.add(key);
+  else openRaw.delete(key);
+}, true);
+
+async function activeTab() {
+  try {
+    const [t] = await chrome.tabs.query({ active: true, currentWindow: true });
+    return t;
+  } catch {
+    return undefined;
+  }
+}
+
+// Renders, keeping the focus on the control with the same accessible name.
+function render(state, sites) {
+  const json = JSON.stringify([state, sites]);
+  if (json === last) return;
+  last = json;
+  const focused = document.activeElement;
+  const key = focused && focused !== document.body ? focused.getAttribute('aria-label') || focused.id : null;
+  const actions = { send, refresh: () => refresh(), report, openRaw };
+  renderConnection($('connection-body'), state);
+  renderSite($('site-body'), state, actions);
+  renderTools($('tools-body'), state);
+  renderChips($('chips-body'), state, actions);
+  renderPins($('pins-body'), state, actions);
+  renderSites($('sites-body'), sites, actions);
+  document.body.dataset.tab = state.tab ? String(state.tab.id) : '';
+  document.body.dataset.ready = 'true';
+  mountSiteSettings(state.site ? state.site.origin : null);
+  mountActivity(state.tab ? state.tab.id : null);
+  if (key && document.activeElement !== focused) {
+    const again = [...document.querySelectorAll('[aria-label],[id]')].find((el) => el.getAttribute('aria-label') === key || el.id === key);
+    if (again) again.focus();
+  }
+}
+
+let busy = null;
+let again = false;
+let againFresh = false;
+/** Asks the worker again (fresh: sample the tab's providers first); calls while one runs coalesce. */
+function refresh(fresh = false) {
+  if (busy) {
+    again = true;
+    againFresh ||= fresh;
+    return busy;
+  }
+  busy = (async () => {
+    let f = fresh;
+    do {
+      again = false;
+      try {
+        const [state, sites] = await Promise.all([send('panel/state', { tabId, fresh: f }), send('sites/list')]);
+        render(state, sites);
+      } catch (e) {
+        report(`Could not ask the extension: ${e.message}`, true);
+      }
+      f = againFresh;
+      againFresh = false;
+    } while (again);
+    busy = null;
+  })();
+  return busy;
+}
+
+// The ask-before-acting settings and the activity log come from their own
+// modules (ui/site-settings.js, ui/activity.js) when the extension has them.
+let settingsOrigin;
+function mountSiteSettings(origin) {
+  if (origin === settingsOrigin) return;
+  settingsOrigin = origin;
+  const root = $('site-consent');
+  root.replaceChildren();
+  if (!origin) return;
+  import('./site-settings.js')
+    .then((m) => settingsOrigin === origin && m.mountSiteSettings && m.mountSiteSettings(root, { send, origin }))
+    .catch(() => {});
+}
+
+let activityTab;
+function mountActivity(id) {
+  if (id === activityTab) return;
+  activityTab = id;
+  const root = $('activity-log');
+  root.replaceChildren();
+  import('./activity.js')
+    .then((m) => activityTab === id && m.mountActivity && m.mountActivity(root, { send, tabId: id }))
+    .catch(() => {});
+}
+
+async function start() {
+  if (fixedTab !== null && !(Number.isSafeInteger(fixedTab) && fixedTab >= 0)) {
+    report(`?tab=${params.get('tab')} is not a tab id: use the id that list_tabs or \`webmcp-shim status\` shows.`, true);
+  }
+  const t = fixedTab === null ? await activeTab() : undefined;
+  tabId = fixedTab !== null ? fixedTab : t && t.id;
+  windowId = t ? t.windowId : undefined;
+  if (windowId === undefined) {
+    try {
+      windowId = (await chrome.windows.getCurrent()).id;
+    } catch {
+      // no window: the side panel button stays hidden
+    }
+  }
+  const button = $('open-side-panel');
+  if (!inSidePanel && chrome.sidePanel && chrome.sidePanel.open && windowId !== undefined) {
+    button.hidden = false;
+    button.addEventListener('click', async () => {
+      try {
+        await chrome.sidePanel.open({ windowId });
+        if (document.documentElement.classList.contains('mode-popup')) window.close();
+      } catch (e) {
+        report(`Could not open the side panel: ${e.message}`, true);
+      }
+    });
+  }
+  listen((topic) => {
+    if (['tab', 'pins', 'sites', 'host', 'agents', 'reconnected'].includes(topic)) refresh(topic === 'reconnected');
+  });
+  if (fixedTab === null && chrome.tabs && chrome.tabs.onActivated) {
+    // The side panel stays open while the user moves between tabs: follow them.
+    chrome.tabs.onActivated.addListener((info) => {
+      if (info.windowId !== windowId || info.tabId === tabId) return;
+      tabId = info.tabId;
+      openRaw.clear();
+      refresh(true);
+    });
+  }
+  await refresh(true);
+}
+
+start();

@@ -1,0 +1,43 @@
+// The panel's "This site" section: the tab's origin and the one switch,
+// "Let local agents use this site", that puts the origin on the allow list
+// or takes it off (worker/panel.js, site/set). Off: the site's tools leave
+// every agent at once and its context, URL and title stay in the browser.
+// The ask-before-acting settings mount beside it, in #site-consent (panel.js).
+
+import { h, fill, toggle } from './dom.js';
+
+/** The switch's accessible name: a contract (tests, screen readers). */
+export const SITE_SWITCH = 'Let local agents use this site';
+
+/** Renders the section's body into el. actions: {send, refresh, report}. */
+export function renderSite(el, state, actions) {
+  const { tab, site } = state;
+  if (!tab) {
+    fill(el, h('p', { class: 'muted' }, 'No tab to show: the tab closed, or the bridge has not seen it.'));
+    return;
+  }
+  if (!site) {
+    fill(el, h('p', { class: 'muted' }, 'This is not a web page (http or https): nothing of it reaches agents.'));
+    return;
+  }
+  const change = async (on, input) => {
+    input.disabled = true;
+    try {
+      await actions.send('site/set', { origin: site.origin, on });
+      actions.report(on ? `Agents may now use ${site.origin}.` : `Agents no longer see ${site.origin}.`);
+    } catch (e) {
+      input.checked = !on;
+      actions.report(`Could not change access to ${site.origin}: ${e.message}`, true);
+    } finally {
+      input.disabled = false;
+      actions.refresh();
+    }
+  };
+  fill(el,
+    h('p', { class: 'origin' }, h('code', {}, site.origin), tab.title ? h('span', { class: 'muted' }, ` · ${tab.title}`) : null),
+    toggle({ label: SITE_SWITCH, text: SITE_SWITCH, checked: site.allowed, onChange: change, describedBy: 'site-explain' }),
+    h('p', { id: 'site-explain', class: 'muted' }, site.allowed
+      ? 'On: agents on this computer see this site\'s tools, its URL and title, and the context below that you include.'
+      : 'Off: agents see only that a tab of this site is open; its tools, context, URL and title stay in the browser.'),
+  );
+}

@@ -1,0 +1,83 @@
+// The allow list, as the panel's "Allowed sites" section and the options
+// page show it: each entry with a Remove button ("Remove <entry>"), entries
+// that turn a site off ("!origin") marked as such, the defaults marked, and
+// a field to allow one more site. Both pages render it with mountSites.
+
+import { h, fill } from './dom.js';
+
+/** Renders the list into el from {entries} (worker/panel.js sites/list). actions: {send, refresh, report}. */
+export function renderSites(el, { entries }, actions) {
+  const remove = async (entry, button) => {
+    button.disabled = true;
+    try {
+      await actions.send('sites/remove', { entry });
+      actions.report(entry.startsWith('!') ? `${entry.slice(1)} is no longer turned off.` : `Removed ${entry} from the allowed sites.`);
+    } catch (e) {
+      button.disabled = false;
+      actions.report(`Could not remove ${entry}: ${e.message}`, true);
+    } finally {
+      actions.refresh();
+    }
+  };
+  const add = async (e) => {
+    e.preventDefault();
+    const input = e.currentTarget.elements.site;
+    const origin = input.value.trim();
+    if (!origin) return;
+    try {
+      await actions.send('site/set', { origin, on: true });
+      actions.report(`Agents may now use ${origin}.`);
+      input.value = '';
+    } catch (err) {
+      actions.report(`Could not allow ${origin}: ${err.message}`, true);
+    } finally {
+      actions.refresh();
+    }
+  };
+  const list = entries.length === 0
+    ? h('p', { class: 'muted' }, 'No site is allowed: agents see no page\'s tools or context.')
+    : h('ul', { class: 'sites' }, entries.map((s) => h('li', { 'data-entry': s.entry },
+      h('span', { class: 'entry' },
+        s.blocked ? [h('span', { class: 'tag off' }, 'turned off'), ' ', h('code', {}, s.entry.slice(1))] : h('code', {}, s.entry),
+        s.isDefault ? h('span', { class: 'muted small' }, ' (default)') : null),
+      h('button', { type: 'button', class: 'small', 'aria-label': `Remove ${s.entry}`, onClick: (e) => remove(s.entry, e.currentTarget) }, 'Remove'))));
+  fill(el, list,
+    h('form', { class: 'add-site', onSubmit: add },
+      h('label', { for: 'add-site-input' }, 'Allow another site'),
+      h('div', { class: 'row' },
+        h('input', { id: 'add-site-input', name: 'site', type: 'url', placeholder: 'https://example.com', autocomplete: 'off', spellcheck: 'false' }),
+        h('button', { type: 'submit' }, 'Allow'))),
+    h('p', { class: 'muted small' }, 'A site is its scheme, host and port. Pages of allowed sites hand their tools and the context you include to agents on this computer.'));
+}
+
+/**
+ * Keeps el showing the allow list: renders now and again whenever the
+ * worker says the sites changed. Returns refresh().
+ */
+export function mountSites(el, { send, listen, report }) {
+  let busy = null;
+  let again = false;
+  const refresh = async () => {
+    if (busy) {
+      again = true;
+      return busy;
+    }
+    busy = (async () => {
+      do {
+        again = false;
+        try {
+          renderSites(el, await send('sites/list'), { send, refresh, report });
+        } catch (e) {
+          report(`Could not read the allowed sites: ${e.message}`, true);
+        }
+      } while (again);
+      busy = null;
+    })();
+    return busy;
+  };
+  listen((topic) => {
+    if (topic === 'sites' || topic === 'reconnected') refresh();
+  });
+  refresh();
+  return refresh;
+}
