@@ -402,7 +402,7 @@
        */
       installAccessor(target, initial) {
         let current = initial;
-        const getter = function() {
+        const getter2 = function() {
           return current;
         };
         const setter = function(v) {
@@ -410,10 +410,10 @@
           adopt(v);
           changed();
         };
-        defineProperty(getter, "name", { value: "get modelContext" });
+        defineProperty(getter2, "name", { value: "get modelContext" });
         defineProperty(setter, "name", { value: "set modelContext" });
-        defineProperty(target, "modelContext", { configurable: true, enumerable: false, get: getter, set: setter });
-        accessors.push({ target, getter });
+        defineProperty(target, "modelContext", { configurable: true, enumerable: false, get: getter2, set: setter });
+        accessors.push({ target, getter: getter2 });
       },
       /** Watches target (e.g. a document with a read-only native modelContext) for one defined on it. */
       watch(target) {
@@ -424,14 +424,14 @@
        * what it put there.
        */
       checkReplaced() {
-        for (const { target, getter } of accessors) {
+        for (const { target, getter: getter2 } of accessors) {
           let d;
           try {
             d = getOwnPropertyDescriptor(target, "modelContext");
           } catch {
             continue;
           }
-          if (!d || d.get === getter) continue;
+          if (!d || d.get === getter2) continue;
           let v;
           try {
             v = "value" in d ? d.value : d.get ? apply(d.get, target, []) : void 0;
@@ -845,6 +845,98 @@
     };
   }
 
+  // extension/content/main/polyfill/formdom.js
+  var WATCHED = [
+    "toolname",
+    "tooldescription",
+    "toolautosubmit",
+    "toolparamdescription",
+    "toolparamtitle",
+    "name",
+    "type",
+    "required",
+    "disabled",
+    "min",
+    "max",
+    "step",
+    "minlength",
+    "maxlength",
+    "pattern",
+    "value",
+    "aria-description"
+  ];
+  function getter(proto, name) {
+    const d = proto && getOwnPropertyDescriptor(proto, name);
+    return d && d.get;
+  }
+  function formDom(win) {
+    const doc = win.document;
+    const E = win.Element.prototype;
+    const N = win.Node.prototype;
+    const F = win.HTMLFormElement.prototype;
+    const getAttribute2 = E.getAttribute;
+    const setAttribute = E.setAttribute;
+    const removeAttribute = E.removeAttribute;
+    const querySelectorAll2 = win.Document.prototype.querySelectorAll;
+    const elQuerySelector = E.querySelector;
+    const isConnected = getter(N, "isConnected");
+    const textContent = getter(N, "textContent");
+    const elements = getter(F, "elements");
+    const requestSubmit = F.requestSubmit;
+    const focus = win.HTMLElement.prototype.focus;
+    const dispatchEvent = win.EventTarget.prototype.dispatchEvent;
+    const EventCtor = win.Event;
+    const Observer = win.MutationObserver;
+    const labelsOf = (el) => {
+      try {
+        return el.labels || [];
+      } catch {
+        return [];
+      }
+    };
+    const dom = {
+      attr: (el, name) => apply(getAttribute2, el, [name]),
+      setAttr: (el, name, v) => apply(setAttribute, el, [name, v]),
+      removeAttr: (el, name) => apply(removeAttribute, el, [name]),
+      toolForms: () => apply(querySelectorAll2, doc, ["form[toolname]"]),
+      controls: (form) => Array.from(apply(elements, form, [])),
+      labelText(el) {
+        for (const l of labelsOf(el)) {
+          const t = String(apply(textContent, l, []) || "").replace(/\s+/g, " ").trim();
+          if (t) return t;
+        }
+        return "";
+      },
+      submitButton: (form) => apply(elQuerySelector, form, ["button:not([type]), button[type=submit], input[type=submit], input[type=image]"]),
+      requestSubmit: (form) => apply(requestSubmit, form, []),
+      focus: (el) => apply(focus, el, []),
+      fire: (el, type) => apply(dispatchEvent, el, [new EventCtor(type, { bubbles: true })]),
+      isConnected: (el) => apply(isConnected, el, []),
+      // The browsing context a submission goes to: '' for the form's own.
+      target(form, event) {
+        const submitter = event && event.submitter;
+        const t = submitter && apply(getAttribute2, submitter, ["formtarget"]) || apply(getAttribute2, form, ["target"]) || "";
+        const method = String(apply(getAttribute2, form, ["method"]) || "").toLowerCase();
+        if (method === "dialog") return "its dialog";
+        return t === "" || t.toLowerCase() === "_self" ? "" : t;
+      }
+    };
+    function start(forms) {
+      const observer = new Observer(() => forms.rescan());
+      observer.observe(doc, { subtree: true, childList: true, attributes: true, attributeFilter: WATCHED });
+      apply(addListener, win, ["submit", (e) => {
+        const form = e.target;
+        if (form instanceof win.HTMLFormElement) forms.onSubmit(e, form);
+      }, { capture: true }]);
+      apply(addListener, win, ["reset", (e) => {
+        const form = e.target;
+        if (form instanceof win.HTMLFormElement) forms.onReset(form);
+      }, { capture: true }]);
+      forms.rescan();
+    }
+    return { dom, start };
+  }
+
   // extension/content/main/polyfill/events.js
   function toolEventClass(name) {
     const C = class extends Evt {
@@ -864,6 +956,287 @@
     return {
       ToolActivatedEvent: toolEventClass("ToolActivatedEvent"),
       ToolCancelEvent: toolEventClass("ToolCancelEvent")
+    };
+  }
+
+  // extension/content/main/polyfill/formschema.js
+  var SKIP_TYPES = /* @__PURE__ */ new Set(["submit", "button", "reset", "image", "file", "hidden"]);
+  var FORMATS = { email: "email", url: "uri", date: "date", time: "time" };
+  function lower(s) {
+    return typeof s === "string" ? s.toLowerCase() : "";
+  }
+  function isFillable(el) {
+    const tag = lower(el.tagName);
+    if (tag !== "input" && tag !== "select" && tag !== "textarea") return false;
+    if (typeof el.name !== "string" || el.name === "" || el.disabled) return false;
+    return tag !== "input" || !SKIP_TYPES.has(lower(el.type));
+  }
+  function num(v) {
+    if (v === null || v === void 0 || v === "") return void 0;
+    const n = Number(v);
+    return Number.isFinite(n) ? n : void 0;
+  }
+  function controlSchema(el, dom) {
+    const tag = lower(el.tagName);
+    if (tag === "select") {
+      const values = [];
+      for (const o of el.options || []) if (!o.disabled) values.push(String(o.value));
+      const one = { type: "string", enum: values };
+      return el.multiple ? { type: "array", items: one } : one;
+    }
+    const type = tag === "textarea" ? "textarea" : lower(el.type) || "text";
+    if (type === "checkbox") return { type: "boolean" };
+    if (type === "number" || type === "range") {
+      const s2 = { type: "number" };
+      const min = num(dom.attr(el, "min"));
+      const max = num(dom.attr(el, "max"));
+      if (min !== void 0) s2.minimum = min;
+      if (max !== void 0) s2.maximum = max;
+      const step = dom.attr(el, "step");
+      if (lower(step) !== "any") {
+        const n = num(step);
+        s2.multipleOf = n !== void 0 && n > 0 ? n : 1;
+      }
+      return s2;
+    }
+    const s = { type: "string" };
+    if (FORMATS[type]) s.format = FORMATS[type];
+    const minLength = num(dom.attr(el, "minlength"));
+    const maxLength = num(dom.attr(el, "maxlength"));
+    if (minLength !== void 0 && minLength >= 0) s.minLength = minLength;
+    if (maxLength !== void 0 && maxLength >= 0) s.maxLength = maxLength;
+    const pattern = dom.attr(el, "pattern");
+    if (pattern) s.pattern = pattern;
+    return s;
+  }
+  function describe(el, dom) {
+    const d = dom.attr(el, "toolparamdescription");
+    if (d) return d;
+    const label = dom.labelText(el);
+    if (label) return label;
+    return dom.attr(el, "aria-description") || "";
+  }
+  function formSchema(form, dom) {
+    const properties = {};
+    const required = [];
+    const radios = /* @__PURE__ */ new Map();
+    for (const el of dom.controls(form)) {
+      if (!isFillable(el)) continue;
+      const name = el.name;
+      if (lower(el.type) === "radio" && lower(el.tagName) === "input") {
+        let g = radios.get(name);
+        if (!g) {
+          g = { type: "string", enum: [] };
+          radios.set(name, g);
+          properties[name] = g;
+        }
+        g.enum.push(String(el.value));
+        if (!g.description) {
+          const d2 = describe(el, dom);
+          if (d2) g.description = d2;
+        }
+        if (el.required && !required.includes(name)) required.push(name);
+        continue;
+      }
+      if (name in properties) continue;
+      const s = controlSchema(el, dom);
+      const title = dom.attr(el, "toolparamtitle");
+      if (title) s.title = title;
+      const d = describe(el, dom);
+      if (d) s.description = d;
+      properties[name] = s;
+      if (el.required) required.push(name);
+    }
+    return { type: "object", properties, required };
+  }
+  function fillForm(form, input, dom) {
+    const byName = /* @__PURE__ */ new Map();
+    for (const el of dom.controls(form)) {
+      if (!isFillable(el)) continue;
+      const list = byName.get(el.name);
+      if (list) list.push(el);
+      else byName.set(el.name, [el]);
+    }
+    const unknown = [];
+    for (const key of Object.keys(input)) {
+      const els = byName.get(key);
+      if (!els) {
+        unknown.push(key);
+        continue;
+      }
+      const v = input[key];
+      const el = els[0];
+      const tag = lower(el.tagName);
+      const type = lower(el.type);
+      if (tag === "input" && type === "radio") {
+        for (const r of els) r.checked = String(r.value) === String(v);
+        const on = els.find((r) => r.checked) || el;
+        dom.fire(on, "input");
+        dom.fire(on, "change");
+        continue;
+      }
+      if (tag === "input" && type === "checkbox") el.checked = v === true || v === "true" || v === "on";
+      else if (tag === "select" && el.multiple) {
+        const want = Array.isArray(v) ? v.map(String) : [String(v)];
+        for (const o of el.options || []) o.selected = want.includes(String(o.value));
+      } else el.value = v === null || v === void 0 ? "" : typeof v === "object" ? jsonStringify(v) : String(v);
+      dom.fire(el, "input");
+      dom.fire(el, "change");
+    }
+    return unknown;
+  }
+
+  // extension/content/main/polyfill/forms.js
+  var ACTIVE_FORM_ATTR = "data-tool-form-active";
+  var ACTIVE_SUBMIT_ATTR = "data-tool-submit-active";
+  function createFormTools({ dom, submits, changed, activated, cancelled }) {
+    let tools = /* @__PURE__ */ new Map();
+    let signature = "[]";
+    const running = /* @__PURE__ */ new Map();
+    let submitting = null;
+    function read(form) {
+      const name = dom.attr(form, "toolname");
+      const description = dom.attr(form, "tooldescription");
+      if (!name || !TOOL_NAME_PATTERN.test(name) || !description) return null;
+      return { name, description, inputSchema: formSchema(form, dom), autosubmit: dom.attr(form, "toolautosubmit") !== null, form };
+    }
+    function rescan() {
+      const next = /* @__PURE__ */ new Map();
+      for (const form of dom.toolForms()) {
+        const t = read(form);
+        if (t && !next.has(t.name)) next.set(t.name, t);
+      }
+      for (const [form, call] of running) {
+        const t = next.get(call.name);
+        if (!t || t.form !== form) end(call, { error: new DOMExc(`the form of tool ${jsonStringify(call.name)} was removed or its tool declaration changed`, "AbortError") });
+      }
+      const sig = jsonStringify([...next.values()].map((t) => [t.name, t.description, t.autosubmit, t.inputSchema]));
+      tools = next;
+      if (sig !== signature) {
+        signature = sig;
+        changed();
+      }
+    }
+    function setActive(call, on) {
+      const button = dom.submitButton(call.form);
+      if (on) {
+        dom.setAttr(call.form, ACTIVE_FORM_ATTR, "");
+        if (button) dom.setAttr(button, ACTIVE_SUBMIT_ATTR, "");
+        call.button = button;
+      } else {
+        dom.removeAttr(call.form, ACTIVE_FORM_ATTR);
+        if (call.button) dom.removeAttr(call.button, ACTIVE_SUBMIT_ATTR);
+      }
+    }
+    function end(call, outcome) {
+      if (running.get(call.form) === call) {
+        running.delete(call.form);
+        setActive(call, false);
+      }
+      if (call.event) submits.forget(call.event);
+      if (call.settled) return;
+      call.settled = true;
+      if (call.signal && call.onAbort) call.signal.removeEventListener("abort", call.onAbort);
+      if ("error" in outcome) call.reject(outcome.error);
+      else call.resolve(outcome.value);
+    }
+    function invalidText(form) {
+      for (const el of dom.controls(form)) {
+        if (isFillable(el) && el.validity && el.validity.valid === false) {
+          return `field ${jsonStringify(el.name)}: ${el.validationMessage || "invalid"}`;
+        }
+      }
+      return "the form is invalid";
+    }
+    function run(name, input, signal) {
+      const t = tools.get(name);
+      if (!t) return PromiseCtor.reject(new DOMExc(`No tool named ${jsonStringify(String(name))} is declared.`, "UnknownError"));
+      return new PromiseCtor((resolve, reject) => {
+        if (signal && signal.aborted) {
+          reject(signal.reason);
+          return;
+        }
+        const old = running.get(t.form);
+        if (old) end(old, { error: new DOMExc("another call filled the form", "AbortError") });
+        const call = { name, form: t.form, resolve, reject, settled: false, signal };
+        if (signal) {
+          call.onAbort = () => {
+            cancelled(name);
+            end(call, { error: signal.reason });
+          };
+          signal.addEventListener("abort", call.onAbort, { once: true });
+        }
+        let unknown;
+        try {
+          unknown = fillForm(t.form, input, dom);
+        } catch (e) {
+          end(call, { error: e });
+          return;
+        }
+        running.set(t.form, call);
+        setActive(call, true);
+        activated(name);
+        const ignored = unknown.length ? ` The form has no field ${unknown.map((u) => jsonStringify(u)).join(", ")}: left out.` : "";
+        if (!t.autosubmit) {
+          if (call.button) dom.focus(call.button);
+          call.settled = true;
+          if (signal) signal.removeEventListener("abort", call.onAbort);
+          resolve(`Filled the form of tool ${jsonStringify(name)}. It was not submitted: the page asks the user to check the form and submit it (the form has no toolautosubmit).${ignored}`);
+          return;
+        }
+        submitting = call;
+        try {
+          dom.requestSubmit(t.form);
+        } catch (e) {
+          submitting = null;
+          end(call, { error: e });
+          return;
+        }
+        submitting = null;
+        if (call.settled) return;
+        if (!call.event) {
+          end(call, { error: new Error(`the form of tool ${jsonStringify(name)} did not submit: ${invalidText(t.form)}. Fix that field and call again`) });
+          return;
+        }
+        if (call.responding) return;
+        if (call.event.defaultPrevented) {
+          end(call, { error: new Error(`the page prevented the submission of the form of tool ${jsonStringify(name)} without calling respondWith() with the tool's result: the page has a programming error, and its tool gave no response`) });
+          return;
+        }
+        const target = dom.target(t.form, call.event);
+        if (target) {
+          end(call, { value: `Submitted the form of tool ${jsonStringify(name)} to ${jsonStringify(target)}; its response shows there, not here.${ignored}` });
+          return;
+        }
+        end(call, { error: navigatedError(name) });
+      });
+    }
+    return {
+      rescan,
+      run,
+      /** This document's form tools: name -> {name, description, inputSchema}. */
+      list: () => tools,
+      /** A submit event reached the document (capture phase, before the page's listeners). */
+      onSubmit(event, form) {
+        const call = running.get(form);
+        if (!call) return;
+        if (call === submitting) {
+          call.event = event;
+          submits.agent(event, {
+            respond(p) {
+              call.responding = true;
+              then(resolved(p), (value) => end(call, { value }), (error) => end(call, { error }));
+            }
+          });
+          return;
+        }
+        end(call, { value: void 0 });
+      },
+      /** A form was reset: its call under way ends. */
+      onReset(form) {
+        const call = running.get(form);
+        if (call) end(call, { error: new DOMExc(`the form of tool ${jsonStringify(call.name)} was reset`, "AbortError") });
+      }
     };
   }
 
@@ -970,8 +1343,49 @@
     return t;
   }
 
+  // extension/content/main/polyfill/submit.js
+  function defineSubmitAdditions(proto) {
+    const agentEvents = /* @__PURE__ */ new WeakMap();
+    const responded = /* @__PURE__ */ new WeakSet();
+    if (proto && !hasOwn(proto, "agentInvoked")) {
+      defineProperty(proto, "agentInvoked", {
+        get() {
+          return agentEvents.has(this) || responded.has(this);
+        },
+        enumerable: true,
+        configurable: true
+      });
+    }
+    if (proto && !hasOwn(proto, "respondWith")) {
+      const methods = {
+        respondWith(agentResponse) {
+          const call = agentEvents.get(this);
+          if (!call) {
+            if (responded.has(this)) throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': respondWith() was already called.", "InvalidStateError");
+            throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': the submission was not invoked by an agent (agentInvoked is false).", "InvalidStateError");
+          }
+          if (!this.defaultPrevented) {
+            throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': call preventDefault() before respondWith().", "InvalidStateError");
+          }
+          agentEvents.delete(this);
+          responded.add(this);
+          call.respond(agentResponse);
+        }
+      };
+      defineProperty(proto, "respondWith", { value: methods.respondWith, writable: true, enumerable: true, configurable: true });
+    }
+    return {
+      agent(event, call) {
+        agentEvents.set(event, call);
+      },
+      forget(event) {
+        agentEvents.delete(event);
+      }
+    };
+  }
+
   // extension/content/main/polyfill/polyfill.js
-  function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = queueTask }) {
+  function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = queueTask, declarative }) {
     const TOKEN = {};
     const internals = /* @__PURE__ */ new WeakMap();
     const { ToolActivatedEvent, ToolCancelEvent } = defineToolEvents();
@@ -1034,6 +1448,21 @@
         });
       });
     }
+    let instance = null;
+    let forms = null;
+    if (declarative) {
+      forms = createFormTools({
+        dom: declarative.dom,
+        submits: defineSubmitAdditions(declarative.submitProto),
+        changed: () => {
+          changed();
+          if (instance) queueChange(instance);
+        },
+        activated: (name) => fire(instance, new ToolActivatedEvent("toolactivated", { toolName: name })),
+        cancelled: (name) => fire(instance, new ToolCancelEvent("toolcancel", { toolName: name }))
+      });
+    }
+    const formView = (t) => view({ name: t.name, description: t.description, inputSchema: t.inputSchema }, win);
     class ModelContext extends EventTarget {
       constructor(token) {
         if (token !== TOKEN) throw new TypeError("Illegal constructor");
@@ -1079,7 +1508,11 @@
       getTools() {
         try {
           const inner = self(this, "getTools");
-          return resolved(Array.from(inner.tools.values(), (rec) => view(rec, win)));
+          const list = Array.from(inner.tools.values(), (rec) => view(rec, win));
+          if (forms && this === instance) {
+            for (const t of forms.list().values()) if (!inner.tools.has(t.name)) list.push(formView(t));
+          }
+          return resolved(list);
         } catch (e) {
           return PromiseCtor.reject(e);
         }
@@ -1095,13 +1528,17 @@
           signal = isObject(options) ? options.signal : void 0;
           if (signal !== void 0 && !(signal instanceof AbortSig)) throw modelContextError("executeTool", "Failed to convert value to 'AbortSignal'.");
           rec = inner.tools.get(String(tool.name));
-          if (!rec) throw new DOMExc(`No tool named ${jsonStringify(String(tool.name))} is registered.`, "UnknownError");
+          if (!rec && !(forms && this === instance && forms.list().has(String(tool.name)))) {
+            throw new DOMExc(`No tool named ${jsonStringify(String(tool.name))} is registered.`, "UnknownError");
+          }
           const s = jsonStringify(input);
           copy = jsonParse(s === void 0 ? "{}" : s);
         } catch (e) {
           return PromiseCtor.reject(e);
         }
-        return then(invoke(this, rec, copy, signal), (v) => {
+        const p = rec ? invoke(this, rec, copy, signal) : runForm(String(tool.name), copy, signal, true);
+        return then(p, (v) => {
+          if (v === null && !rec) return null;
           if (typeof v === "string") return v;
           const s = jsonStringify(v);
           return s === void 0 ? String(v) : s;
@@ -1159,6 +1596,14 @@
         setHandler(this, "toolcancel", v);
       }
     }
+    function runForm(name, input, signal, nullOnNavigation) {
+      const p = forms.run(name, input, signal);
+      if (!nullOnNavigation) return p;
+      return then(p, void 0, (e) => {
+        if (errorCode(e) === "navigated") return null;
+        throw e;
+      });
+    }
     function handler(mc, type) {
       return self(mc, "on" + type).handlers.get(type) ?? null;
     }
@@ -1185,7 +1630,8 @@
     for (const [name, C] of Object.entries(classes)) {
       defineProperty(C.prototype, Symbol.toStringTag, { value: name, configurable: true });
     }
-    const instance = new ModelContext(TOKEN);
+    instance = new ModelContext(TOKEN);
+    if (forms) declarative.start(forms);
     return {
       mc: instance,
       classes,
@@ -1206,6 +1652,14 @@
           if (rec.reported.outputSchema) meta.outputSchema = rec.reported.outputSchema;
           if (rec.hints) meta.annotations = rec.hints;
           out.set(rec.name, { meta, run: (input, signal) => invoke(instance, rec, input, signal) });
+        }
+        if (forms) {
+          for (const t of forms.list().values()) {
+            if (out.has(t.name)) continue;
+            if (!t.reported) t.reported = schemaForReport(t.inputSchema);
+            const meta = { name: t.name, description: t.description, inputSchema: t.reported };
+            out.set(t.name, { meta, run: (input, signal) => runForm(t.name, input, signal, false) });
+          }
         }
         return out;
       }
@@ -1453,8 +1907,22 @@
     adopter.watch(pageDoc);
     return { tools: native.tools, refresh: native.refresh };
   }
+  function declarativeDom() {
+    try {
+      if (typeof pageWin.HTMLFormElement !== "function" || typeof pageWin.MutationObserver !== "function") return void 0;
+      const d = formDom(pageWin);
+      return { ...d, submitProto: typeof pageWin.SubmitEvent === "function" ? pageWin.SubmitEvent.prototype : void 0 };
+    } catch {
+      return void 0;
+    }
+  }
   function installPolyfill() {
-    const poly = definePolyfill({ win: pageWin, changed: changes.changed, addContextApi: providers.addMethods });
+    const poly = definePolyfill({
+      win: pageWin,
+      changed: changes.changed,
+      addContextApi: providers.addMethods,
+      declarative: declarativeDom()
+    });
     adopter.markOurs(poly.mc);
     for (const [name, C] of Object.entries(poly.classes)) {
       if (!hasOwn(pageWin, name)) defineProperty(pageWin, name, { value: C, writable: true, configurable: true, enumerable: false });

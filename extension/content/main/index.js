@@ -31,6 +31,7 @@ import { createBridge } from './bridge.js';
 import { createChanges } from './changes.js';
 import { listenForHandover } from './handover.js';
 import { useNative } from './native.js';
+import { formDom } from './polyfill/formdom.js';
 import { definePolyfill } from './polyfill/polyfill.js';
 import { createProviders } from './providers.js';
 
@@ -86,9 +87,23 @@ function installNative(nativeMC) {
   return { tools: native.tools, refresh: native.refresh };
 }
 
+// The DOM that the polyfill's declarative tools use, or undefined where the
+// window has no forms (a test's minimal window).
+function declarativeDom() {
+  try {
+    if (typeof pageWin.HTMLFormElement !== 'function' || typeof pageWin.MutationObserver !== 'function') return undefined;
+    const d = formDom(pageWin);
+    return { ...d, submitProto: typeof pageWin.SubmitEvent === 'function' ? pageWin.SubmitEvent.prototype : undefined };
+  } catch {
+    return undefined;
+  }
+}
+
 // Installs the polyfill; returns this document's own tools.
 function installPolyfill() {
-  const poly = definePolyfill({ win: pageWin, changed: changes.changed, addContextApi: providers.addMethods });
+  const poly = definePolyfill({
+    win: pageWin, changed: changes.changed, addContextApi: providers.addMethods, declarative: declarativeDom(),
+  });
   adopter.markOurs(poly.mc);
   for (const [name, C] of Object.entries(poly.classes)) {
     if (!hasOwn(pageWin, name)) defineProperty(pageWin, name, { value: C, writable: true, configurable: true, enumerable: false });

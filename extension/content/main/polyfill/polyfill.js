@@ -11,8 +11,11 @@ import {
   jsonStringify, queueTask as defaultQueueTask, removeListener, resolved, then,
 } from '../builtins.js';
 import { schemaForReport } from '../../../lib/schema.js';
+import { errorCode } from '../tools.js';
 import { defineToolEvents } from './events.js';
+import { createFormTools } from './forms.js';
 import { checkExposedTo, modelContextError, readTool, view } from './rules.js';
+import { defineSubmitAdditions } from './submit.js';
 
 /**
  * @param {object} o
@@ -21,10 +24,14 @@ import { checkExposedTo, modelContextError, readTool, view } from './rules.js';
  * @param {(proto: object, ok: (that: unknown) => boolean) => void} [o.addContextApi]
  *   puts the context-provider API on ModelContext.prototype
  * @param {(fn: () => void) => void} [o.queueTask]  queues a task (toolchange fires in one)
+ * @param {{dom: object, start(forms: object): void, submitProto?: object}} [o.declarative]
+ *   declarative tools (<form toolname>): the DOM as forms.js uses it
+ *   (formdom.js), and SubmitEvent.prototype to add agentInvoked and
+ *   respondWith to; without it, there are none
  * @returns {{mc: object, classes: {ModelContext: Function, ToolActivatedEvent: Function, ToolCancelEvent: Function},
  *   list(): Map<string, {meta: object, run(input: object, signal?: AbortSignal): Promise<unknown>}>}}
  */
-export function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = defaultQueueTask }) {
+export function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = defaultQueueTask, declarative }) {
   const TOKEN = {};
   /** @type {WeakMap<object, {tools: Map<string, object>, handlers: Map<string, Function>}>} */
   const internals = new WeakMap();
@@ -96,6 +103,23 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
     });
   }
 
+  // Declarative tools: the document's <form toolname> elements.
+  let instance = null;
+  let forms = null;
+  if (declarative) {
+    forms = createFormTools({
+      dom: declarative.dom,
+      submits: defineSubmitAdditions(declarative.submitProto),
+      changed: () => {
+        changed();
+        if (instance) queueChange(instance);
+      },
+      activated: (name) => fire(instance, new ToolActivatedEvent('toolactivated', { toolName: name })),
+      cancelled: (name) => fire(instance, new ToolCancelEvent('toolcancel', { toolName: name })),
+    });
+  }
+  const formView = (t) => view({ name: t.name, description: t.description, inputSchema: t.inputSchema }, win);
+
   class ModelContext extends EventTarget {
     constructor(token) {
       if (token !== TOKEN) throw new TypeError('Illegal constructor');
@@ -144,7 +168,9 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
     getTools() {
       try {
         const inner = self(this, 'getTools');
-        return resolved(Array.from(inner.tools.values(), (rec) => view(rec, win)));
+        const list = Array.from(inner.tools.values(), (rec) => view(rec, win));
+        if (forms && this === instance) for (const t of forms.list().values()) if (!inner.tools.has(t.name)) list.push(formView(t));
+        return resolved(list);
       } catch (e) {
         return PromiseCtor.reject(e);
       }
@@ -161,13 +187,19 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
         signal = isObject(options) ? options.signal : undefined;
         if (signal !== undefined && !(signal instanceof AbortSig)) throw modelContextError('executeTool', "Failed to convert value to 'AbortSignal'.");
         rec = inner.tools.get(String(tool.name));
-        if (!rec) throw new DOMExc(`No tool named ${jsonStringify(String(tool.name))} is registered.`, 'UnknownError');
+        if (!rec && !(forms && this === instance && forms.list().has(String(tool.name)))) {
+          throw new DOMExc(`No tool named ${jsonStringify(String(tool.name))} is registered.`, 'UnknownError');
+        }
         const s = jsonStringify(input);
         copy = jsonParse(s === undefined ? '{}' : s);
       } catch (e) {
         return PromiseCtor.reject(e);
       }
-      return then(invoke(this, rec, copy, signal), (v) => {
+      // A form tool: its result, or null when the submission navigated
+      // the page (as Chromium's executeTool does).
+      const p = rec ? invoke(this, rec, copy, signal) : runForm(String(tool.name), copy, signal, true);
+      return then(p, (v) => {
+        if (v === null && !rec) return null;
         if (typeof v === 'string') return v;
         const s = jsonStringify(v);
         return s === undefined ? String(v) : s;
@@ -220,6 +252,17 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
     set ontoolcancel(v) { setHandler(this, 'toolcancel', v); }
   }
 
+  // Runs a form tool; with nullOnNavigation, a navigation is null rather
+  // than the navigated error.
+  function runForm(name, input, signal, nullOnNavigation) {
+    const p = forms.run(name, input, signal);
+    if (!nullOnNavigation) return p;
+    return then(p, undefined, (e) => {
+      if (errorCode(e) === 'navigated') return null;
+      throw e;
+    });
+  }
+
   function handler(mc, type) {
     return self(mc, 'on' + type).handlers.get(type) ?? null;
   }
@@ -251,7 +294,8 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
     defineProperty(C.prototype, Symbol.toStringTag, { value: name, configurable: true });
   }
 
-  const instance = new ModelContext(TOKEN);
+  instance = new ModelContext(TOKEN);
+  if (forms) declarative.start(forms);
   return {
     mc: instance,
     classes,
@@ -274,6 +318,14 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
         if (rec.reported.outputSchema) meta.outputSchema = rec.reported.outputSchema;
         if (rec.hints) meta.annotations = rec.hints;
         out.set(rec.name, { meta, run: (input, signal) => invoke(instance, rec, input, signal) });
+      }
+      if (forms) {
+        for (const t of forms.list().values()) {
+          if (out.has(t.name)) continue; // a registered tool of the same name wins
+          if (!t.reported) t.reported = schemaForReport(t.inputSchema);
+          const meta = { name: t.name, description: t.description, inputSchema: t.reported };
+          out.set(t.name, { meta, run: (input, signal) => runForm(t.name, input, signal, false) });
+        }
       }
       return out;
     },

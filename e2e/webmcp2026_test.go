@@ -1,0 +1,258 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// WebMCP as it stands in late 2026, in real Chromium, in both modes, on the
+// demo's orders page (demo/site/orders.html): declarative form tools,
+// consequentialHint, debugging tools, outputSchema and structured results,
+// and a call that navigates the page.
+
+const ordersPath = "/orders.html"
+
+// openOrders opens the orders page and waits for its tools.
+func openOrders(t *testing.T, b *bridge, m mode) context.Context {
+	t.Helper()
+	tab, _ := b.open(demoURL("localhost", ordersPath))
+	if got := eval[string](t, tab, `window.orders.ready.then(() => window.orders.mode)`); got != string(m) {
+		t.Fatalf("the page runs on %q WebMCP, want %q", got, m)
+	}
+	return tab
+}
+
+// activeSelectors are the selectors of a running form tool and its submit
+// button: the draft's pseudo-classes natively, the attributes that stand in
+// for them in the polyfill.
+func activeSelectors(m mode) (form, submit string) {
+	if m == native {
+		return ":tool-form-active", ":tool-submit-active"
+	}
+	return "[data-tool-form-active]", "[data-tool-submit-active]"
+}
+
+// schemaOf decodes a tool's inputSchema or outputSchema.
+func schemaOf(t *testing.T, s any) map[string]any {
+	t.Helper()
+	raw, _ := json.Marshal(s)
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("schema %s: %v", raw, err)
+	}
+	return m
+}
+
+// A declarative form tool is listed with the schema its form gives, and an
+// agent's call fills the form, submits it (toolautosubmit) with
+// agentInvoked, and returns what the page passed to respondWith.
+func TestDeclarativeFormTool(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		tab := openOrders(t, b, m)
+		tool := b.waitTool("add_note")
+		if !strings.Contains(tool.Description, "Adds a note to an order") {
+			t.Errorf("add_note description = %q", tool.Description)
+		}
+		s := schemaOf(t, tool.InputSchema)
+		props, _ := s["properties"].(map[string]any)
+		noteText, _ := props["text"].(map[string]any)
+		order, _ := props["order"].(map[string]any)
+		urgent, _ := props["urgent"].(map[string]any)
+		channel, _ := props["channel"].(map[string]any)
+		if noteText["type"] != "string" || noteText["description"] != "The note's text, one line." {
+			t.Errorf("text = %v, want a string with the toolparamdescription", noteText)
+		}
+		if order["type"] != "number" || order["minimum"] != 1.0 || order["maximum"] != 999.0 || order["description"] != "Order number" {
+			t.Errorf("order = %v, want a number 1..999 described by its label", order)
+		}
+		if urgent["type"] != "boolean" {
+			t.Errorf("urgent = %v, want a boolean", urgent)
+		}
+		if enum, _ := channel["enum"].([]any); len(enum) != 2 || enum[0] != "email" || enum[1] != "phone" {
+			t.Errorf("channel = %v, want enum [email phone]", channel)
+		}
+		if req, _ := s["required"].([]any); len(req) != 2 || req[0] != "order" || req[1] != "text" {
+			t.Errorf("required = %v, want [order text]", s["required"])
+		}
+
+		res := b.call(context.Background(), "add_note", map[string]any{"order": 7, "text": "ring back", "urgent": true, "channel": "phone"})
+		if res.IsError {
+			t.Fatalf("add_note: %s", text(res))
+		}
+		var got struct {
+			Order int `json:"order"`
+			Notes []struct {
+				Text    string `json:"text"`
+				Urgent  bool   `json:"urgent"`
+				Channel string `json:"channel"`
+			} `json:"notes"`
+		}
+		if err := json.Unmarshal([]byte(text(res)), &got); err != nil {
+			t.Fatalf("add_note result %q is not the page's respondWith value: %v", text(res), err)
+		}
+		if got.Order != 7 || len(got.Notes) != 1 || got.Notes[0].Text != "ring back" || !got.Notes[0].Urgent || got.Notes[0].Channel != "phone" {
+			t.Errorf("add_note = %+v, want order 7's note as the page answered it", got)
+		}
+		if sub := eval[string](t, tab, `JSON.stringify(window.orders.submits)`); sub != `[{"form":"add_note","agentInvoked":true}]` {
+			t.Errorf("submit events seen by the page = %s, want one add_note with agentInvoked", sub)
+		}
+		formSel, _ := activeSelectors(m)
+		if active := eval[bool](t, tab, `document.querySelector('#note-form').matches('`+formSel+`')`); active {
+			t.Errorf("the form is still marked active after respondWith settled")
+		}
+	})
+}
+
+// A form without toolautosubmit is filled and waits for the user: the
+// polyfill says so at once; Chromium keeps the call open until the user
+// submits, and answers with the page's respondWith.
+func TestDeclarativeFormWaitsForUser(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		tab := openOrders(t, b, m)
+		b.waitTool("place_order")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		done := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			res, err := b.client.CallTool(ctx, &mcp.CallToolParams{Name: "place_order", Arguments: map[string]any{"item": "tea", "quantity": 2}})
+			if err != nil {
+				res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+			}
+			done <- res
+		}()
+		waitPage(t, tab, `document.getElementById('order-item').value === 'tea' && document.getElementById('order-qty').value === '2'`)
+		formSel, submitSel := activeSelectors(m)
+		active := `document.querySelector('#order-form').matches('` + formSel + `') && document.querySelector('#order-form button').matches('` + submitSel + `')`
+		if !eval[bool](t, tab, active) {
+			t.Errorf("the filled form and its submit button are not marked active")
+		}
+		if m == polyfill {
+			res := <-done
+			if res.IsError || !strings.Contains(text(res), "not submitted") || !strings.Contains(text(res), "user") {
+				t.Errorf("place_order = %q (isError %v), want: filled, not submitted, the user submits", text(res), res.IsError)
+			}
+			if n := eval[int](t, tab, `window.orders.placed.length`); n != 0 {
+				t.Errorf("the order was placed before the user submitted it")
+			}
+		}
+		// The user checks the form and submits it.
+		eval[bool](t, tab, `document.querySelector('#order-form button').click(), true`)
+		waitPage(t, tab, `window.orders.placed.length === 1`)
+		if m == native {
+			res := <-done
+			if res.IsError || !strings.Contains(text(res), `"item":"tea"`) {
+				t.Errorf("place_order after the user submitted = %q (isError %v), want the page's respondWith value", text(res), res.IsError)
+			}
+		}
+		waitPage(t, tab, `!document.querySelector('#order-form').matches('`+formSel+`')`)
+	})
+}
+
+// A call whose form submission navigates the page ends with the navigated
+// error at once (Chromium's executeTool resolves to null), not a timeout.
+func TestCallThatNavigates(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		tab := openOrders(t, b, m)
+		b.waitTool("search_orders")
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		res := b.call(ctx, "search_orders", map[string]any{"q": "tea"})
+		if ctx.Err() != nil {
+			t.Fatalf("search_orders ran into the test's deadline")
+		}
+		if !res.IsError || res.Meta["dev.webmcp/error"] != "navigated" || !strings.Contains(text(res), "navigated") {
+			t.Errorf("search_orders = %q (isError %v, _meta %v), want the navigated error", text(res), res.IsError, res.Meta)
+		}
+		waitPage(t, tab, `location.search === '?q=tea'`)
+	})
+}
+
+// A tool with an outputSchema is listed with it, and its result arrives as
+// structuredContent; one that does not match is an error naming the field.
+// Chromium 156 drops outputSchema from its own tools: there the bridge
+// takes the page's own from registerTool (a stand-in for browsers that
+// keep it).
+func TestOutputSchemaAndStructuredContent(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		tab := openOrders(t, b, m)
+		tool := b.waitTool("order_stats")
+		out := schemaOf(t, tool.OutputSchema)
+		if req, _ := out["required"].([]any); len(req) != 2 {
+			t.Fatalf("order_stats outputSchema = %v, want the page's", out)
+		}
+		b.call(context.Background(), "add_note", map[string]any{"order": 3, "text": "a"})
+		res := b.call(context.Background(), "order_stats", map[string]any{})
+		var got struct{ Orders, Notes int }
+		raw, _ := json.Marshal(res.StructuredContent)
+		if res.IsError || json.Unmarshal(raw, &got) != nil || got.Orders != 1 || got.Notes != 1 {
+			t.Errorf("order_stats = %q, structuredContent %s (isError %v), want {orders:1, notes:1}", text(res), raw, res.IsError)
+		}
+		if !strings.Contains(text(res), `"orders":1`) {
+			t.Errorf("order_stats text = %q, want the JSON alongside", text(res))
+		}
+		eval[bool](t, tab, `window.orders.badStats = true`)
+		res = b.call(context.Background(), "order_stats", map[string]any{})
+		if !res.IsError || !strings.Contains(text(res), `field "orders"`) {
+			t.Errorf("a result off its schema = %q (isError %v), want an error naming field orders", text(res), res.IsError)
+		}
+	})
+}
+
+// consequentialHint is destructiveHint at the client and said in the
+// provenance; debugging tools are listed only when the shim is told to.
+func TestConsequentialAndDebugging(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		openOrders(t, b, m)
+		tools := b.waitTools("the orders page's imperative tools", func(m map[string]*mcp.Tool) bool {
+			return m["cancel_order"] != nil && m["order_stats"] != nil
+		})
+		c := tools["cancel_order"]
+		if a := c.Annotations; a == nil || a.DestructiveHint == nil || !*a.DestructiveHint || a.ReadOnlyHint {
+			t.Errorf("cancel_order annotations = %+v, want destructiveHint", a)
+		}
+		if !strings.Contains(c.Description, " · consequential]") || c.Meta["dev.webmcp/consequentialHint"] != true {
+			t.Errorf("cancel_order = %q, _meta %v; want the consequential mark", c.Description, c.Meta)
+		}
+		if a := tools["order_stats"].Annotations; a == nil || !a.ReadOnlyHint || strings.Contains(tools["order_stats"].Description, "consequential") {
+			t.Errorf("order_stats = %+v, %q: want read-only, not consequential", a, tools["order_stats"].Description)
+		}
+		if tools["dump_orders"] != nil {
+			t.Errorf("the debugging tool dump_orders is listed without the setting")
+		}
+
+		t.Setenv("WEBMCP_DEBUGGING_TOOLS", "1")
+		dbg := b.connectShim()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		for {
+			res, err := dbg.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatalf("list tools with WEBMCP_DEBUGGING_TOOLS=1: %v", err)
+			}
+			found := false
+			for _, tl := range res.Tools {
+				found = found || tl.Name == "dump_orders"
+			}
+			if found {
+				break
+			}
+			// The new shim lists the browser's tools once its host's
+			// state arrives, and says so with list_changed.
+			select {
+			case <-ctx.Done():
+				t.Fatalf("dump_orders is not listed with WEBMCP_DEBUGGING_TOOLS=1")
+			case <-b.changed:
+			}
+		}
+	})
+}

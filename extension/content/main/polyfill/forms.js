@@ -1,0 +1,213 @@
+// Declarative WebMCP tools in the polyfill (declarative-api-explainer.md of
+// webmachinelearning/webmcp): every <form toolname="…" tooldescription="…">
+// of the document is a tool; its schema comes from its controls
+// (formschema.js). It follows the DOM: a form added, removed or renamed, or
+// its controls changed, is a tool change.
+//
+// A call (run):
+//  1. fills the controls (input and change events fire) and marks the form
+//     as running: the attribute data-tool-form-active on the form and
+//     data-tool-submit-active on its submit button stand in for the
+//     :tool-form-active and :tool-submit-active pseudo-classes, which a
+//     script cannot define; toolactivated fires;
+//  2. with toolautosubmit, submits it (requestSubmit: the page's
+//     constraints apply). The submit event has agentInvoked true and
+//     respondWith(promise) (submit.js): the call's result is what that
+//     promise resolves to. A submission the page prevents without
+//     respondWith is an error (as in Chromium 156); one that navigates the
+//     page ends the call with the navigated error (the draft leaves
+//     cross-document responses open, issue #135; Chromium's executeTool
+//     resolves to null then); one that goes to another browsing context
+//     (target) is a result that says where;
+//  3. without toolautosubmit, focuses the submit button and ends the call
+//     at once with a result that says the form is filled and waits for the
+//     user to check and submit it (Chromium instead keeps the call open
+//     until the user submits).
+// The running state ends when the respondWith promise settles, the form is
+// submitted by the user, reset, removed or renamed, or the call is
+// cancelled (toolcancel fires, as for imperative tools).
+
+import { DOMExc, PromiseCtor, jsonStringify, resolved, then } from '../builtins.js';
+import { TOOL_NAME_PATTERN, navigatedError } from '../tools.js';
+import { fillForm, formSchema, isFillable } from './formschema.js';
+
+/** The attributes that stand in for the draft's pseudo-classes. */
+export const ACTIVE_FORM_ATTR = 'data-tool-form-active';
+export const ACTIVE_SUBMIT_ATTR = 'data-tool-submit-active';
+
+/**
+ * @param {object} o
+ * @param {object} o.dom  the DOM as forms.js needs it: attr(el, name),
+ *   setAttr(el, name, value), removeAttr(el, name), toolForms() (the
+ *   document's form[toolname] elements), controls(form), labelText(el),
+ *   submitButton(form), requestSubmit(form), focus(el), fire(el, type),
+ *   isConnected(el), target(form) (the submission's target name, '' for
+ *   the form's own browsing context)
+ * @param {object} o.submits  submit.js's registry: agent(event, call), forget(event)
+ * @param {() => void} o.changed  the form tools changed
+ * @param {(name: string) => void} o.activated  fires toolactivated
+ * @param {(name: string) => void} o.cancelled  fires toolcancel
+ */
+export function createFormTools({ dom, submits, changed, activated, cancelled }) {
+  /** name -> {name, description, inputSchema, autosubmit, form} */
+  let tools = new Map();
+  let signature = '[]';
+  /** form -> the call under way on it */
+  const running = new Map();
+  let submitting = null; // the call whose requestSubmit is on the stack
+
+  function read(form) {
+    const name = dom.attr(form, 'toolname');
+    const description = dom.attr(form, 'tooldescription');
+    if (!name || !TOOL_NAME_PATTERN.test(name) || !description) return null;
+    return { name, description, inputSchema: formSchema(form, dom), autosubmit: dom.attr(form, 'toolautosubmit') !== null, form };
+  }
+
+  /** Reads the document's form tools again; says so when they changed. */
+  function rescan() {
+    const next = new Map();
+    for (const form of dom.toolForms()) {
+      const t = read(form);
+      if (t && !next.has(t.name)) next.set(t.name, t);
+    }
+    // A running form that is gone or renamed ends its call.
+    for (const [form, call] of running) {
+      const t = next.get(call.name);
+      if (!t || t.form !== form) end(call, { error: new DOMExc(`the form of tool ${jsonStringify(call.name)} was removed or its tool declaration changed`, 'AbortError') });
+    }
+    const sig = jsonStringify([...next.values()].map((t) => [t.name, t.description, t.autosubmit, t.inputSchema]));
+    tools = next;
+    if (sig !== signature) {
+      signature = sig;
+      changed();
+    }
+  }
+
+  function setActive(call, on) {
+    const button = dom.submitButton(call.form);
+    if (on) {
+      dom.setAttr(call.form, ACTIVE_FORM_ATTR, '');
+      if (button) dom.setAttr(button, ACTIVE_SUBMIT_ATTR, '');
+      call.button = button;
+    } else {
+      dom.removeAttr(call.form, ACTIVE_FORM_ATTR);
+      if (call.button) dom.removeAttr(call.button, ACTIVE_SUBMIT_ATTR);
+    }
+  }
+
+  // Ends call: its running state, and its promise when still open.
+  function end(call, outcome) {
+    if (running.get(call.form) === call) {
+      running.delete(call.form);
+      setActive(call, false);
+    }
+    if (call.event) submits.forget(call.event);
+    if (call.settled) return;
+    call.settled = true;
+    if (call.signal && call.onAbort) call.signal.removeEventListener('abort', call.onAbort);
+    if ('error' in outcome) call.reject(outcome.error);
+    else call.resolve(outcome.value);
+  }
+
+  function invalidText(form) {
+    for (const el of dom.controls(form)) {
+      if (isFillable(el) && el.validity && el.validity.valid === false) {
+        return `field ${jsonStringify(el.name)}: ${el.validationMessage || 'invalid'}`;
+      }
+    }
+    return 'the form is invalid';
+  }
+
+  function run(name, input, signal) {
+    const t = tools.get(name);
+    if (!t) return PromiseCtor.reject(new DOMExc(`No tool named ${jsonStringify(String(name))} is declared.`, 'UnknownError'));
+    return new PromiseCtor((resolve, reject) => {
+      if (signal && signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const old = running.get(t.form);
+      if (old) end(old, { error: new DOMExc('another call filled the form', 'AbortError') });
+      const call = { name, form: t.form, resolve, reject, settled: false, signal };
+      if (signal) {
+        call.onAbort = () => {
+          cancelled(name);
+          end(call, { error: signal.reason });
+        };
+        signal.addEventListener('abort', call.onAbort, { once: true });
+      }
+      let unknown;
+      try {
+        unknown = fillForm(t.form, input, dom);
+      } catch (e) {
+        end(call, { error: e });
+        return;
+      }
+      running.set(t.form, call);
+      setActive(call, true);
+      activated(name);
+      const ignored = unknown.length ? ` The form has no field ${unknown.map((u) => jsonStringify(u)).join(', ')}: left out.` : '';
+      if (!t.autosubmit) {
+        if (call.button) dom.focus(call.button);
+        call.settled = true;
+        if (signal) signal.removeEventListener('abort', call.onAbort);
+        resolve(`Filled the form of tool ${jsonStringify(name)}. It was not submitted: the page asks the user to check the form and submit it (the form has no toolautosubmit).${ignored}`);
+        return;
+      }
+      submitting = call;
+      try {
+        dom.requestSubmit(t.form);
+      } catch (e) {
+        submitting = null;
+        end(call, { error: e });
+        return;
+      }
+      submitting = null;
+      if (call.settled) return;
+      if (!call.event) {
+        end(call, { error: new Error(`the form of tool ${jsonStringify(name)} did not submit: ${invalidText(t.form)}. Fix that field and call again`) });
+        return;
+      }
+      if (call.responding) return; // respondWith's promise ends the call
+      if (call.event.defaultPrevented) {
+        // Chromium 156 says the same (an UnknownError) in this case.
+        end(call, { error: new Error(`the page prevented the submission of the form of tool ${jsonStringify(name)} without calling respondWith() with the tool's result: the page has a programming error, and its tool gave no response`) });
+        return;
+      }
+      const target = dom.target(t.form, call.event);
+      if (target) {
+        end(call, { value: `Submitted the form of tool ${jsonStringify(name)} to ${jsonStringify(target)}; its response shows there, not here.${ignored}` });
+        return;
+      }
+      end(call, { error: navigatedError(name) });
+    });
+  }
+
+  return {
+    rescan,
+    run,
+    /** This document's form tools: name -> {name, description, inputSchema}. */
+    list: () => tools,
+    /** A submit event reached the document (capture phase, before the page's listeners). */
+    onSubmit(event, form) {
+      const call = running.get(form);
+      if (!call) return;
+      if (call === submitting) {
+        call.event = event;
+        submits.agent(event, {
+          respond(p) {
+            call.responding = true;
+            then(resolved(p), (value) => end(call, { value }), (error) => end(call, { error }));
+          },
+        });
+        return;
+      }
+      end(call, { value: undefined }); // the user submitted the filled form
+    },
+    /** A form was reset: its call under way ends. */
+    onReset(form) {
+      const call = running.get(form);
+      if (call) end(call, { error: new DOMExc(`the form of tool ${jsonStringify(call.name)} was reset`, 'AbortError') });
+    },
+  };
+}

@@ -1,0 +1,235 @@
+// Declarative WebMCP in the polyfill (content/main/polyfill/forms.js,
+// formschema.js, submit.js) on a fake DOM (test/fakes/forms.js): the cases
+// of the draft's declarative-api-explainer.md (webmachinelearning/webmcp),
+// and what Chromium 156 does where the draft is open. The real DOM is
+// covered by e2e/webmcp2026_test.go.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { definePolyfill } from '../content/main/polyfill/polyfill.js';
+import { ACTIVE_FORM_ATTR, ACTIVE_SUBMIT_ATTR } from '../content/main/polyfill/forms.js';
+import { formSchema } from '../content/main/polyfill/formschema.js';
+import { errorCode } from '../content/main/tools.js';
+import { drain } from './fakes/clock.js';
+import { el, fakeDocument, form } from './fakes/forms.js';
+
+function setup() {
+  const doc = fakeDocument();
+  let changed = 0;
+  const tasks = [];
+  const poly = definePolyfill({
+    win: { location: { origin: 'http://localhost:1' } },
+    changed: () => changed++,
+    queueTask: (fn) => tasks.push(fn),
+    declarative: { dom: doc.dom, start: (forms) => doc.start(forms), submitProto: doc.submitProto },
+  });
+  const events = [];
+  poly.mc.addEventListener('toolactivated', (e) => events.push(['activated', e.toolName]));
+  poly.mc.addEventListener('toolcancel', (e) => events.push(['cancel', e.toolName]));
+  poly.mc.addEventListener('toolchange', () => events.push(['toolchange']));
+  const flush = () => {
+    while (tasks.length) tasks.shift()();
+  };
+  return { doc, poly, events, changed: () => changed, flush };
+}
+
+// The explainer's search-cars example.
+function carsForm(extra = {}) {
+  const make = el('input', { type: 'text', name: 'make', toolparamdescription: "The vehicle's make (i.e., BMW, Ford)", required: '' });
+  const model = el('input', { type: 'text', name: 'model', toolparamdescription: "The vehicle's model (i.e., 330i, F-150)", required: '' });
+  return form({ toolname: 'search-cars', tooldescription: 'Perform a car make/model search', ...extra }, [make, model]);
+}
+
+test('the explainer\'s search-cars form is the imperative example\'s schema', () => {
+  const { dom } = fakeDocument();
+  assert.deepEqual(formSchema(carsForm(), dom), {
+    type: 'object',
+    properties: {
+      make: { type: 'string', description: "The vehicle's make (i.e., BMW, Ford)" },
+      model: { type: 'string', description: "The vehicle's model (i.e., 330i, F-150)" },
+    },
+    required: ['make', 'model'],
+  });
+});
+
+test('form schema: each kind of control, the description from the label or aria-description, toolparamtitle', () => {
+  const { dom } = fakeDocument();
+  const year = el('input', { type: 'number', name: 'year', min: '1990', max: '2030' });
+  year.labels = ['Model year'];
+  const price = el('input', { type: 'range', name: 'price', step: 'any' });
+  const used = el('input', { type: 'checkbox', name: 'used' });
+  const red = el('input', { type: 'radio', name: 'color', value: 'red', required: '' });
+  const blue = el('input', { type: 'radio', name: 'color', value: 'blue' });
+  const fuel = el('select', { name: 'fuel', toolparamtitle: 'Fuel' }, { options: [{ value: 'gas' }, { value: 'ev' }, { value: 'x', disabled: true }] });
+  const extras = el('select', { name: 'extras' }, { multiple: true, options: [{ value: 'roof' }] });
+  const notes = el('textarea', { name: 'notes', 'aria-description': 'Free notes', maxlength: '200' });
+  const email = el('input', { type: 'email', name: 'email' });
+  const skipped = [
+    el('input', { type: 'hidden', name: 'csrf' }), el('input', { type: 'file', name: 'f' }), el('input', { name: 'off', disabled: '' }),
+    el('input', { type: 'text' }), el('button', { name: 'go' }), el('fieldset', { name: 'fs' }),
+  ];
+  const f = form({ toolname: 'cars', tooldescription: 'd' }, [year, price, used, red, blue, fuel, extras, notes, email, ...skipped]);
+  assert.deepEqual(formSchema(f, dom), {
+    type: 'object',
+    properties: {
+      year: { type: 'number', minimum: 1990, maximum: 2030, multipleOf: 1, description: 'Model year' },
+      price: { type: 'number' },
+      used: { type: 'boolean' },
+      color: { type: 'string', enum: ['red', 'blue'] },
+      fuel: { type: 'string', enum: ['gas', 'ev'], title: 'Fuel' },
+      extras: { type: 'array', items: { type: 'string', enum: ['roof'] } },
+      notes: { type: 'string', maxLength: 200, description: 'Free notes' },
+      email: { type: 'string', format: 'email' },
+    },
+    required: ['color'],
+  });
+});
+
+test('forms are tools: listed by getTools and to the bridge, and following the DOM', async () => {
+  const { doc, poly, events, flush } = setup();
+  assert.equal(poly.list().size, 0);
+  const f = carsForm();
+  doc.add(f);
+  flush();
+  assert.deepEqual(events, [['toolchange']]);
+  const meta = poly.list().get('search-cars').meta;
+  assert.equal(meta.description, 'Perform a car make/model search');
+  assert.deepEqual(meta.inputSchema.required, ['make', 'model']);
+  const [listed] = await poly.mc.getTools();
+  assert.equal(listed.name, 'search-cars');
+  assert.deepEqual(listed.inputSchema.required, ['make', 'model']);
+  // Renamed: a new tool; a form without a valid name or a description is none.
+  f.attrs.toolname = 'find-cars';
+  doc.changed();
+  assert.deepEqual([...poly.list().keys()], ['find-cars']);
+  f.attrs.toolname = 'bad name';
+  doc.changed();
+  assert.equal(poly.list().size, 0);
+  doc.add(form({ toolname: 'nodesc' }, []));
+  assert.equal(poly.list().size, 0, 'tooldescription is required');
+  // The same DOM again is no change.
+  flush();
+  events.length = 0;
+  doc.changed();
+  flush();
+  assert.deepEqual(events, []);
+});
+
+test('a call fills the form, submits it (toolautosubmit) with agentInvoked, and answers with respondWith', async () => {
+  const { doc, poly, events } = setup();
+  const f = carsForm({ toolautosubmit: '' });
+  let seen;
+  f.onsubmit = (e) => {
+    seen = { agentInvoked: e.agentInvoked, make: f.controls[0].value, active: ACTIVE_FORM_ATTR in f.attrs };
+    e.preventDefault();
+    e.respondWith(Promise.resolve({ results: [`${f.controls[0].value} ${f.controls[1].value}`] }));
+  };
+  doc.add(f);
+  const out = await poly.list().get('search-cars').run({ make: 'BMW', model: '330i' }, new AbortController().signal);
+  assert.deepEqual(out, { results: ['BMW 330i'] });
+  assert.deepEqual(seen, { agentInvoked: true, make: 'BMW', active: true });
+  assert.deepEqual(f.controls[0].events, ['input', 'change']);
+  assert.equal(ACTIVE_FORM_ATTR in f.attrs, false, 'the running state ends when the response settles');
+  assert.equal(ACTIVE_SUBMIT_ATTR in f.button.attrs, false);
+  assert.deepEqual(events.filter((e) => e[0] === 'activated'), [['activated', 'search-cars']]);
+  // Through executeTool, the JSON text of the response.
+  const [tool] = await poly.mc.getTools();
+  assert.equal(await poly.mc.executeTool(tool, { make: 'Ford', model: 'F-150' }), '{"results":["Ford F-150"]}');
+});
+
+test('respondWith: only for an agent\'s submission, after preventDefault, once', async () => {
+  const { doc, poly } = setup();
+  const f = carsForm({ toolautosubmit: '' });
+  const errors = [];
+  f.onsubmit = (e) => {
+    try {
+      e.respondWith(Promise.resolve(1)); // before preventDefault
+    } catch (err) {
+      errors.push(err.name);
+    }
+    e.preventDefault();
+    e.respondWith(Promise.resolve('ok'));
+    try {
+      e.respondWith(Promise.resolve(2));
+    } catch (err) {
+      errors.push(err.name);
+    }
+  };
+  doc.add(f);
+  assert.equal(await poly.list().get('search-cars').run({ make: 'a', model: 'b' }, new AbortController().signal), 'ok');
+  assert.deepEqual(errors, ['InvalidStateError', 'InvalidStateError']);
+  const userEvent = doc.userSubmit(carsForm());
+  assert.equal(userEvent.agentInvoked, false);
+  userEvent.preventDefault();
+  assert.throws(() => userEvent.respondWith(Promise.resolve(1)), { name: 'InvalidStateError' });
+});
+
+test('a submission that navigates is the navigated error (executeTool: null); prevented without respondWith is an error', async () => {
+  const { doc, poly } = setup();
+  const nav = carsForm({ toolautosubmit: '' });
+  doc.add(nav);
+  await assert.rejects(poly.list().get('search-cars').run({ make: 'a', model: 'b' }, new AbortController().signal), (e) => errorCode(e) === 'navigated');
+  const [tool] = await poly.mc.getTools();
+  assert.equal(await poly.mc.executeTool(tool, { make: 'a', model: 'b' }), null);
+  nav.attrs.target = 'results';
+  assert.match(await poly.list().get('search-cars').run({ make: 'a', model: 'b' }, new AbortController().signal), /to "results"/);
+  delete nav.attrs.target;
+  nav.onsubmit = (e) => e.preventDefault();
+  await assert.rejects(poly.list().get('search-cars').run({ make: 'a', model: 'b' }, new AbortController().signal), /without calling respondWith/);
+  nav.valid = false;
+  nav.controls[0].validity = { valid: false };
+  nav.controls[0].validationMessage = 'Please fill in this field.';
+  await assert.rejects(poly.list().get('search-cars').run({ make: '', model: 'b' }, new AbortController().signal), /did not submit: field "make": Please fill in this field/);
+  assert.equal(ACTIVE_FORM_ATTR in nav.attrs, false);
+});
+
+test('without toolautosubmit the form is filled, marked, focused, and the result says the user submits', async () => {
+  const { doc, poly } = setup();
+  const f = carsForm();
+  doc.add(f);
+  const out = await poly.list().get('search-cars').run({ make: 'BMW', model: 'i3', color: 'red' }, new AbortController().signal);
+  assert.match(out, /Filled the form of tool "search-cars"\. It was not submitted: the page asks the user to check the form and submit it/);
+  assert.match(out, /no field "color"/);
+  assert.equal(f.controls[1].value, 'i3');
+  assert.equal(ACTIVE_FORM_ATTR in f.attrs, true);
+  assert.equal(ACTIVE_SUBMIT_ATTR in f.button.attrs, true);
+  assert.equal(f.button.focused, true);
+  // The user submits: the running state ends.
+  const ev = doc.userSubmit(f);
+  assert.equal(ev.agentInvoked, false);
+  assert.equal(ACTIVE_FORM_ATTR in f.attrs, false);
+});
+
+test('a reset, a removal or a rename ends the call; a cancel fires toolcancel', async () => {
+  const { doc, poly, events } = setup();
+  const f = carsForm({ toolautosubmit: '' });
+  let respond;
+  f.onsubmit = (e) => {
+    e.preventDefault();
+    e.respondWith(new Promise((r) => {
+      respond = r;
+    }));
+  };
+  doc.add(f);
+  const run = () => poly.list().get('search-cars').run({ make: 'a', model: 'b' }, new AbortController().signal);
+  let p = run();
+  doc.reset(f);
+  await assert.rejects(p, /was reset/);
+  assert.equal(ACTIVE_FORM_ATTR in f.attrs, false);
+  p = run();
+  f.attrs.toolname = 'renamed';
+  doc.changed();
+  await assert.rejects(p, /removed or its tool declaration changed/);
+  f.attrs.toolname = 'search-cars';
+  doc.changed();
+  p = run();
+  doc.remove(f);
+  await assert.rejects(p, /removed/);
+  doc.add(f);
+  const ctl = new AbortController();
+  p = poly.list().get('search-cars').run({ make: 'a', model: 'b' }, ctl.signal);
+  ctl.abort(new Error('the agent cancelled'));
+  await assert.rejects(p, /the agent cancelled/);
+  assert.deepEqual(events.filter((e) => e[0] === 'cancel'), [['cancel', 'search-cars']]);
+  respond('late'); // a late response goes nowhere
+  await drain();
+});
