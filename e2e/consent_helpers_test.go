@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/runtime"
@@ -46,9 +47,25 @@ Promise.all([reg("act"), reg("peek", {readOnlyHint: true}), reg("commit", {conse
   .then(() => { document.body.dataset.ready = "true"; });
 </script></body></html>`
 
-// serveConsentSite serves consentPage on 127.0.0.1 (a loopback default:
-// allowed, and "never ask" until the user says otherwise) and returns its
-// origin.
+// holdPage registers one tool, hold, whose calls run until the test calls
+// window.release().
+const holdPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Trace viewer</title>
+<style>body { font: 15px system-ui, sans-serif; margin: 24px; background: #fff; color: #202124; } .slice { background: #e8f0fe; padding: 8px; border-radius: 4px; margin: 4px 0; }</style></head>
+<body><h1>Trace viewer</h1><div class="slice">CommitNavigation 12.3 ms</div><div class="slice">Layout 4.1 ms</div><div class="slice">Paint 2.0 ms</div>
+<script>
+window.pending = [];
+window.release = () => window.pending.splice(0).forEach((r) => r());
+const mc = document.modelContext || navigator.modelContext;
+mc.registerTool({
+  name: "hold", description: "Runs until the test releases it.", inputSchema: {type: "object"},
+  execute: () => new Promise((r) => window.pending.push(r)).then(() => "released"),
+}).then(() => { document.body.dataset.ready = "true"; });
+</script></body></html>`
+
+// serveConsentSite serves consentPage at / and holdPage at /hold on
+// 127.0.0.1 (a loopback default: allowed, and "never ask" until the user
+// says otherwise) and returns its origin.
 func serveConsentSite(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -57,6 +74,10 @@ func serveConsentSite(t testing.TB) string {
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/hold" {
+			fmt.Fprint(w, holdPage)
+			return
+		}
 		fmt.Fprint(w, consentPage)
 	})}
 	go srv.Serve(ln)
@@ -215,6 +236,53 @@ func outcome(t testing.TB, ch <-chan string) string {
 func badgeText(t testing.TB, extPage context.Context, tabID int) string {
 	t.Helper()
 	return eval[string](t, extPage, fmt.Sprintf(`chrome.action.getBadgeText({tabId: %d})`, tabID))
+}
+
+// waitBadge waits until a tab's badge says want. Nothing tells a page when
+// a badge changes, so the extension page asks again every 50 ms (the
+// test's deadline is the hang guard).
+func waitBadge(t testing.TB, extPage context.Context, tabID int, want string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(extPage, 20*time.Second)
+	defer cancel()
+	js := fmt.Sprintf(`new Promise((resolve) => {
+		const check = () => chrome.action.getBadgeText({tabId: %d}).then((t) => t === %s ? resolve(true) : setTimeout(check, 50));
+		check();
+	})`, tabID, mustJSON(want))
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("the badge of tab %d never said %q (it says %q): %v", tabID, want, badgeText(t, extPage, tabID), err)
+	}
+}
+
+// shadowTexts returns the text of every shadow root of the page, closed
+// ones included (CDP sees through them; the page does not).
+func shadowTexts(t testing.TB, ctx context.Context) []string {
+	t.Helper()
+	all, pierce := int64(-1), true
+	doc, err := chromedp.Call(ctx, dom.GetDocument, dom.GetDocumentParams{Depth: &all, Pierce: &pierce})
+	if err != nil {
+		t.Fatalf("get the document: %v", err)
+	}
+	var out []string
+	var walk func(n *cdp.Node, inShadow bool, acc *strings.Builder)
+	walk = func(n *cdp.Node, inShadow bool, acc *strings.Builder) {
+		if n.NodeName == "STYLE" || n.NodeName == "SCRIPT" {
+			return
+		}
+		if inShadow && n.NodeType == 3 { // a text node
+			acc.WriteString(n.NodeValue)
+		}
+		for _, c := range n.Children {
+			walk(c, inShadow, acc)
+		}
+		for _, sr := range n.ShadowRoots {
+			var b strings.Builder
+			walk(sr, true, &b)
+			out = append(out, fmt.Sprintf("%s: %s", sr.ShadowRootType, strings.TrimSpace(b.String())))
+		}
+	}
+	walk(doc.Root, false, &strings.Builder{})
+	return out
 }
 
 // activityEntries reads the activity log as the extension page shows it:

@@ -221,3 +221,38 @@ func equalCounts(got, want map[string]int) bool {
 	}
 	return true
 }
+
+// TestActivity: while an agent's call runs in a tab, the badge shows it and
+// the page shows "<agent> is using <tool>" in a closed shadow root drawn by
+// the extension; both go when the call ends.
+func TestActivity(t *testing.T) {
+	b := start(t, polyfill)
+	origin := serveConsentSite(t)
+	site, _ := b.open(origin + "/hold")
+	waitPage(t, site, `document.body.dataset.ready === "true"`)
+	b.waitTool("hold")
+	tabID := b.siteTabID(origin)
+	ext, _ := b.open(extURL("ui/activity.html"))
+	waitBadge(t, ext, tabID, "1")
+
+	ch := callAsync(b.client, "hold", map[string]any{})
+	waitPage(t, site, `window.pending.length === 1`)
+	waitBadge(t, ext, tabID, "▶1")
+	// The page sees a host element at most: its shadow root is closed.
+	waitPage(t, site, `document.body.lastElementChild.tagName === "DIV" && document.body.lastElementChild.shadowRoot === null`)
+	texts := shadowTexts(t, site)
+	if len(texts) != 1 || !strings.HasPrefix(texts[0], "closed: ") || !strings.HasSuffix(texts[0], " is using hold") {
+		t.Fatalf("the page's shadow roots say %q, want one closed root saying \"<agent> is using hold\"", texts)
+	}
+	shoot(t, site, "light", 640, 360, "activity-indicator.png")
+	// The running call is in the log.
+	waitPage(t, ext, `document.querySelector('.wm-log li[data-tool="hold"][data-outcome="running"]')`)
+
+	eval[bool](t, site, `(window.release(), true)`)
+	if got := outcome(t, ch); got != "OK released" {
+		t.Fatalf("hold returned %q", got)
+	}
+	waitPage(t, site, `document.body.lastElementChild.tagName !== "DIV"`)
+	waitBadge(t, ext, tabID, "1")
+	waitPage(t, ext, `document.querySelector('.wm-log li[data-tool="hold"][data-outcome="result"]')`)
+}
