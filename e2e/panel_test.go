@@ -30,12 +30,15 @@ func (b *bridge) demoWithPanel() (demo, panel context.Context, tabID int) {
 	return demo, panel, tabID
 }
 
-// Off: the site's tools leave the connected agent (tools/list_changed) and
-// its context, URL and title stop leaving the browser; on: they come back.
+// The connection; the site switch. Off: the site's tools leave
+// the connected agent (tools/list_changed) and its context, URL and title
+// stop leaving the browser; on: they come back.
 func TestPanelSiteSwitch(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		b := start(t, m)
 		_, panel, _ := b.demoWithPanel()
+		// Connection: the host.
+		waitPage(t, panel, `document.getElementById("host-status").textContent.startsWith("Connected")`)
 		if role, checked := axControl(t, panel, siteSwitch); role != "switch" || checked != "true" {
 			t.Fatalf("%q is a %q checked=%q; want a switch that is on for localhost", siteSwitch, role, checked)
 		}
