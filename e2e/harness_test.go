@@ -207,7 +207,8 @@ func (b *bridge) connectShim(args ...string) *mcp.ClientSession {
 	t := b.t
 	t.Helper()
 	cmd := exec.Command(filepath.Join(installDir, "bin", "webmcp-shim"), args...)
-	cmd.Env = append(os.Environ(), "WEBMCP_RUNTIME_DIR="+b.runtimeDir)
+	// XDG_CACHE_HOME: big results go to files there, not to the user's cache.
+	cmd.Env = append(os.Environ(), "WEBMCP_RUNTIME_DIR="+b.runtimeDir, "XDG_CACHE_HOME="+filepath.Join(filepath.Dir(b.runtimeDir), "cache"))
 	cmd.Stderr = b.logs.prefixed("shim: ")
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
