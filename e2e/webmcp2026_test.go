@@ -256,3 +256,50 @@ func TestConsequentialAndDebugging(t *testing.T) {
 		}
 	})
 }
+
+// exposedTo shares a tool with other origins' documents in the page's own
+// tree; it neither hides the tool from agents (the bridge acts as the
+// browser's own agent, which the draft's observation gives every tool of
+// the document) nor widens who sees it: it is listed as its own origin's
+// tool, under the user's site access. An origin that is not potentially
+// trustworthy is a SecurityError in both modes.
+func TestExposedTo(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		tab := openOrders(t, b, m)
+		got := eval[string](t, tab, `document.modelContext.registerTool({name: 'shared_tool', description: 'Shared with a partner frame.', execute: () => 'shared'},
+			{exposedTo: ['https://partner.example']}).then(() => 'ok', (e) => e.name)`)
+		if got != "ok" {
+			t.Fatalf("registerTool with exposedTo [https://partner.example]: %s", got)
+		}
+		got = eval[string](t, tab, `document.modelContext.registerTool({name: 'insecure_share', description: 'd', execute: () => 1},
+			{exposedTo: ['http://partner.example']}).then(() => 'ok', (e) => e.name)`)
+		if got != "SecurityError" {
+			t.Errorf("registerTool with exposedTo [http://partner.example] = %s, want SecurityError", got)
+		}
+		tool := b.waitTool("shared_tool")
+		if !strings.HasPrefix(tool.Description, "[localhost:") {
+			t.Errorf("shared_tool description = %q, want its own origin's provenance", tool.Description)
+		}
+		if res := b.call(context.Background(), "shared_tool", map[string]any{}); res.IsError || text(res) != "shared" {
+			t.Errorf("shared_tool = %q (isError %v)", text(res), res.IsError)
+		}
+		if b.hasTool("insecure_share") {
+			t.Errorf("a tool whose registration failed is listed")
+		}
+	})
+}
+
+// hasTool reports whether the agent lists a tool named name now.
+func (b *bridge) hasTool(name string) bool {
+	res, err := b.client.ListTools(context.Background(), nil)
+	if err != nil {
+		b.t.Fatalf("list tools: %v", err)
+	}
+	for _, tl := range res.Tools {
+		if tl.Name == name {
+			return true
+		}
+	}
+	return false
+}
