@@ -223,6 +223,8 @@ Environment:
                        (default: $XDG_RUNTIME_DIR/webmcp, else webmcp-bridge/run
                        in your cache directory; it must be yours alone: mode
                        0700, not a symlink); now: %s
-`, results.Seconds(shim.DefaultTimeout), webmcp.RuntimeDirEnv, webmcp.RuntimeDir())
+  %s=1   list the page tools marked as debugging tools
+                       (WebMCP's annotations.debugging; hidden by default)
+`, results.Seconds(shim.DefaultTimeout), webmcp.RuntimeDirEnv, webmcp.RuntimeDir(), shim.DebuggingToolsEnv)
 	return b.String()
 }
