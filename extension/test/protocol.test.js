@@ -236,3 +236,19 @@ test('checkHostMessage keeps a call\'s timeout only when it is a positive intege
   for (const timeout of [0, -1, 1.5, '3000', null]) assert.equal('timeout' in checkHostMessage({ ...base, timeout }).msg, false, String(timeout));
   assert.equal(Code.declined, 'declined');
 });
+
+test('normalizeTool: outputSchema travels bounded like inputSchema; consequentialHint and debugging travel', () => {
+  const out = { type: 'object', properties: { n: { type: 'integer' } } };
+  const { tool } = normalizeTool({ name: 'stats', description: 'd', outputSchema: out, annotations: { consequentialHint: true, debugging: false } });
+  assert.deepEqual(wireTool(3, 0, 'http://localhost', tool), {
+    tabId: 3, frameId: 0, origin: 'http://localhost', name: 'stats', description: 'd', outputSchema: out,
+    annotations: { consequentialHint: true, debugging: false },
+  });
+  assert.equal(tool.consequential, true, 'ask-before-acting still reads tool.consequential');
+  assert.equal(normalizeTool({ name: 'n', description: 'd', outputSchema: null }).tool.outputSchema, undefined);
+  assert.match(normalizeTool({ name: 'n', description: 'd', outputSchema: [1] }).problem, /outputSchema is not a JSON object/);
+  let deep = {};
+  for (let i = 0; i < 100; i++) deep = { a: deep };
+  const past = normalizeTool({ name: 'n', description: 'd', outputSchema: deep }).tool.outputSchema;
+  assert.match(past['x-webmcp-rejected'], /nested more than/);
+});

@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -169,4 +170,42 @@ func TestTimedOut(t *testing.T) {
 			t.Errorf("TimedOut(%v) = %q, want %q", d, got, want)
 		}
 	}
+}
+
+func TestWithOutputSchema(t *testing.T) {
+	check := func(raw json.RawMessage) error {
+		var v struct{ Count any }
+		json.Unmarshal(raw, &v)
+		if _, ok := v.Count.(float64); !ok {
+			return fmt.Errorf(`field "count": not a number`)
+		}
+		return nil
+	}
+	ok := FromOutput(json.RawMessage(`{"count":3}`))
+	if got := WithOutputSchema("stats", ok, check); got != ok || got.IsError {
+		t.Errorf("a matching result = %+v, want it unchanged", got)
+	}
+	bad := WithOutputSchema("stats", FromOutput(json.RawMessage(`{"count":"x"}`)), check)
+	if !bad.IsError || bad.Meta[MetaCode] != CodeInvalidOutput || bad.Meta[MetaPageRan] != string(Ran) ||
+		!strings.Contains(textOf(bad), `field "count": not a number`) || !strings.Contains(textOf(bad), `{\"count\":\"x\"}`) {
+		t.Errorf("a result off its schema = %q %v", textOf(bad), bad.Meta)
+	}
+	text := WithOutputSchema("stats", FromOutput(json.RawMessage(`"hello"`)), check)
+	if !text.IsError || !strings.Contains(textOf(text), "no JSON object") {
+		t.Errorf("a text result = %q", textOf(text))
+	}
+	failed := FromError("stats", &webmcp.Error{Code: webmcp.CodeToolError, Message: "boom"})
+	if got := WithOutputSchema("stats", failed, check); got != failed {
+		t.Errorf("an error result is checked: %+v", got)
+	}
+}
+
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
 }
