@@ -26,11 +26,12 @@ test('a call goes to its frame, and the frame\'s result back to the host, once',
   assert.deepEqual(host.take(), [{ type: 'result', id: 's1.1', output: { echoed: 'hi' } }]);
 });
 
-test('a frame\'s error keeps not_found and internal, and is tool_error otherwise', async () => {
+test('a frame\'s error keeps not_found, internal and navigated, and is tool_error otherwise', async () => {
   const { host, frame } = await withEcho();
   for (const [id, error, want] of [
     ['a', { code: 'not_found', message: 'gone' }, { code: 'not_found', message: 'gone' }],
     ['b', { code: 'internal', message: 'oops' }, { code: 'internal', message: 'oops' }],
+    ['n', { code: 'navigated', message: 'the call navigated the page' }, { code: 'navigated', message: 'the call navigated the page' }],
     ['c', { code: 'timeout', message: 'slow' }, { code: 'tool_error', message: 'slow' }],
     ['d', 'nonsense', { code: 'tool_error', message: 'the tool failed' }],
   ]) {
