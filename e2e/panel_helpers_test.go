@@ -80,6 +80,21 @@ func (b *bridge) openUI(path string) context.Context {
 	return page
 }
 
+// openBeside opens url as the active tab of the focused window (chromedp's
+// own new tabs get a window each), as a user opens a tab beside the side
+// panel.
+func (b *bridge) openBeside(url string) context.Context {
+	b.t.Helper()
+	no := false
+	res, err := chromedp.CallBrowser(b.browser, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: &no, Background: &no})
+	if err != nil {
+		b.t.Fatalf("open %s: %v", url, err)
+	}
+	tab, cancel := chromedp.NewContext(b.browser, chromedp.WithTargetID(res.TargetID))
+	b.t.Cleanup(cancel)
+	return tab
+}
+
 // byLabel is a JavaScript expression for the element whose accessible name
 // is set by aria-label to label.
 func byLabel(label string) string {

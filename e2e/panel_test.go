@@ -39,6 +39,9 @@ func TestPanelSiteSwitch(t *testing.T) {
 		_, panel, _ := b.demoWithPanel()
 		// Connection: the host.
 		waitPage(t, panel, `document.getElementById("host-status").textContent.startsWith("Connected")`)
+		if role, _ := axControl(t, panel, "Open in side panel"); role != "button" {
+			t.Errorf("Open in side panel is a %q, want a button", role)
+		}
 		if role, checked := axControl(t, panel, siteSwitch); role != "switch" || checked != "true" {
 			t.Fatalf("%q is a %q checked=%q; want a switch that is on for localhost", siteSwitch, role, checked)
 		}
@@ -46,8 +49,8 @@ func TestPanelSiteSwitch(t *testing.T) {
 		waitPage(t, panel, `document.querySelector('[data-tool="select_slice"] .tag.act') && document.querySelector('[data-tool="get_selection"] .tag.read')`)
 
 		press(t, panel, siteSwitch)
-		b.waitTools("the site's tools to leave the agent", func(m map[string]*mcp.Tool) bool { return m["select_slice"] == nil && m["get_selection"] == nil })
 		waitSwitch(t, panel, siteSwitch, false)
+		b.waitTools("the site's tools to leave the agent", func(m map[string]*mcp.Tool) bool { return m["select_slice"] == nil && m["get_selection"] == nil })
 		if _, checked := axControl(t, panel, siteSwitch); checked != "false" {
 			t.Errorf("after turning it off, the switch's checked state is %q", checked)
 		}
@@ -63,8 +66,8 @@ func TestPanelSiteSwitch(t *testing.T) {
 		}
 
 		press(t, panel, siteSwitch)
-		b.waitTools("the site's tools to come back", func(m map[string]*mcp.Tool) bool { return m["select_slice"] != nil && m["get_selection"] != nil })
 		waitSwitch(t, panel, siteSwitch, true)
+		b.waitTools("the site's tools to come back", func(m map[string]*mcp.Tool) bool { return m["select_slice"] != nil && m["get_selection"] != nil })
 		if res := text(b.call(context.Background(), "get_ui_context", map[string]any{})); !strings.Contains(res, selectionProvider) {
 			t.Errorf("the context did not come back with the site:\n%s", res)
 		}
@@ -210,6 +213,53 @@ func TestPanelPin(t *testing.T) {
 	if out, _ := b.shimCLI("context"); strings.Contains(out, "pinned_context") {
 		t.Errorf("after Unpin in the panel, webmcp-shim context still prints pinned context:\n%s", out)
 	}
+}
+
+// The side panel shows the active tab and follows it; its ambient chip
+// (selection and focused element) can be excluded like a provider's.
+func TestPanelSidePanel(t *testing.T) {
+	b := start(t, polyfill)
+	demo := b.openDemo("localhost")
+	id := b.tabID(localOrigin())
+	side := b.openUI("ui/panel.html?in=sidepanel")
+	waitPage(t, side, fmt.Sprintf(`document.body.dataset.ready === "true" && document.body.dataset.tab === "%d"`, id))
+	if eval[bool](t, side, `!document.getElementById("open-side-panel").hidden`) {
+		t.Errorf("the side panel offers to open the side panel")
+	}
+
+	// The selection's chip.
+	ambient := "Include selection and focused element"
+	eval[any](t, demo, `(() => { const s = getSelection(); s.removeAllRanges(); const r = document.createRange(); r.selectNodeContents(document.querySelector("#details")); s.addRange(r); })()`)
+	waitPage(t, side, `document.querySelector('[data-chip="ambient"] .summary')?.textContent.startsWith("Selected text")`)
+	if role, checked := axControl(t, side, ambient); role != "switch" || checked != "true" {
+		t.Fatalf("%q is a %q checked=%q; want a switch that is on", ambient, role, checked)
+	}
+	press(t, side, ambient)
+	waitSwitch(t, side, ambient, false)
+	if c := b.getUIContext(); c.Ambient != nil {
+		t.Errorf("get_ui_context has the excluded selection: %+v", c.Ambient)
+	}
+	if out, _ := b.shimCLI("context"); strings.Contains(out, "selection:") {
+		t.Errorf("webmcp-shim context has the excluded selection:\n%s", out)
+	}
+	press(t, side, ambient)
+	waitSwitch(t, side, ambient, true)
+	if c := b.getUIContext(); c.Ambient == nil || c.Ambient.Selection == "" {
+		t.Errorf("the selection included again is not in get_ui_context")
+	}
+
+	// Another tab comes to the front of the window: the side panel follows.
+	b.openBeside(demoURL("127.0.0.1", "/"))
+	b.waitTools("the second demo tab's tools", func(m map[string]*mcp.Tool) bool {
+		for _, tool := range m {
+			if strings.Contains(tool.Description, "127.0.0.1") {
+				return true
+			}
+		}
+		return false
+	})
+	other := b.tabID(fmt.Sprintf("http://127.0.0.1:%d", demoPort))
+	waitPage(t, side, fmt.Sprintf(`document.body.dataset.tab === "%d"`, other))
 }
 
 // Screenshots of the panel at the popup's width, light and dark: a slice

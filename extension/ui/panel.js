@@ -43,8 +43,36 @@ async function activeTab() {
   }
 }
 
+// While a key or pointer is down, a render waits for its release: a control
+// replaced between press and release would lose the press.
+let pressing = false;
+let held = null;
+const press = () => {
+  pressing = true;
+};
+const release = () => {
+  // After the click or change that the release causes.
+  setTimeout(() => {
+    pressing = false;
+    if (held) {
+      const [state, sites] = held;
+      held = null;
+      render(state, sites);
+    }
+  }, 0);
+};
+document.addEventListener('keydown', press, true);
+document.addEventListener('pointerdown', press, true);
+document.addEventListener('keyup', release, true);
+document.addEventListener('pointerup', release, true);
+document.addEventListener('pointercancel', release, true);
+
 // Renders, keeping the focus on the control with the same accessible name.
 function render(state, sites) {
+  if (pressing) {
+    held = [state, sites];
+    return;
+  }
   const json = JSON.stringify([state, sites]);
   if (json === last) return;
   last = json;
