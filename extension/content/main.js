@@ -873,7 +873,8 @@
     const doc = win.document;
     const E = win.Element.prototype;
     const N = win.Node.prototype;
-    const F = win.HTMLFormElement.prototype;
+    const FormCtor = win.HTMLFormElement;
+    const F = FormCtor.prototype;
     const getAttribute2 = E.getAttribute;
     const setAttribute = E.setAttribute;
     const removeAttribute = E.removeAttribute;
@@ -926,11 +927,11 @@
       observer.observe(doc, { subtree: true, childList: true, attributes: true, attributeFilter: WATCHED });
       apply(addListener, win, ["submit", (e) => {
         const form = e.target;
-        if (form instanceof win.HTMLFormElement) forms.onSubmit(e, form);
+        if (form instanceof FormCtor) forms.onSubmit(e, form);
       }, { capture: true }]);
       apply(addListener, win, ["reset", (e) => {
         const form = e.target;
-        if (form instanceof win.HTMLFormElement) forms.onReset(form);
+        if (form instanceof FormCtor) forms.onReset(form);
       }, { capture: true }]);
       forms.rescan();
     }
