@@ -116,7 +116,10 @@
 // ran, so it may have run. "declined" means the user said no to
 // the call in the extension's consent window (Deny, closed the window, or
 // did not answer in time); the page's tool did not run, and calling it
-// again asks the user again. A cancelled call is still answered, with code
+// again asks the user again. "navigated" also answers a call that itself
+// navigated the page (a declarative form tool's submission: the browser's
+// executeTool resolved to null); the page ran it, and its response is not
+// available. A cancelled call is still answered, with code
 // "cancelled", unless its answer was already on the way. When a shim
 // disconnects the host cancels all of that shim's calls still under way.
 // When the browser disconnects, the host answers every call under way with
