@@ -205,6 +205,19 @@ func TestPanelPin(t *testing.T) {
 	if start < 0 || end < start || !strings.Contains(out[start:end], "CommitNavigation") {
 		t.Errorf("after pinning in the panel, webmcp-shim context printed no pinned slice:\n%s", out)
 	}
+	// The pin's raw JSON is what get_ui_context lists in "pinned".
+	press(t, panel, "Show raw JSON of pinned "+selectionProvider)
+	raw := `document.querySelector('details[data-raw="pin:` + selectionProvider + `"]')`
+	waitPage(t, panel, raw+`.open`)
+	var got any
+	if err := json.Unmarshal([]byte(eval[string](t, panel, raw+`.querySelector("pre").textContent`)), &got); err != nil {
+		t.Fatalf("the pin's raw view is not JSON: %v", err)
+	}
+	if c := b.getUIContext(); len(c.Pinned) != 1 {
+		t.Errorf("get_ui_context pinned = %s, want the one pin", c.Pinned)
+	} else if want := jsonValue(t, c.Pinned[0]); !reflect.DeepEqual(got, want) {
+		t.Errorf("the panel's raw JSON of the pin is\n%s\nget_ui_context gives\n%s", mustJSON(got), mustJSON(want))
+	}
 	if role, _ := axControl(t, panel, "Unpin "+selectionProvider); role != "button" {
 		t.Errorf("Unpin %s is a %q, want a button", selectionProvider, role)
 	}

@@ -25,11 +25,20 @@ export function agentProviderJSON(p) {
   return JSON.stringify(v);
 }
 
-/** What get_ui_context gives an agent of a pin, as JSON text (its time aside). */
+/** A time (Unix ms) as the shim writes it: RFC 3339 in UTC, whole seconds. */
+export function rfc3339(ms) {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** What get_ui_context gives an agent of a pin (in "pinned"), as JSON text. */
 export function agentPinJSON(pin) {
   const v = { providerId: pin.providerId };
   if (pin.summary) v.summary = pin.summary;
   if (pin.data !== undefined) v.data = pin.data;
+  v.tabId = pin.tabId;
+  if (pin.url) v.url = pin.url;
+  if (pin.title) v.title = pin.title;
+  if (pin.pinnedAt > 0) v.pinnedAt = rfc3339(pin.pinnedAt);
   return JSON.stringify(v);
 }
 

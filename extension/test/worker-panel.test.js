@@ -168,7 +168,9 @@ test('pin and unpin from the panel; a pin of a provider excluded later is withhe
   assert.deepEqual(w.host.ofType('pins').at(-1).pins.map((p) => p.providerId), [SEL]);
   let s = await ask(w.chrome, { type: 'panel/state', tabId: 3 });
   assert.deepEqual(s.pins.map((p) => [p.providerId, p.shared]), [[SEL, true]]);
-  assert.deepEqual(JSON.parse(s.pins[0].raw), { providerId: SEL, summary: 'Selected slice A', data: { id: 1, name: 'A' } });
+  const { pinnedAt, ...rest } = JSON.parse(s.pins[0].raw);
+  assert.deepEqual(rest, { providerId: SEL, summary: 'Selected slice A', data: { id: 1, name: 'A' }, tabId: 3, url: `${LOCAL}/page3`, title: 'page 3' });
+  assert.match(pinnedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
   await ask(w.chrome, { type: 'provider/include', origin: LOCAL, providerId: SEL, include: false });
   assert.deepEqual(w.host.ofType('pins').at(-1).pins, []);

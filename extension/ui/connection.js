@@ -13,7 +13,7 @@ export function renderConnection(el, state) {
     h('p', { class: host.connected ? 'ok' : 'warn', id: 'host-status' },
       host.connected
         ? 'Connected to webmcp-host.'
-        : 'Not connected to webmcp-host. Run install.sh (see the README) and restart the browser; `webmcp-shim doctor` names what is missing.'),
+        : 'Not connected to webmcp-host. Install it with install.sh (see the README) and restart the browser; webmcp-shim doctor names what is missing.'),
     host.connected && h('p', { id: 'agents-status' },
       people.length === 0
         ? 'No agent is connected right now.'
