@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/webmcp-bridge/bridge/shim/textcut"
 )
 
 // Size limits on what a page supplies: the numbers of
@@ -135,18 +136,8 @@ func asCut(data json.RawMessage) (Cut, bool) {
 	return c, true
 }
 
-// clip flattens s to one line without control characters and cuts it to n
-// runes, marking a cut with "…".
-func clip(s string, n int) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError
-	}), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
+// clip flattens s to one line and cuts it to n characters (textcut.Line).
+func clip(s string, n int) string { return textcut.Line(s, n) }
 
 // tagPattern matches the start of an opening or closing ui_context or
 // pinned_context tag, however spaced or cased.
