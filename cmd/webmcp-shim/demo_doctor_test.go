@@ -1,9 +1,6 @@
 package main_test
 
 import (
-	"bufio"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -26,27 +23,7 @@ func TestDemoServes(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	lines := bufio.NewScanner(out)
-	var url string
-	for lines.Scan() {
-		if l := strings.TrimSpace(lines.Text()); strings.HasPrefix(l, "http://127.0.0.1:") {
-			url = l
-			break
-		}
-	}
-	if url == "" {
-		t.Fatalf("webmcp-shim demo printed no URL")
-	}
-	go io.Copy(io.Discard, out)
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(body), "Trace viewer") {
-		t.Errorf("GET %s = %d:\n%.300s", url, res.StatusCode, body)
-	}
+	bridgetest.GetDemo(t, out)
 	cmd.Process.Signal(syscall.SIGINT)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("webmcp-shim demo after SIGINT: %v, want exit 0", err)

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -58,27 +56,7 @@ func TestDemoInProcess(t *testing.T) {
 		outW.Close()
 		code <- c
 	}()
-	lines := bufio.NewScanner(outR)
-	var url string
-	for lines.Scan() {
-		if l := strings.TrimSpace(lines.Text()); strings.HasPrefix(l, "http://127.0.0.1:") {
-			url = l
-			break
-		}
-	}
-	if url == "" {
-		t.Fatal("demo printed no URL")
-	}
-	go io.Copy(io.Discard, outR)
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(body), "Trace viewer") {
-		t.Errorf("GET %s = %d:\n%.300s", url, res.StatusCode, body)
-	}
+	bridgetest.GetDemo(t, outR)
 	cancel()
 	if c := bridgetest.Await(bridgetest.Context(t), t, code, "demo to stop"); c != ExitOK {
 		t.Errorf("demo exit code %d after its context ended, want 0", c)
