@@ -163,17 +163,24 @@ func (b *bridge) attach(id target.ID) context.Context {
 // browser computes it, is exactly name.
 func clickNamed(t testing.TB, ctx context.Context, role, name string) {
 	t.Helper()
+	if err := tryClickNamed(ctx, role, name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tryClickNamed is clickNamed, returning what went wrong.
+func tryClickNamed(ctx context.Context, role, name string) error {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	doc, err := chromedp.Call(ctx, dom.GetDocument, dom.GetDocumentParams{})
 	if err != nil {
-		t.Fatalf("get the document: %v", err)
+		return fmt.Errorf("get the document: %w", err)
 	}
 	res, err := chromedp.Call(ctx, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{
 		BackendNodeID: doc.Root.BackendNodeID, AccessibleName: name, Role: role,
 	})
 	if err != nil {
-		t.Fatalf("query the accessibility tree for %s %q: %v", role, name, err)
+		return fmt.Errorf("query the accessibility tree for %s %q: %w", role, name, err)
 	}
 	var node *accessibility.Node
 	for _, n := range res.Nodes {
@@ -183,17 +190,20 @@ func clickNamed(t testing.TB, ctx context.Context, role, name string) {
 		}
 	}
 	if node == nil {
-		t.Fatalf("no %s named %q", role, name)
+		return fmt.Errorf("no %s named %q", role, name)
 	}
 	obj, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node.BackendDOMNodeID})
 	if err != nil {
-		t.Fatalf("resolve %s %q: %v", role, name, err)
+		return fmt.Errorf("resolve %s %q: %w", role, name, err)
 	}
+	// The click runs after this call returns: a click that closes its window
+	// (the consent window's last answer) must not lose the call's answer.
 	if _, err := chromedp.Call(ctx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: `function() { this.focus(); this.click(); }`, ObjectID: obj.Object.ObjectID,
+		FunctionDeclaration: `function() { this.focus(); setTimeout(() => this.click(), 0); }`, ObjectID: obj.Object.ObjectID,
 	}); err != nil {
-		t.Fatalf("click %s %q: %v", role, name, err)
+		return fmt.Errorf("click %s %q: %w", role, name, err)
 	}
+	return nil
 }
 
 // buttonReady is a page condition: an enabled button whose text is name.

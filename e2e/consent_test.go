@@ -8,6 +8,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -77,7 +79,14 @@ func (b *bridge) answerConsent(seen map[target.ID]bool, button string, shots ...
 	for _, scheme := range shots {
 		shoot(b.t, win, scheme, 480, 620, "consent-"+scheme+".png")
 	}
-	clickNamed(b.t, win, "button", button)
+	if err := tryClickNamed(win, "button", button); err != nil {
+		infos, _ := chromedp.Targets(b.browser)
+		var list []string
+		for _, in := range infos {
+			list = append(list, fmt.Sprintf("%s %s %s", in.TargetID, in.Type, in.URL))
+		}
+		b.t.Fatalf("click %q in consent window %s: %v; targets now: %s", button, id, err, strings.Join(list, " | "))
+	}
 	return id
 }
 
