@@ -206,6 +206,31 @@ func tryClickNamed(ctx context.Context, role, name string) error {
 	return nil
 }
 
+// waitInWindow is waitPage for a window that may still be replacing its
+// first, empty document with the extension's page (a new popup): an
+// evaluation whose document went away is made again in the new one.
+func waitInWindow(t testing.TB, ctx context.Context, cond string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	js := `new Promise(resolve => {
+		const ok = () => { try { return !!(` + cond + `); } catch { return false; } };
+		if (ok()) return resolve(true);
+		const mo = new MutationObserver(() => { if (ok()) { mo.disconnect(); resolve(true); } });
+		mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+	})`
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise))
+		if err == nil {
+			return
+		}
+		if ctx.Err() == nil && (strings.Contains(err.Error(), "Execution context was destroyed") || strings.Contains(err.Error(), "Cannot find context")) {
+			continue
+		}
+		t.Fatalf("waiting in the window for %s: %v", cond, err)
+	}
+}
+
 // buttonReady is a page condition: an enabled button whose text is name.
 func buttonReady(name string) string {
 	return fmt.Sprintf(`[...document.querySelectorAll("button")].some(b => b.textContent === %s && !b.disabled)`, mustJSON(name))

@@ -75,7 +75,7 @@ func (b *bridge) answerConsent(seen map[target.ID]bool, button string, shots ...
 	b.t.Helper()
 	id := b.newConsent(seen)
 	win := b.attach(id)
-	waitPage(b.t, win, buttonReady(button))
+	waitInWindow(b.t, win, buttonReady(button))
 	for _, scheme := range shots {
 		shoot(b.t, win, scheme, 480, 620, "consent-"+scheme+".png")
 	}
@@ -144,7 +144,7 @@ func TestConsent(t *testing.T) {
 		settings, _ := b.open(extURL("ui/site-settings.html?origin=" + url.QueryEscape(origin)))
 		waitPage(t, settings, `document.querySelector("input[value=acting]")`)
 		clickNamed(t, settings, "radio", askActing)
-		waitPage(t, settings, `document.querySelector("input[value=acting]").checked && document.querySelector(".wm-status").textContent === "Saved."`)
+		waitPage(t, settings, savedAsk("acting"))
 
 		// Allow runs the tool exactly once.
 		var shots []string
@@ -188,7 +188,7 @@ func TestConsent(t *testing.T) {
 
 		// "Consequential": only the tools the page marks so ask.
 		clickNamed(t, settings, "radio", askConsequential)
-		waitPage(t, settings, `document.querySelector("input[value=consequential]").checked`)
+		waitPage(t, settings, savedAsk("consequential"))
 		want(callAsync(b.client, "other", map[string]any{}), "OK ran other")
 		b.noNewConsent(seen, "a tool without consequentialHint ran")
 		ch = callAsync(b.client, "commit", map[string]any{})
@@ -220,6 +220,12 @@ func TestConsent(t *testing.T) {
 		clickNamed(t, log, "button", "Clear activity")
 		waitPage(t, log, `document.querySelectorAll(".wm-log li").length === 0`)
 	})
+}
+
+// savedAsk is a page condition of ui/site-settings.html: the choice value
+// is checked and the worker has stored it ("Saving…" until then).
+func savedAsk(value string) string {
+	return `document.querySelector("input[value=` + value + `]").checked && document.querySelector(".wm-status").textContent === "Saved."`
 }
 
 func equalCounts(got, want map[string]int) bool {

@@ -68,6 +68,8 @@ export function mountSiteSettings(root, { send, origin, listen }) {
   async function save(patch) {
     if (busy) return;
     busy = true;
+    status.className = 'wm-status';
+    status.textContent = 'Saving…';
     try {
       const s = await send('siteSettings.set', { origin, ...patch });
       render(s);
