@@ -24,6 +24,9 @@ function render(requests) {
     queue.hidden = true;
     requestBox.replaceChildren(node('p', { role: 'status' }, 'Nothing waits for your answer. This window closes by itself.'));
     document.title = 'Nothing waits — WebMCP bridge';
+    // The worker closes it; one that restarted meanwhile no longer knows it.
+    // A window whose queue emptied is never used again, so closing is safe.
+    setTimeout(() => window.close(), 1500);
     return;
   }
   const r = requests[0];
