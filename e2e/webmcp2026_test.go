@@ -303,3 +303,30 @@ func (b *bridge) hasTool(name string) bool {
 	}
 	return false
 }
+
+// Form tools follow the DOM: a form added is a tool, renamed it is another,
+// removed it is gone; the agent hears of each through list_changed.
+func TestFormToolsFollowTheDOM(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		tab := openOrders(t, b, m)
+		b.waitTool("add_note")
+		eval[bool](t, tab, `(() => {
+			const f = document.createElement('form');
+			f.id = 'late-form';
+			f.setAttribute('toolname', 'late_form');
+			f.setAttribute('tooldescription', 'A form added after load.');
+			f.innerHTML = '<input name="a" required><button>Go</button>';
+			document.body.append(f);
+			return true;
+		})()`)
+		tool := b.waitTool("late_form")
+		if req, _ := schemaOf(t, tool.InputSchema)["required"].([]any); len(req) != 1 || req[0] != "a" {
+			t.Errorf("late_form inputSchema = %v, want required [a]", tool.InputSchema)
+		}
+		eval[bool](t, tab, `document.getElementById('late-form').setAttribute('toolname', 'renamed_form'), true`)
+		b.waitTools("the renamed form", func(m map[string]*mcp.Tool) bool { return m["renamed_form"] != nil && m["late_form"] == nil })
+		eval[bool](t, tab, `document.getElementById('late-form').remove(), true`)
+		b.waitTools("the removed form gone", func(m map[string]*mcp.Tool) bool { return m["renamed_form"] == nil && m["add_note"] != nil })
+	})
+}
