@@ -175,6 +175,19 @@ func TestConsent(t *testing.T) {
 		want(ch, "ISERROR", "declined", "did not answer")
 		wantCounts(map[string]int{"act": 2, "peek": 1})
 
+		// Closing the consent window declines too.
+		ch = callAsync(b.client, "act", map[string]any{})
+		closing, _ := chromedp.NewContext(b.browser, chromedp.WithTargetID(b.newConsent(seen)))
+		if err := chromedp.Do(closing); err != nil {
+			t.Fatalf("attach to the consent window: %v", err)
+		}
+		waitInWindow(t, closing, buttonReady("Deny"))
+		if err := chromedp.Cancel(closing); err != nil { // closes the window, as the user would
+			t.Fatalf("close the consent window: %v", err)
+		}
+		want(ch, "ISERROR", "declined", "closed the consent window")
+		wantCounts(map[string]int{"act": 2, "peek": 1})
+
 		// "Until the browser closes" stops asking for that tool only.
 		ch = callAsync(b.client, "act", map[string]any{})
 		b.answerConsent(seen, "Allow act on this site until the browser closes")
@@ -198,10 +211,10 @@ func TestConsent(t *testing.T) {
 
 		// The activity log lists each call with its outcome, newest first.
 		log, _ := b.open(extURL("ui/activity.html"))
-		waitPage(t, log, `document.querySelectorAll(".wm-log li").length === 10`)
+		waitPage(t, log, `document.querySelectorAll(".wm-log li").length === 11`)
 		wantLog := [][2]string{
 			{"commit", "result"}, {"other", "result"}, {"other", "declined"}, {"act", "result"}, {"act", "result"},
-			{"act", "declined"}, {"peek", "result"}, {"act", "declined"}, {"act", "result"}, {"act", "result"},
+			{"act", "declined"}, {"act", "declined"}, {"peek", "result"}, {"act", "declined"}, {"act", "result"}, {"act", "result"},
 		}
 		if got := activityEntries(t, log); !slices.Equal(got, wantLog) {
 			t.Fatalf("activity log %v, want %v", got, wantLog)
