@@ -9,13 +9,17 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // TestSizesThroughTheChain: 16 MiB of arguments reach the page byte for
 // byte through every hop (MCP stdio, the socket, the host's chunks to the
 // browser, the worker, the relay, the page); a bigger message is refused
 // with an error that names the limit, the page never sees it, and the next
-// call works; a big result reaches the agent as a file, byte for byte.
+// call works; a big result reaches the agent as a file, byte for byte, up to
+// 64 MiB of JSON (webmcp.MaxResult), with a small call in flight beside it;
+// one byte more is too_large, the page having run its tool, and the calls
+// beside and after it are fine.
 func TestSizesThroughTheChain(t *testing.T) {
 	b := start(t, modes[0])
 	tab, _ := b.open(demoURL("localhost", "/?sizes"))
@@ -37,8 +41,24 @@ func TestSizesThroughTheChain(t *testing.T) {
 			inputSchema: {type: 'object', properties: {n: {type: 'integer'}}},
 			execute: ({n}) => 'abcdefghijklmnopqrstuvwxyz0123456789\n'.repeat(Math.ceil(n / 37)).slice(0, n),
 		});
+		// make_flat returns n characters that JSON writes as they are (its
+		// output is n+2 bytes of JSON), and lets wait_flat's calls go on.
+		let started;
+		window.__flatStarted = new Promise((r) => { started = r; });
+		await document.modelContext.registerTool({
+			name: 'make_flat', description: 'Returns n characters, no escapes.', annotations: {readOnlyHint: true},
+			inputSchema: {type: 'object', properties: {n: {type: 'integer'}}},
+			execute: ({n}) => { started(); return 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(Math.ceil(n / 36)).slice(0, n); },
+		});
+		await document.modelContext.registerTool({
+			name: 'wait_flat', description: 'Answers once make_flat has run.', annotations: {readOnlyHint: true},
+			inputSchema: {type: 'object', properties: {}},
+			execute: async () => { await window.__flatStarted; return 'small'; },
+		});
 	})()`)
-	b.waitTools("size_of and make_text", func(m map[string]*mcp.Tool) bool { return m["size_of"] != nil && m["make_text"] != nil })
+	b.waitTools("size_of, make_text, make_flat and wait_flat", func(m map[string]*mcp.Tool) bool {
+		return m["size_of"] != nil && m["make_text"] != nil && m["make_flat"] != nil && m["wait_flat"] != nil
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard only
 	defer cancel()
 
@@ -80,6 +100,60 @@ func TestSizesThroughTheChain(t *testing.T) {
 	if err != nil || len(body) != n || !strings.HasPrefix(string(body), "abcdefghijklmnopqrstuvwxyz0123456789\nabc") {
 		t.Errorf("the file holds %d bytes (%v), want the %d of the result", len(body), err, n)
 	}
+
+	// 64 MiB of JSON, the largest result (webmcp.MaxResult), with a small
+	// call on the same tab in flight beside it: both answered, the big one
+	// byte for byte in its file.
+	big, small := bigBeside(ctx, t, b, webmcp.MaxResult-2)
+	path, _ = big.Meta["dev.webmcp/resultFile"].(string)
+	if big.IsError || path == "" {
+		t.Fatalf("make_flat of %d bytes of JSON = %.300s %v, want the result saved to a file", webmcp.MaxResult, firstText(big), big.Meta)
+	}
+	if small.IsError || firstText(small) != "small" {
+		t.Errorf("the small call beside it = %.300s", firstText(small))
+	}
+	body, err = os.ReadFile(path)
+	want := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", (webmcp.MaxResult+35)/36)[:webmcp.MaxResult-2]
+	if err != nil || string(body) != want {
+		t.Errorf("the file holds %d bytes (%v), want the %d of the result, byte for byte", len(body), err, len(want))
+	}
+	body, want = nil, ""
+
+	// One byte more: an error that names the limit and says the page ran
+	// its tool; the call beside it and the next call are fine.
+	big, small = bigBeside(ctx, t, b, webmcp.MaxResult-1)
+	if !big.IsError || big.Meta["dev.webmcp/error"] != "too_large" || big.Meta["dev.webmcp/pageRan"] != "yes" ||
+		!strings.Contains(firstText(big), "over the bridge's limit of 64 MiB") {
+		t.Errorf("a result over the limit = %.300s %v, want too_large naming the limit", firstText(big), big.Meta)
+	}
+	if small.IsError || firstText(small) != "small" {
+		t.Errorf("the small call beside the refused one = %.300s", firstText(small))
+	}
+	if res := b.call(ctx, "size_of", map[string]any{"text": "small"}); res.IsError {
+		t.Errorf("the next call: %s", firstText(res))
+	}
+}
+
+// bigBeside calls make_flat for n characters and, at the same time,
+// wait_flat, which the page answers only once make_flat has run; it
+// returns both results.
+func bigBeside(ctx context.Context, t *testing.T, b *bridge, n int) (big, small *mcp.CallToolResult) {
+	t.Helper()
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	smallDone := make(chan answer, 1)
+	go func() {
+		res, err := b.client.CallTool(ctx, &mcp.CallToolParams{Name: "wait_flat", Arguments: map[string]any{}})
+		smallDone <- answer{res, err}
+	}()
+	big = b.call(ctx, "make_flat", map[string]any{"n": n})
+	a := <-smallDone
+	if a.err != nil {
+		t.Fatalf("wait_flat beside make_flat: %v", a.err)
+	}
+	return big, a.res
 }
 
 // firstText is the first text content of res.

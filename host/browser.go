@@ -37,6 +37,12 @@ func (h *host) readBrowser(r *nativemsg.Reader) error {
 // messages are logged and skipped; only a protocol the host does not speak
 // is an error.
 func (h *host) fromBrowser(body []byte) error {
+	return h.fromBrowserMsg(body, false)
+}
+
+// fromBrowserMsg is fromBrowser; joined says body was joined from chunks
+// (a chunk inside it is refused).
+func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 	env, err := webmcp.PeekEnvelope(body)
 	if err != nil {
 		h.log.Printf("the browser sent a %v; skipped: %s", err, excerpt(body))
@@ -72,12 +78,39 @@ func (h *host) fromBrowser(body []byte) error {
 			return nil
 		}
 		h.applyChange(&m, line(body))
-	case webmcp.TypeCall, webmcp.TypeRequest, webmcp.TypeCancel, webmcp.TypeChunk:
+	case webmcp.TypeChunk:
+		if joined {
+			h.log.Printf("the browser sent a chunk inside a chunked message; skipped")
+			return nil
+		}
+		return h.joinChunk(body)
+	case webmcp.TypeCall, webmcp.TypeRequest, webmcp.TypeCancel:
 		h.log.Printf("the browser sent %s message, which only goes from the host to the browser; ignored", withArticle(env.Type))
 	default:
 		h.log.Printf("the browser sent a message of unknown type %q; ignored", env.Type)
 	}
 	return nil
+}
+
+// joinChunk takes one chunk from the browser (a message over
+// webmcp.MaxBrowserChunk) and handles the message once its last piece is
+// in. Only the browser's reading goroutine calls it.
+func (h *host) joinChunk(body []byte) error {
+	var m webmcp.Message
+	if err := json.Unmarshal(body, &m); err != nil || m.ID == "" {
+		h.log.Printf("the browser sent a malformed chunk (%v); skipped: %s", err, excerpt(body))
+		return nil
+	}
+	msg, done, err := h.joiner.Add(&m)
+	if err != nil {
+		h.log.Printf("the browser's chunked message: %v", err)
+		return nil
+	}
+	if !done {
+		return nil
+	}
+	h.log.Debugf("joined a %d-byte message from the browser's chunks (%s)", len(msg), m.ID)
+	return h.fromBrowserMsg(msg, true)
 }
 
 // missing names the field that a change message needs and lacks.

@@ -28,10 +28,12 @@ import (
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
-// Default limits of a shim's outgoing queue.
+// Default limits of a shim's outgoing queue: room for the largest message
+// (webmcp.MaxMessage, a result of webmcp.MaxResult) and as much again
+// behind it.
 const (
 	DefaultQueueLen   = 1024
-	DefaultQueueBytes = 64 << 20
+	DefaultQueueBytes = 2 * webmcp.MaxMessage
 )
 
 // DefaultMaxShims is how many shims may be connected to one host at once by
@@ -86,7 +88,8 @@ type host struct {
 	bmu       sync.Mutex
 	bw        *nativemsg.Writer
 	chunkSeq  atomic.Uint64
-	bwFailed  atomic.Bool // a write to the browser failed (logged once)
+	bwFailed  atomic.Bool   // a write to the browser failed (logged once)
+	joiner    webmcp.Joiner // the browser's chunked messages; its reader's own
 	sessionWG sync.WaitGroup
 
 	mu          sync.Mutex
@@ -121,6 +124,7 @@ func Run(ctx context.Context, opts Options) error {
 		maxShims: opts.MaxShims,
 		sessions: map[string]*session{},
 		pending:  map[string]*session{},
+		joiner:   webmcp.Joiner{Max: webmcp.MaxMessage},
 	}
 	if h.qlen <= 0 {
 		h.qlen = DefaultQueueLen

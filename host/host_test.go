@@ -534,3 +534,51 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// TestBrowserChunksJoined: messages the browser sends as chunks (over
+// webmcp.MaxBrowserChunk; here over 64 KiB) are joined and handled as if
+// they had come whole: a state is applied and passed on, a result reaches
+// the shim that asked, byte for byte, and a small answer sent between
+// another message's pieces is not disturbed.
+func TestBrowserChunksJoined(t *testing.T) {
+	ctx := testCtx(t)
+	big := strings.Repeat(`é€𝄞 "quoted" \back\slash `, 20000) // about 640 KiB of JSON text
+	bigOut, _ := json.Marshal(map[string]string{"text": big})
+	ext, _ := start(t, nil, fakeext.Options{
+		ChunkOver: 64 << 10,
+		Handler: func(ctx context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+			if call.Name == "big" {
+				return bigOut, nil
+			}
+			return json.RawMessage(`"small"`), nil
+		},
+	})
+	tools := make([]webmcp.Tool, 200)
+	for i := range tools {
+		tools[i] = webmcp.Tool{TabID: 1, Name: fmt.Sprintf("tool_%d", i), Description: strings.Repeat("d", 2000)}
+	}
+	if err := ext.SetState([]webmcp.Tab{{ID: 1, URL: "http://localhost/", Allowed: true}}, tools); err != nil {
+		t.Fatal(err)
+	}
+	// The joined state: in the shim's greeting, or broadcast right after it.
+	a := dialReady(ctx, t, ext.Socket())
+	if len(a.state.State.Tools) == 0 {
+		a.state = a.Expect(ctx, webmcp.TypeState)
+	}
+	if n := len(a.state.State.Tools); n != len(tools) {
+		t.Fatalf("the shim got %d tools from the chunked state, want %d", n, len(tools))
+	}
+	idBig := a.call(1, "big", `{}`)
+	idSmall := a.call(2, "small", `{}`)
+	got := map[string]json.RawMessage{}
+	for len(got) < 2 {
+		r := a.Expect(ctx, webmcp.TypeResult)
+		got[r.ID] = r.Output
+	}
+	if !bytes.Equal(got[idBig], bigOut) {
+		t.Errorf("the chunked result reached the shim as %d bytes, want the %d the browser sent", len(got[idBig]), len(bigOut))
+	}
+	if string(got[idSmall]) != `"small"` {
+		t.Errorf("the small result = %s", got[idSmall])
+	}
+}

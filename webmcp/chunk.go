@@ -55,6 +55,11 @@ func Chunks(id string, msg []byte, max int) ([][]byte, error) {
 // Joiner reassembles chunked messages. The zero value is ready to use; it is
 // not safe for concurrent use.
 type Joiner struct {
+	// Max, when positive, bounds one joined message: a message that grows
+	// past Max bytes is dropped, with an error (its later pieces are then
+	// out of order: dropped with an error each).
+	Max int
+
 	parts map[string][]byte
 	next  map[string]int
 }
@@ -70,6 +75,11 @@ func (j *Joiner) Add(m *Message) (msg []byte, done bool, err error) {
 		delete(j.parts, m.ID)
 		delete(j.next, m.ID)
 		return nil, false, fmt.Errorf("chunk %q: got piece %d, want %d; the message is dropped", m.ID, m.Seq, want)
+	}
+	if j.Max > 0 && len(j.parts[m.ID])+len(m.Data) > j.Max {
+		delete(j.parts, m.ID)
+		delete(j.next, m.ID)
+		return nil, false, fmt.Errorf("chunk %q: the message grows past %d bytes; it is dropped", m.ID, j.Max)
 	}
 	j.parts[m.ID] = append(j.parts[m.ID], m.Data...)
 	j.next[m.ID]++

@@ -9,10 +9,13 @@
 //	                            frame, a 4-byte length in native byte order
 //	                            followed by that many bytes of UTF-8 JSON
 //	                            (package nativemsg). Host to browser frames are
-//	                            at most 1 MiB; larger messages travel as chunks.
+//	                            at most 1 MiB, browser to host frames at most
+//	                            32 MiB ([MaxBrowserChunk]); larger messages
+//	                            travel as chunks (see chunk below).
 //	webmcp-shim <-> webmcp-host one Unix socket per host, in the runtime
 //	                            directory (see [RuntimeDir]); each message is
-//	                            one line of compact JSON ended by '\n'.
+//	                            one line of compact JSON ended by '\n', of
+//	                            at most [MaxMessage] bytes.
 //
 // Every message is a JSON object with a "type" field; the other fields depend
 // on the type. Unknown fields are ignored; unknown types are logged and
@@ -107,11 +110,13 @@
 //
 // A call's "arguments" and a request's "params" are JSON objects, {} when
 // there are none; a result's "output" is null when the tool returned
-// nothing.
+// nothing. An output is at most [MaxResult] (64 MiB) of JSON: the extension
+// answers a call whose result is bigger with "too_large" instead (the
+// page's tool ran; its result never leaves the page's frame).
 //
 // An error's code is one of the Code constants (tool_error, not_found,
 // tab_closed, navigated, cancelled, timeout, bad_request, no_browser,
-// browser_gone, not_allowed, declined, internal). "no_browser": the call
+// browser_gone, not_allowed, declined, too_large, internal). "no_browser": the call
 // never reached a browser; "browser_gone": the browser left while the call
 // ran, so it may have run. "declined" means the user said no to
 // the call in the extension's consent window (Deny, closed the window, or
@@ -138,15 +143,19 @@
 // The extension shows them to the user and names the agent behind each call
 // by its id's session prefix ("s3.17" is s3's).
 //
-// chunk — host -> extension only, for a message whose frame would exceed
-// [MaxHostFrame]. The message's JSON text is cut into pieces that are sent in
-// order as
+// chunk — both ways on the native link, for a message whose frame would
+// exceed the sender's limit: [MaxHostFrame] (1 MiB) host -> extension,
+// [MaxBrowserChunk] (32 MiB) extension -> host (a big result, a big state).
+// The message's JSON text is cut into pieces that are sent in order as
 //
 //	{"type":"chunk","id":"c9","seq":0,"last":false,"data":"{\"type\":\"call\",…"}
 //	{"type":"chunk","id":"c9","seq":1,"last":true,"data":"…}"}
 //
 // The receiver concatenates "data" of one id in seq order and, after the piece
-// with "last":true, parses the text as one message.
+// with "last":true, parses the text as one message and handles it as if it
+// had come whole (a chunk inside it is refused). The host drops a message
+// that grows past [MaxMessage]. The extension's own relay uses the same
+// format between a frame and the service worker.
 //
 // # Limits of UI context
 //

@@ -18,6 +18,22 @@ const MaxHostFrame = 1 << 20
 // it is allocated.
 const MaxBrowserFrame = 64 << 20
 
+// MaxResult is the largest output of a tool call that the bridge carries:
+// 64 MiB of UTF-8 JSON text, as the page's result encodes. A bigger result
+// never leaves the page's frame: the extension answers the call with
+// [CodeTooLarge] instead (the page's tool ran).
+const MaxResult = 64 << 20
+
+// MaxMessage is the longest message the bridge carries whole: a result of
+// [MaxResult] and room for its envelope. The host joins chunks from the
+// browser up to it, and it bounds a line on the socket link both ways.
+const MaxMessage = MaxResult + 1<<20
+
+// MaxBrowserChunk is the most the extension puts in one frame to the host:
+// a message whose JSON is longer goes as chunks of at most this many bytes,
+// well under Chrome's own 64 MiB.
+const MaxBrowserChunk = 32 << 20
+
 // Message types.
 const (
 	TypeHello        = "hello"
@@ -86,6 +102,7 @@ const (
 	CodeBrowserGone = "browser_gone" // the browser disconnected while the call ran: it may have run
 	CodeNotAllowed  = "not_allowed"  // the site is not on the user's allow list
 	CodeDeclined    = "declined"     // the user declined the call (or did not answer in time); the page's tool did not run
+	CodeTooLarge    = "too_large"    // the page's result is over MaxResult; the page's tool ran
 	CodeInternal    = "internal"     // a bug in the bridge
 )
 

@@ -72,3 +72,54 @@ export class ChunkJoiner {
     this.size = 0;
   }
 }
+
+/**
+ * The largest output of a tool call the bridge carries: 64 MiB of UTF-8 JSON
+ * (webmcp.MaxResult). The relay answers a bigger result with too_large.
+ */
+export const MAX_RESULT = 64 << 20;
+
+/**
+ * The most bytes of JSON one message to the host may take whole
+ * (webmcp.MaxBrowserChunk, half of Chrome's 64 MiB); a longer one goes as
+ * chunks.
+ */
+export const MAX_WHOLE = 32 << 20;
+
+/**
+ * The most UTF-16 code units of JSON text in one chunk's "data": at most 3
+ * bytes each once encoded (a quote or backslash escaped takes 2, a non-ASCII
+ * unit at most 3), so a chunk stays well under MAX_WHOLE.
+ */
+export const CHUNK_UNITS = 8 << 20;
+
+/** The UTF-8 length of s as JSON.stringify writes it, in bytes. */
+export function utf8Length(s) {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    // 2 bytes below U+0800, 3 above; a surrogate pair's 4 bytes are 2 per unit.
+    n += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2;
+  }
+  return n;
+}
+
+/**
+ * The messages that carry msg's JSON text: [msg] itself when it is at most
+ * maxWhole bytes, else chunk messages {type:"chunk", id, seq, last, data} of
+ * at most units code units of data each, never cutting a surrogate pair.
+ * text is JSON.stringify(msg), when the caller has it.
+ */
+export function cutMessage(msg, id, { text = JSON.stringify(msg), maxWhole = MAX_WHOLE, units = CHUNK_UNITS } = {}) {
+  if (text.length <= maxWhole / 3 || utf8Length(text) <= maxWhole) return [msg];
+  const out = [];
+  for (let at = 0, seq = 0; at < text.length; seq++) {
+    let end = Math.min(at + units, text.length);
+    const c = text.charCodeAt(end - 1);
+    if (end < text.length && end - 1 > at && c >= 0xd800 && c <= 0xdbff) end--; // keep a pair whole
+    out.push({ type: 'chunk', id, seq, last: end === text.length, data: text.slice(at, end) });
+    at = end;
+  }
+  return out;
+}

@@ -44,6 +44,7 @@ export const Code = Object.freeze({
   browserGone: 'browser_gone',
   notAllowed: 'not_allowed',
   declined: 'declined',
+  tooLarge: 'too_large',
   internal: 'internal',
 });
 

@@ -17,6 +17,12 @@
 // worker's {type:"sample", id} is answered at once, always.
 //
 // Messages on the Port (relay <-> worker):
+// A result whose message is over MAX_WHOLE bytes of JSON goes to the worker
+// as chunks ({type:"chunk", id, seq, last, data}, the bridge's format; the
+// worker joins them with lib/chunks.js), and one whose output is over
+// MAX_RESULT (webmcp.MaxResult) goes as an error "too_large" instead: the
+// page's tool ran, its result stays here.
+//
 //   relay -> worker  {type:"tools", tools:[…]}  the frame's whole tool list, on connect and on every change
 //                    {type:"providers", providers:[{id, description?}]}  its context providers, likewise
 //                    {type:"context", id?, providers:[ProviderSnapshot…], ambient?}  its latest sample
@@ -44,6 +50,10 @@
   // 50 ms); after that the frame is sampled without its providers.
   const MAIN_TIMEOUT = 1000;
   const INPUT_EVENTS = ['click', 'keyup', 'focusin', 'focusout'];
+  // Sizes of results (lib/chunks.js is their home; a test checks the copies).
+  const MAX_RESULT = 64 << 20;
+  const MAX_WHOLE = 32 << 20;
+  const CHUNK_UNITS = 8 << 20;
 
   // Whole-list messages: the latest of each is kept and sent again on every
   // new connection to the worker. Those with a field say whether the frame
@@ -88,6 +98,10 @@
         return;
       }
       if (!FROM_PAGE.has(m.type)) return;
+      if (m.type === 'result') {
+        for (const part of resultMessages(m)) link.send(part);
+        return;
+      }
       const field = LISTS[m.type];
       if (field) {
         if (!Array.isArray(m[field])) return;
@@ -100,6 +114,36 @@
       }
       link.send(m);
     };
+
+    let chunkSeq = 0;
+    // The messages that carry a result to the worker: itself, its chunks, or
+    // a too_large error.
+    function resultMessages(m) {
+      let out;
+      try {
+        out = JSON.stringify(m.output === undefined ? null : m.output) ?? 'null';
+      } catch (e) {
+        return [{ type: 'error', id: m.id, error: { code: 'tool_error', message: `the tool's result cannot be sent as JSON: ${e.message}` } }];
+      }
+      const bytes = out.length <= MAX_RESULT / 3 ? 0 : utf8Length(out);
+      if (bytes > MAX_RESULT) {
+        const message = `the result is ${bytes} bytes of JSON, over the bridge's limit of 64 MiB (${MAX_RESULT} bytes): ask the tool for less (a narrower query, one page of results)`;
+        return [{ type: 'error', id: m.id, error: { code: 'too_large', message } }];
+      }
+      if (out.length <= MAX_WHOLE / 3) return [m];
+      const text = `{"type":"result","id":${JSON.stringify(m.id)},"output":${out}}`;
+      if (utf8Length(text) <= MAX_WHOLE) return [m];
+      const id = `r${++chunkSeq}`;
+      const parts = [];
+      for (let at = 0, seq = 0; at < text.length; seq++) {
+        let end = Math.min(at + CHUNK_UNITS, text.length);
+        const c = text.charCodeAt(end - 1);
+        if (end < text.length && c >= 0xd800 && c <= 0xdbff) end--; // keep a surrogate pair whole
+        parts.push({ type: 'chunk', id, seq, last: end === text.length, data: text.slice(at, end) });
+        at = end;
+      }
+      return parts;
+    }
 
     // A page restored from the back/forward cache lost its Port.
     window.addEventListener('pageshow', (e) => {
@@ -306,7 +350,17 @@
     }
   }
 
-  const api = Object.freeze({ HANDOVER, PORT_NAME, SAMPLE_DELAY, MAIN_TIMEOUT, MAX_BACKOFF, start });
+  // The UTF-8 length of s, in bytes (lib/chunks.js has the same).
+  function utf8Length(s) {
+    let n = s.length;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) n += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2;
+    }
+    return n;
+  }
+
+  const api = Object.freeze({ MAX_RESULT, MAX_WHOLE, CHUNK_UNITS, HANDOVER, PORT_NAME, SAMPLE_DELAY, MAIN_TIMEOUT, MAX_BACKOFF, start });
   const lib = root.webmcpLib || (root.webmcpLib = {});
   lib.relay = api;
 })(globalThis);

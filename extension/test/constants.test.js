@@ -58,6 +58,10 @@ const SHARED = {
   HANDOVER: '__webmcpBridgeHandover',
   // The name of the frames' Ports to the worker.
   PORT_NAME: 'webmcp-frame',
+  // Sizes of results: lib/chunks.js; the relay cuts and refuses with copies.
+  MAX_RESULT: 64 << 20,
+  MAX_WHOLE: 32 << 20,
+  CHUNK_UNITS: 8 << 20,
 };
 
 for (const [name, want] of Object.entries(SHARED)) {
@@ -80,4 +84,11 @@ test('the hints are the fields of Go\'s webmcp.Annotations, and the host name is
   assert.deepEqual([...body.matchAll(/json:"(\w+)/g)].map((m) => m[1]), SHARED.HINTS);
   const names = fs.readFileSync(new URL('../../webmcp/names.go', import.meta.url), 'utf8');
   assert.equal(/const HostName = "([^"]+)"/.exec(names)[1], HOST_NAME);
+});
+
+test('MAX_RESULT and MAX_WHOLE are webmcp.MaxResult and webmcp.MaxBrowserChunk', () => {
+  const msg = fs.readFileSync(new URL('../../webmcp/message.go', import.meta.url), 'utf8');
+  const value = (name) => new Function(`return (${new RegExp(`const ${name} = ([^\n]+)`).exec(msg)[1]});`)();
+  assert.equal(value('MaxResult'), SHARED.MAX_RESULT);
+  assert.equal(value('MaxBrowserChunk'), SHARED.MAX_WHOLE);
 });

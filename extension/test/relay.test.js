@@ -202,3 +202,45 @@ test('a frame without providers is sampled without asking main.js', async () => 
   assert.deepEqual(r.mainPort.take(), []);
   assert.deepEqual(worker.take(), [{ type: 'context', providers: [], ambient: { selection: 'picked' }, id: 'w1' }]);
 });
+
+test('a result over 32 MiB of JSON goes as chunks that join into it, surrogate pairs whole; one over 64 MiB is too_large', async () => {
+  const { ChunkJoiner, MAX_RESULT } = await import('../lib/chunks.js');
+  const { mainPort, chrome } = startRelay();
+  mainPort.postMessage({ type: 'tools', tools: [{ name: 'big' }] });
+  await drain();
+  const worker = chrome.runtime.connects[0];
+  worker.take();
+
+  // 18 Mi UTF-16 units, 36 MiB of UTF-8: chunks, and a cut at 8 Mi units
+  // would fall inside a pair (the envelope before it is odd).
+  const emoji = '😀'.repeat(9 << 20);
+  mainPort.postMessage({ type: 'result', id: 's1.1', output: { text: emoji } });
+  // Exactly 64 MiB of JSON: the most that travels.
+  const most = 'a'.repeat(MAX_RESULT - 2);
+  mainPort.postMessage({ type: 'result', id: 's1.2', output: most });
+  // One byte more: refused, and the next small answer is untouched.
+  mainPort.postMessage({ type: 'result', id: 's1.3', output: most + 'a' });
+  mainPort.postMessage({ type: 'result', id: 's1.4', output: 'small' });
+  await drain();
+
+  const sent = worker.take();
+  const joiner = new ChunkJoiner({ maxBytes: MAX_RESULT + (1 << 20) });
+  const whole = [];
+  for (const m of sent) {
+    if (m.type !== 'chunk') {
+      whole.push(m);
+      continue;
+    }
+    assert.ok(m.data.isWellFormed(), `chunk ${m.id} piece ${m.seq} cuts a surrogate pair`);
+    const text = joiner.add(m);
+    if (text !== null) whole.push(JSON.parse(text));
+  }
+  assert.equal(sent.filter((m) => m.type === 'chunk').length, 3 + 9, 'the 36 MiB result in 3 chunks, the 64 MiB one in 9');
+  assert.deepEqual(whole.map((m) => m.id), ['s1.1', 's1.2', 's1.3', 's1.4']);
+  assert.equal(whole[0].output.text, emoji);
+  assert.equal(whole[1].output, most);
+  assert.equal(whole[2].type, 'error');
+  assert.equal(whole[2].error.code, 'too_large');
+  assert.match(whole[2].error.message, /67108865 bytes of JSON, over the bridge's limit of 64 MiB \(67108864 bytes\): ask the tool for less/);
+  assert.deepEqual(whole[3], { type: 'result', id: 's1.4', output: 'small' });
+});

@@ -192,3 +192,48 @@ test('the host\'s bad messages are answered or ignored', async () => {
   assert.match(warnings.at(-1), /the host speaks protocol 99/);
   assert.deepEqual(host.take(), []);
 });
+
+test('a big result: the frame\'s chunks are joined, and it goes to the host as chunks of at most 32 MiB; a small call beside it is answered', async () => {
+  const { ChunkJoiner, MAX_WHOLE, cutMessage, utf8Length } = await import('../lib/chunks.js');
+  const { chrome, host } = await bootWorker({ tabs: [localTab(3)] });
+  const frame = await frameWithTools(chrome, 3, ['big', 'small']);
+  frame.take();
+  host.take();
+  host.deliver({ type: 'call', id: 's1.1', tabId: 3, name: 'big', arguments: {} });
+  host.deliver({ type: 'call', id: 's1.2', tabId: 3, name: 'small', arguments: {} });
+  await drain();
+  assert.deepEqual(frame.ofType('call').map((c) => c.id), ['s1.1', 's1.2']);
+
+  // 40 MiB of JSON, cut by the relay's rule; the small answer comes between its pieces.
+  const output = { rows: 'ü'.repeat(20 << 20) };
+  const pieces = cutMessage({ type: 'result', id: 's1.1', output }, 'r1');
+  assert.ok(pieces.length > 1);
+  frame.deliver(pieces[0]);
+  frame.deliver({ type: 'result', id: 's1.2', output: 'ok' });
+  for (const p of pieces.slice(1)) frame.deliver(p);
+  await drain();
+
+  const sent = host.take();
+  assert.deepEqual(sent[0], { type: 'result', id: 's1.2', output: 'ok' });
+  const chunks = sent.slice(1);
+  assert.ok(chunks.length > 1 && chunks.every((m) => m.type === 'chunk' && m.id === chunks[0].id));
+  for (const m of chunks) assert.ok(utf8Length(JSON.stringify(m)) <= MAX_WHOLE, `piece ${m.seq} is over 32 MiB`);
+  const joiner = new ChunkJoiner({ maxBytes: 100 << 20 });
+  let text = null;
+  for (const m of chunks) text = joiner.add(m);
+  assert.deepEqual(JSON.parse(text), { type: 'result', id: 's1.1', output });
+});
+
+test('a frame\'s too_large answer reaches the host as too_large; other codes a frame invents are tool_error', async () => {
+  const { chrome, host } = await bootWorker({ tabs: [localTab(3)] });
+  const frame = await frameWithTools(chrome, 3, ['big']);
+  frame.take();
+  host.take();
+  host.deliver({ type: 'call', id: 's1.1', tabId: 3, name: 'big', arguments: {} });
+  host.deliver({ type: 'call', id: 's1.2', tabId: 3, name: 'big', arguments: {} });
+  await drain();
+  frame.deliver({ type: 'error', id: 's1.1', error: { code: 'too_large', message: 'the result is 67108865 bytes of JSON' } });
+  frame.deliver({ type: 'error', id: 's1.2', error: { code: 'not_allowed', message: 'a page that lies' } });
+  await drain();
+  assert.deepEqual(host.take().map((m) => [m.id, m.error.code]), [['s1.1', 'too_large'], ['s1.2', 'tool_error']]);
+});

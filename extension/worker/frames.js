@@ -5,6 +5,7 @@
 // providers, context samples) in the registry, and tells the other parts,
 // through hooks, about answers to calls, replaced and gone frames.
 
+import { ChunkJoiner, MAX_RESULT } from '../lib/chunks.js';
 import { normalizeFrameContext, normalizeProviderDefs } from '../lib/contexts.js';
 import { T, normalizeTools } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
@@ -21,7 +22,7 @@ const SETTLE_POLL = 25;
 
 /**
  * One frame's connection.
- * @typedef {{port: chrome.runtime.Port, tabId: number, frameId: number, origin: string, contextOn: boolean}} Conn
+ * @typedef {{port: chrome.runtime.Port, tabId: number, frameId: number, origin: string, contextOn: boolean, joiner?: ChunkJoiner}} Conn
  */
 
 /** Posts msg to a frame; false when its Port is gone. */
@@ -133,10 +134,13 @@ export class Frames {
     this.on.connected(conn);
   }
 
-  receive(conn, m) {
+  receive(conn, m, joined = false) {
     if (!m || typeof m !== 'object' || this.get(conn.tabId, conn.frameId) !== conn) return;
     const { registry } = this;
     switch (m.type) {
+      case T.chunk:
+        if (!joined) this.receiveChunk(conn, m);
+        break;
       case 'tools': {
         const { tools, problems } = normalizeTools(m.tools);
         if (problems.length) this.log.warn(`tab ${conn.tabId} frame ${conn.frameId} (${conn.origin}): left out ${problems.join('; ')}`);
@@ -157,6 +161,19 @@ export class Frames {
       case T.error:
         this.on.answer(conn, m);
         break;
+    }
+  }
+
+  // A piece of a big answer (the relay cuts one over 32 MiB of JSON): the
+  // joined message is handled as if it had come whole.
+  receiveChunk(conn, m) {
+    conn.joiner ??= new ChunkJoiner({ maxBytes: MAX_RESULT + (1 << 20) });
+    let text;
+    try {
+      text = conn.joiner.add(m);
+      if (text !== null) this.receive(conn, JSON.parse(text), true);
+    } catch (e) {
+      this.log.warn(`tab ${conn.tabId} frame ${conn.frameId} (${conn.origin}): a chunked message was dropped: ${e.message}`);
     }
   }
 

@@ -2,11 +2,12 @@
 // one native Port open and opens it again with backoff (0.5 s doubling to
 // 30 s; at once after a link that lived 10 s) when the host exits. On a new
 // link it says hello, waits until the frames have settled, sends the whole
-// state, and from then on the registry's changes. From the host it joins
+// state, and from then on the registry's changes; a message over 32 MiB of
+// JSON goes as chunks (lib/chunks.js cutMessage). From the host it joins
 // chunked messages, checks what arrives (answering bad calls and requests
 // itself) and hands calls, requests and cancels to onMessage.
 
-import { ChunkJoiner } from '../lib/chunks.js';
+import { ChunkJoiner, cutMessage } from '../lib/chunks.js';
 import { HOST_NAME, T, checkHostMessage, helloMessage } from '../lib/protocol.js';
 
 export const RECONNECT_MIN = 500;
@@ -38,13 +39,20 @@ export class HostLink {
     this.lastError = '';
     this.flushQueued = false;
     this.joiner = new ChunkJoiner();
+    this.chunkSeq = 0; // the last chunked message's number (ids x1, x2, …)
   }
 
-  /** Sends one message; false when there is no link or it failed. */
+  /**
+   * Sends one message, as chunks when its JSON is over 32 MiB (a big result
+   * or state); false when there is no link or it failed.
+   */
   send(msg) {
     if (!this.port) return false;
     try {
-      this.port.postMessage(msg);
+      for (const m of cutMessage(msg, `x${this.chunkSeq + 1}`)) {
+        if (m !== msg && m.seq === 0) this.chunkSeq++;
+        this.port.postMessage(m);
+      }
       return true;
     } catch (e) {
       this.log.warn(`cannot send ${msg.type} to the native host: ${e.message}`);

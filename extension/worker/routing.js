@@ -17,6 +17,9 @@ import { frameKey } from '../lib/registry.js';
 import { webOrigin } from '../lib/sites.js';
 import { postToFrame } from './frames.js';
 
+/** The error codes a frame may answer with; any other is tool_error. */
+const FRAME_CODES = new Set([Code.notFound, Code.internal, Code.navigated, Code.tooLarge]);
+
 /** CallRouter routes calls between the host and the frames. */
 export class CallRouter {
   /**
@@ -119,8 +122,9 @@ export class CallRouter {
       return;
     }
     const e = m.error && typeof m.error === 'object' ? m.error : {};
-    // A frame names not_found, internal, or navigated (the call navigated the page: executeTool's null); anything else is the tool's error.
-    const code = e.code === Code.notFound || e.code === Code.internal || e.code === Code.navigated ? e.code : Code.toolError;
+    // A frame names not_found, internal, navigated (the call navigated the page: executeTool's null) or
+    // too_large (the relay's: a result over 64 MiB); anything else is the tool's error.
+    const code = FRAME_CODES.has(e.code) ? e.code : Code.toolError;
     this.reply(errorMessage(m.id, code, typeof e.message === 'string' ? e.message : 'the tool failed'));
   }
 

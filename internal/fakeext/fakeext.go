@@ -55,6 +55,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/webmcp-bridge/bridge/nativemsg"
@@ -117,6 +118,10 @@ type Options struct {
 	// browser's JSON.stringify does, instead of escaping them as Go's
 	// encoder does by default.
 	KeepHTML bool
+	// ChunkOver, when positive, makes [Ext.Send] cut a message whose JSON
+	// is over ChunkOver bytes into chunk frames of at most that size, as
+	// the extension does over webmcp.MaxBrowserChunk (ids "x1", "x2", …).
+	ChunkOver int
 }
 
 // Stats count what the host sent.
@@ -132,9 +137,11 @@ type Ext struct {
 	cmd    *exec.Cmd
 	socket string
 
-	stdin   io.WriteCloser
-	w       *nativemsg.Writer
-	closeIn sync.Once
+	stdin    io.WriteCloser
+	w        *nativemsg.Writer
+	sendMu   sync.Mutex // keeps one message's chunks together
+	chunkSeq atomic.Uint64
+	closeIn  sync.Once
 
 	// ctx is cancelled when the fake browser goes away; every handler's
 	// context derives from it.
@@ -246,7 +253,22 @@ func (e *Ext) Send(m *webmcp.Message) error {
 	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("fakeext: encode %s message: %w", m.Type, err)
 	}
-	return e.SendFrame(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if e.opts.ChunkOver <= 0 || len(body) <= e.opts.ChunkOver {
+		return e.SendFrame(body)
+	}
+	frames, err := webmcp.Chunks(fmt.Sprintf("x%d", e.chunkSeq.Add(1)), body, e.opts.ChunkOver)
+	if err != nil {
+		return fmt.Errorf("fakeext: cut a %s message into chunks: %w", m.Type, err)
+	}
+	e.sendMu.Lock() // the pieces of one message go together
+	defer e.sendMu.Unlock()
+	for _, f := range frames {
+		if err := e.SendFrame(f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SendFrame sends body as one native-messaging frame, whatever it holds.

@@ -21,9 +21,9 @@ import (
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
-// MaxLine is the longest message line a Conn accepts from a host; a longer
-// one ends the connection.
-const MaxLine = webmcp.MaxBrowserFrame + 1024
+// MaxLine is the longest message line a Conn accepts from a host (a result
+// of webmcp.MaxResult with its envelope); a longer one ends the connection.
+const MaxLine = webmcp.MaxMessage
 
 // writeTimeout bounds one write to a host. A host that does not read for
 // that long is stuck, and the connection is dropped.

@@ -142,7 +142,7 @@ const (
 const (
 	CodeInvalidArguments = "invalid_arguments" // the arguments do not match the tool's inputSchema
 	CodeSchemaRefused    = "schema_refused"    // the bridge refuses the tool's inputSchema
-	CodeTooLarge         = "too_large"         // a message over one of the bridge's limits
+	CodeTooLarge         = webmcp.CodeTooLarge // a message over one of the bridge's limits (from the page: its result)
 	CodeDisconnected     = "disconnected"      // the connection to the host ended mid-call
 	CodeMalformedOutput  = "malformed_output"  // the page's answer is not JSON
 	CodeInvalidOutput    = "invalid_output"    // the page's answer does not match the outputSchema it declared
@@ -228,6 +228,8 @@ func FromError(tool string, e *webmcp.Error) *mcp.CallToolResult {
 		return Failure(e.Code, MaybeRan, "tool %s: the browser disconnected while the call ran (%s)", tool, e.Message)
 	case webmcp.CodeNotAllowed:
 		return Failure(e.Code, NotRun, "tool %s: the site is not allowed (%s); the user can allow it in the WebMCP bridge extension", tool, e.Message)
+	case webmcp.CodeTooLarge:
+		return Failure(e.Code, Ran, "tool %s ran, but its result cannot reach you (%s)", tool, e.Message)
 	case webmcp.CodeBadRequest:
 		return Failure(e.Code, NotRun, "tool %s: the bridge refused the call (%s)", tool, e.Message)
 	default:

@@ -124,6 +124,7 @@ func TestFromError(t *testing.T) {
 		{webmcp.CodeTabClosed, "tab 7 closed", "tool select: its tab closed while the call ran (tab 7 closed); list tools again." + sayMaybe, MaybeRan},
 		{webmcp.CodeNavigated, "to /b", "tool select: the page navigated away while the call ran (to /b); list tools again." + sayMaybe, MaybeRan},
 		{webmcp.CodeNotAllowed, "bank.example", "tool select: the site is not allowed (bank.example); the user can allow it in the WebMCP bridge extension." + sayNo, NotRun},
+		{webmcp.CodeTooLarge, "the result is 70000000 bytes of JSON", "tool select ran, but its result cannot reach you (the result is 70000000 bytes of JSON)." + sayYes, Ran},
 		{webmcp.CodeBadRequest, "bad", "tool select: the bridge refused the call (bad)." + sayNo, NotRun},
 		{"brand_new", "what", "tool select failed in the bridge (brand_new: what)." + sayMaybe, MaybeRan},
 	} {
