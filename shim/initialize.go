@@ -30,10 +30,9 @@ func (s *Server) instructionsMiddleware(next mcp.MethodHandler) mcp.MethodHandle
 		if method != "initialize" && method != "server/discover" {
 			return next(ctx, method, req)
 		}
-		if ir, ok := req.(*mcp.InitializeRequest); ok && ir.Params != nil && ir.Params.ClientInfo != nil {
+		if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil && p.ClientInfo != nil {
 			// The hosts tell the browser which agent this shim serves.
-			ci := ir.Params.ClientInfo
-			s.pool.SetAgent(&webmcp.AgentInfo{Name: ci.Name, Version: ci.Version})
+			s.pool.SetAgent(&webmcp.AgentInfo{Name: p.ClientInfo.Name, Version: p.ClientInfo.Version})
 		}
 		s.awaitHosts(ctx, InstructionsWait)
 		res, err := next(ctx, method, req)

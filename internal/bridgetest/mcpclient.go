@@ -13,6 +13,13 @@ import (
 // ProtocolVersion is the MCP version the test clients ask for.
 const ProtocolVersion = "2025-11-25"
 
+// ClientName and ClientVersion are what the test's MCP client says it is
+// in initialize.
+const (
+	ClientName    = "bridgetest"
+	ClientVersion = "1"
+)
+
 // MCPClient is an MCP client connected to a shim, as an agent would be.
 type MCPClient struct {
 	t testing.TB
@@ -30,7 +37,7 @@ type MCPClient struct {
 func ConnectMCP(t testing.TB, transport mcp.Transport) *MCPClient {
 	t.Helper()
 	c := &MCPClient{t: t, Changed: make(chan struct{}, 100), Updated: make(chan string, 100)}
-	client := mcp.NewClient(&mcp.Implementation{Name: "bridgetest", Version: "1"}, &mcp.ClientOptions{
+	client := mcp.NewClient(&mcp.Implementation{Name: ClientName, Version: ClientVersion}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
 			case c.Changed <- struct{}{}:

@@ -226,6 +226,10 @@ func FromError(tool string, e *webmcp.Error) *mcp.CallToolResult {
 		return Failure(e.Code, NotRun, "%s", NoBrowser)
 	case webmcp.CodeBrowserGone:
 		return Failure(e.Code, MaybeRan, "tool %s: the browser disconnected while the call ran (%s)", tool, e.Message)
+	case webmcp.CodeDeclined:
+		// The user said no in the extension's consent window (Deny, closed
+		// it, or no answer in time); the extension's message says which.
+		return Failure(e.Code, NotRun, "tool %s: %s", tool, e.Message)
 	case webmcp.CodeNotAllowed:
 		return Failure(e.Code, NotRun, "tool %s: the site is not allowed (%s); the user can allow it in the WebMCP bridge extension", tool, e.Message)
 	case webmcp.CodeTooLarge:
