@@ -102,7 +102,7 @@ test('a site not allowed asks the user: deny opens nothing, add allows the site'
   assert.equal(denied.code, Code.declined);
   assert.match(denied.message, /declined to open https:\/\/bank\.example/);
   assert.equal(chrome.tabs.created.length, 0);
-  assert.deepEqual(asked, [{ agent: 'agent s2', origin: 'https://bank.example', url: 'https://bank.example/transfer' }]);
+  assert.deepEqual(asked, [{ id: 's2.1', agent: 'agent s2', origin: 'https://bank.example', url: 'https://bank.example/transfer' }]);
 
   reply = 'add';
   const added = opener.open('s2.2', { url: 'https://bank.example/' });

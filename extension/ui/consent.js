@@ -36,6 +36,11 @@ function render(requests) {
     return; // the same call: keep focus where it is
   }
   shown = r.id;
+  if (r.kind === 'open') {
+    renderOpen(r);
+    renderQueue(requests);
+    return;
+  }
   const args = node('pre', { 'aria-label': `Arguments of ${r.tool}`, tabindex: '0' }, r.args.text);
   const allow = node('button', { type: 'button', class: 'wm-primary' }, 'Allow');
   const deny = node('button', { type: 'button' }, 'Deny');
@@ -64,10 +69,31 @@ function render(requests) {
   deny.focus(); // Enter on a fresh window must not allow by accident
 }
 
+// An agent asks to open a page of a site the user has not allowed.
+function renderOpen(r) {
+  document.title = `${r.agent} wants to open ${r.origin} — WebMCP bridge`;
+  const once = node('button', { type: 'button' }, 'Allow once');
+  const add = node('button', { type: 'button', class: 'wm-primary' }, 'Allow and add this site');
+  const deny = node('button', { type: 'button' }, 'Deny');
+  once.addEventListener('click', () => answer(r.id, 'once'));
+  add.addEventListener('click', () => answer(r.id, 'add'));
+  deny.addEventListener('click', () => answer(r.id, 'deny'));
+  requestBox.replaceChildren(
+    node('p', { id: 'summary' }, node('strong', {}, r.agent), ' wants to open ', node('strong', {}, r.origin), '.'),
+    node('dl', {},
+      node('dt', {}, 'Page'), node('dd', {}, r.url),
+      node('dt', {}, 'Agent'), node('dd', {}, r.agent)),
+    node('p', { class: 'wm-muted' }, 'Allow once opens the page in a new tab; its tools stay hidden from agents. ' +
+      'Allow and add this site also lets local agents use the site (you can turn it off in the panel).'),
+    node('div', { class: 'buttons', role: 'group', 'aria-label': `Your answer to ${r.agent}` }, once, add, deny),
+    node('p', { class: 'wm-status', role: 'status', id: 'answer-status' }));
+  deny.focus(); // Enter on a fresh window must not allow by accident
+}
+
 function renderQueue(requests) {
   const rest = requests.slice(1);
   queue.hidden = rest.length === 0;
-  queueList.replaceChildren(...rest.map((r) => node('li', {}, `${r.agent}: ${r.tool} on ${r.origin}`)));
+  queueList.replaceChildren(...rest.map((r) => node('li', {}, r.kind === 'open' ? `${r.agent}: open ${r.origin}` : `${r.agent}: ${r.tool} on ${r.origin}`)));
   document.getElementById('queue-h').textContent = `Also waiting (${rest.length})`;
 }
 

@@ -2,7 +2,9 @@
 // chrome.storage.local), this browser session's grants "until the browser
 // closes" (chrome.storage.session), and the queue of calls that wait for
 // the user's answer in ONE extension-owned popup window (ui/consent.html,
-// a page of the extension's own origin, never inside the web page).
+// a page of the extension's own origin, never inside the web page). The
+// same window also asks about an agent's wish to open a page of a site the
+// user has not allowed (askOpen: allow once, allow and add the site, deny).
 //
 // The router asks needs() before a call goes to its frame, and awaits
 // ask() when it does: that resolves once, with {allow: true} or
@@ -141,6 +143,32 @@ export class Consent {
     });
   }
 
+  /**
+   * Queues an agent's request to open a page of a site the user has not
+   * allowed (worker/opener.js), in the same window as the calls.
+   * req: {id, agent, origin, url}. It waits until the user answers, the
+   * window closes, or drop(id) (the agent cancelled).
+   * @returns {Promise<'once' | 'add' | 'deny'>} open the tab once, open it
+   *   and allow the site, or not at all
+   */
+  askOpen(req) {
+    return new Promise((resolve) => {
+      this.queue.set(req.id, {
+        kind: 'open',
+        id: req.id,
+        origin: req.origin,
+        url: String(req.url || '').slice(0, 2000),
+        agent: req.agent || 'an agent',
+        since: this.clock.now(),
+        deadline: null,
+        resolve: (outcome) => resolve(outcome.allow ? outcome.how : 'deny'),
+        timer: 0,
+      });
+      this.changed();
+      this.showWindow();
+    });
+  }
+
   /** The queue as the consent page shows it, oldest first. */
   list() {
     return [...this.queue.values()].map(({ resolve, timer, ...r }) => r);
@@ -150,6 +178,13 @@ export class Consent {
   async answer(id, answer) {
     const r = this.queue.get(id);
     if (!r) throw new Error('that call is no longer waiting (it was answered, cancelled or timed out)');
+    if (r.kind === 'open') {
+      if (answer !== 'once' && answer !== 'add' && answer !== 'deny') {
+        throw new Error(`the answer to opening a page must be once, add or deny, not ${JSON.stringify(answer)}`);
+      }
+      this.settle(id, answer === 'deny' ? { allow: false, how: 'deny' } : { allow: true, how: answer });
+      return true;
+    }
     if (answer === 'allow') {
       this.settle(id, { allow: true, how: 'allow' });
     } else if (answer === 'deny') {

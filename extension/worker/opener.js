@@ -42,14 +42,16 @@ export class Opener {
    * @param {typeof chrome} o.chrome
    * @param {import('../lib/registry.js').Registry} o.registry
    * @param {{forCall: (id: string) => ({pid: number, session: string} | undefined), nameFor: (id: string) => string}} o.agents
-   * @param {(q: {agent: string, origin: string, url: string}) => Promise<'once' | 'add' | 'deny'>} [o.askOpen]
+   * @param {(q: {id: string, agent: string, origin: string, url: string}) => Promise<'once' | 'add' | 'deny'>} [o.askOpen]
    *   asks the user about a site that is not allowed; without it such a
    *   site is refused
+   * @param {(id: string) => void} [o.dropAsk] ends the question of request
+   *   id (the agent cancelled it) as a no
    * @param {{now: () => number, setTimeout: Function, clearTimeout: Function}} o.clock
    * @param {{warn: Function}} o.log
    */
-  constructor({ chrome, registry, agents, askOpen, clock, log }) {
-    Object.assign(this, { chrome, registry, agents, askOpen, clock, log });
+  constructor({ chrome, registry, agents, askOpen, dropAsk, clock, log }) {
+    Object.assign(this, { chrome, registry, agents, askOpen, dropAsk, clock, log });
     /** tab id -> who opened it: the shim's pid, else its session. */
     this.opened = new Map();
     chrome.tabs.onRemoved.addListener((tabId) => this.opened.delete(tabId));
@@ -72,7 +74,7 @@ export class Opener {
     let allowed = this.registry.allows(p.origin);
     if (!allowed) {
       const agent = this.agents.nameFor(id);
-      const answer = this.askOpen ? await this.askOpen({ agent, origin: p.origin, url: p.url }) : 'deny';
+      const answer = this.askOpen ? await this.askOpen({ id, agent, origin: p.origin, url: p.url }) : 'deny';
       if (answer === 'deny') {
         return {
           code: this.askOpen ? Code.declined : Code.notAllowed,
@@ -94,6 +96,11 @@ export class Opener {
     const tools = allowed ? await this.waitTools(tab.id) : [];
     const t = this.registry.tabs.get(tab.id) || loaded || tab;
     return { output: { tabId: tab.id, url: t.url || p.url, title: t.title || '', tools } };
+  }
+
+  /** The agent cancelled request id: a question to the user about it ends. */
+  cancel(id) {
+    if (this.dropAsk) this.dropAsk(id);
   }
 
   /** Resolves with the tab once it has loaded (or LOAD_WAIT passed, or it closed). */

@@ -6,6 +6,7 @@
 
 import { Code, Method, errorMessage, resultMessage } from '../lib/protocol.js';
 import { pinFromContext, pinParams, resolveTab, tabIdParam, unpinParams } from '../lib/requests.js';
+import { webOrigin } from '../lib/sites.js';
 
 /** Requests runs the requests under way. */
 export class Requests {
@@ -18,9 +19,12 @@ export class Requests {
    * @param {{now: () => number}} o.clock
    * @param {{warn: Function}} o.log
    * @param {import('./opener.js').Opener} [o.opener] openPage, focusTab, closeTab
+   * @param {import('./activity.js').Activity} [o.activity] logs what agents do to tabs
    */
-  constructor({ registry, sampler, pins, send, clock, log, opener }) {
-    Object.assign(this, { registry, sampler, pins, send, clock, log, opener });
+  constructor({ registry, sampler, pins, send, clock, log, opener, activity }) {
+    Object.assign(this, { registry, sampler, pins, send, clock, log, opener, activity });
+    /** Ids of the requests the activity log follows. */
+    this.tracked = new Set();
     /** Ids of the requests under way. */
     this.ids = new Set();
   }
@@ -44,12 +48,15 @@ export class Requests {
         work = this.unpin(m.params);
         break;
       case Method.openPage:
+        this.track(m, 'open_page', 0, webOrigin(String(m.params.url || '')));
         work = this.opener.open(m.id, m.params);
         break;
       case Method.focusTab:
+        this.track(m, 'focus_tab', m.params.tabId, this.originOf(m.params.tabId));
         work = this.opener.focus(m.params);
         break;
       case Method.closeTab:
+        this.track(m, 'close_tab', m.params.tabId, this.originOf(m.params.tabId));
         work = this.opener.close(m.id, m.params);
         break;
     }
@@ -62,6 +69,8 @@ export class Requests {
   /** Cancels request id; false when no such request is under way. */
   cancel(id) {
     if (!this.ids.delete(id)) return false;
+    if (this.opener) this.opener.cancel(id);
+    if (this.tracked.delete(id) && this.activity) this.activity.end(id, errorMessage(id, Code.cancelled, 'the request was cancelled'));
     this.send(errorMessage(id, Code.cancelled, 'the request was cancelled'));
     return true;
   }
@@ -74,7 +83,22 @@ export class Requests {
   // r is {output} or {code, message}.
   answer(id, r) {
     if (!this.ids.delete(id)) return; // cancelled, or the host went away
-    this.send(r.code ? errorMessage(id, r.code, r.message) : resultMessage(id, r.output));
+    const msg = r.code ? errorMessage(id, r.code, r.message) : resultMessage(id, r.output);
+    this.send(msg);
+    if (this.tracked.delete(id) && this.activity) this.activity.end(id, msg);
+  }
+
+  // What agents do to tabs (open, focus, close) goes in the activity log
+  // like their calls.
+  track(m, tool, tabId, origin) {
+    if (!this.activity) return;
+    this.tracked.add(m.id);
+    this.activity.start({ id: m.id, tabId: Number.isSafeInteger(tabId) ? tabId : 0, origin, name: tool, arguments: m.params }, false);
+  }
+
+  originOf(tabId) {
+    const tab = this.registry.tabs.get(tabId);
+    return tab ? webOrigin(tab.url || '') : '';
   }
 
   async sample(params) {

@@ -158,8 +158,13 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     shareable: shareablePin(registry),
     changed: () => panel.notify('pins'),
   });
-  const opener = new Opener({ chrome, registry, agents: { forCall: (id) => agents.forCall(id), nameFor: (id) => agents.nameFor(id) }, clock, log });
-  const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log, opener });
+  const opener = new Opener({
+    chrome, registry, clock, log,
+    agents: { forCall: (id) => agents.forCall(id), nameFor: (id) => agents.nameFor(id) },
+    askOpen: (q) => consent.askOpen(q),
+    dropAsk: (id) => consent.settle(id, { allow: false, how: 'cancelled' }),
+  });
+  const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log, opener, activity });
   const tabs = new Tabs({
     chrome, registry, log,
     on: {

@@ -1,0 +1,75 @@
+// open_page through the whole worker (worker/opener.js, consent.js,
+// requests.js, activity.js): a site not allowed waits for the user in the
+// consent window; Allow and add opens the tab and allows the site, Deny
+// opens nothing, a cancel ends the question; the activity log lists each.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { STORAGE_KEY } from '../lib/sites.js';
+import { ask } from './fakes/consent.js';
+import { bootWorker, drain } from './fakes/worker.js';
+
+const open = (id, url) => ({ type: 'request', id, method: 'openPage', params: { url } });
+const answers = (host) => host.take().filter((m) => (m.type === 'result' || m.type === 'error') && m.id.startsWith('s1.'))
+  .map((m) => [m.id, m.type === 'result' ? 'result' : m.error.code]);
+
+async function boot() {
+  const w = await bootWorker();
+  const host = w.chrome.runtime.natives.at(-1);
+  host.take = () => host.posted.splice(0);
+  host.take();
+  let next = 70;
+  w.chrome.tabs.created = [];
+  w.chrome.tabs.create = async (opts) => {
+    const tab = { id: next++, windowId: 1, url: opts.url, title: '', status: 'complete' };
+    w.chrome.tabs.created.push(tab);
+    return tab;
+  };
+  const get = w.chrome.tabs.get;
+  w.chrome.tabs.get = async (id) => w.chrome.tabs.created.find((t) => t.id === id) || get(id);
+  return { ...w, host };
+}
+
+test('a site not allowed asks in the consent window: Deny opens nothing, Allow and add opens it and allows the site', async () => {
+  const { chrome, host, clock } = await boot();
+  host.deliver(open('s1.1', 'https://bank.example/'));
+  await drain();
+  const { requests } = (await ask(chrome, { type: 'consent.list' })).value;
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].kind, 'open');
+  assert.equal(requests[0].origin, 'https://bank.example');
+  assert.equal(chrome.windows.creates.length, 1);
+  const wrong = await ask(chrome, { type: 'consent.answer', id: 's1.1', answer: 'allow' });
+  assert.equal(wrong.ok, false);
+  assert.equal((await ask(chrome, { type: 'consent.answer', id: 's1.1', answer: 'deny' })).ok, true);
+  await drain();
+  assert.deepEqual(answers(host), [['s1.1', 'declined']]);
+  assert.equal(chrome.tabs.created.length, 0);
+
+  host.deliver(open('s1.2', 'https://bank.example/'));
+  await drain();
+  assert.equal((await ask(chrome, { type: 'consent.answer', id: 's1.2', answer: 'add' })).ok, true);
+  await drain();
+  await clock.advance(3000);
+  assert.deepEqual(answers(host), [['s1.2', 'result']]);
+  assert.equal(chrome.tabs.created.length, 1);
+  const stored = await chrome.storage.local.get(STORAGE_KEY);
+  assert.ok(stored[STORAGE_KEY].includes('https://bank.example'));
+
+  const log = (await ask(chrome, { type: 'activity.list' })).value.entries;
+  assert.deepEqual(log.map((e) => [e.tool, e.site, e.outcome]), [
+    ['open_page', 'https://bank.example', 'result'],
+    ['open_page', 'https://bank.example', 'declined'],
+  ]);
+});
+
+test('a cancel from the agent ends the question', async () => {
+  const { chrome, host } = await boot();
+  host.deliver(open('s1.3', 'https://shop.example/'));
+  await drain();
+  host.deliver({ type: 'cancel', id: 's1.3' });
+  await drain();
+  assert.deepEqual(answers(host), [['s1.3', 'cancelled']]);
+  assert.deepEqual((await ask(chrome, { type: 'consent.list' })).value.requests, []);
+  assert.equal(chrome.tabs.created.length, 0);
+});
