@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -116,4 +117,49 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestOpenPageAsks: a site the user has not allowed (127.0.0.2) waits for
+// the user's answer in the consent window: Deny leaves no tab; Allow and
+// add this site opens it, and the site is then allowed (its tools reach the
+// agent).
+func TestOpenPageAsks(t *testing.T) {
+	b := start(t, modes[0])
+	mine, _ := b.open(demoURL("localhost", "/?mine"))
+	eval[any](t, mine, `window.demo.ready`)
+	b.waitTool("select_slice")
+	seen := map[target.ID]bool{}
+	page := blockedOrigin + "/?asked"
+
+	ch := callAsync(b.client, "open_page", map[string]any{"url": page})
+	b.answerConsent(seen, "Deny")
+	if got := outcome(t, ch); !strings.HasPrefix(got, "ISERROR") || !strings.Contains(got, "declined to open "+blockedOrigin) {
+		t.Fatalf("open_page after Deny = %q", got)
+	}
+	if ids := b.tabIDs("?asked"); len(ids) != 0 {
+		t.Errorf("Deny left tabs %v", ids)
+	}
+
+	ch = callAsync(b.client, "open_page", map[string]any{"url": page})
+	b.answerConsent(seen, "Allow and add this site")
+	got := outcome(t, ch)
+	var op openedPage
+	if !strings.HasPrefix(got, "OK ") || json.Unmarshal([]byte(strings.TrimPrefix(got, "OK ")), &op) != nil || op.TabID <= 0 {
+		t.Fatalf("open_page after Allow and add = %q", got)
+	}
+	if len(op.Tools) == 0 {
+		t.Errorf("the newly allowed site brought no tools: %+v", op)
+	}
+	var tabs struct {
+		Tabs []struct {
+			ID      int  `json:"id"`
+			Allowed bool `json:"allowed"`
+		} `json:"tabs"`
+	}
+	json.Unmarshal([]byte(text(b.call(context.Background(), "list_tabs", map[string]any{}))), &tabs)
+	for _, tab := range tabs.Tabs {
+		if tab.ID == op.TabID && !tab.Allowed {
+			t.Errorf("tab %d of %s is not allowed after Allow and add", tab.ID, blockedOrigin)
+		}
+	}
 }
