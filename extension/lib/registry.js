@@ -5,9 +5,23 @@
 // protocol's incremental messages by comparing what it would send now with
 // what it sent last. Pure: no chrome.* calls.
 
+import { utf8Length } from './chunks.js';
 import { contextKey, mergeContext } from './contexts.js';
 import { Code, T, wireTool } from './protocol.js';
 import { webOrigin } from './sites.js';
+
+/**
+ * The most tools one frame may offer; those past it are left out, with a
+ * problem noted, so that one page cannot flood every agent's tool list.
+ */
+export const MAX_FRAME_TOOLS = 1000;
+
+/**
+ * The most bytes of tools (their JSON) one tab's frames may offer together;
+ * a frame's tools past it are left out, with a problem noted, so that one
+ * big tab cannot crowd out the others (or the host's messages).
+ */
+export const MAX_TAB_TOOL_BYTES = 8 << 20;
 
 /** The key of one frame. */
 export function frameKey(tabId, frameId) {
@@ -117,12 +131,35 @@ export class Registry {
   /**
    * Sets the tools of one frame (already normalised), replacing its old ones;
    * its context providers and sample stay while its origin stays. A new
-   * document in the frame is removeFrame, then setFrame.
+   * document in the frame is removeFrame, then setFrame. Tools past
+   * MAX_FRAME_TOOLS, and past MAX_TAB_TOOL_BYTES with the tab's other
+   * frames' tools counted first, are left out until the frame reports
+   * again. It returns what was left out and why (problems, the caller's
+   * included), which the frame keeps for the panel (problems()).
    */
-  setFrame(tabId, frameId, origin, tools) {
+  setFrame(tabId, frameId, origin, tools, problems = []) {
     const map = new Map();
-    for (const t of tools) map.set(t.name, t);
     const key = frameKey(tabId, frameId);
+    let room = MAX_TAB_TOOL_BYTES;
+    for (const f of this.frames.values()) if (f.tabId === tabId && frameKey(f.tabId, f.frameId) !== key) room -= f.bytes;
+    let bytes = 0;
+    let overBytes = 0;
+    for (const t of tools.slice(0, MAX_FRAME_TOOLS)) {
+      const size = utf8Length(JSON.stringify(t));
+      if (bytes + size > room) {
+        overBytes++;
+        continue;
+      }
+      bytes += size;
+      map.set(t.name, t);
+    }
+    const left = [...problems];
+    if (tools.length > MAX_FRAME_TOOLS) {
+      left.push(`${tools.length - MAX_FRAME_TOOLS} tools past the first ${MAX_FRAME_TOOLS} of this frame (at most ${MAX_FRAME_TOOLS} tools per frame)`);
+    }
+    if (overBytes) {
+      left.push(`${overBytes} tools that would take the tab's tools past ${MAX_TAB_TOOL_BYTES} bytes of JSON (at most 8 MiB of tools per tab)`);
+    }
     const old = this.frames.get(key);
     const keep = old && old.origin === (origin || '');
     this.dirty(tabId);
@@ -131,10 +168,22 @@ export class Registry {
       frameId,
       origin: origin || '',
       tools: map,
+      bytes,
+      problems: left,
       providers: keep ? old.providers : [],
       context: keep ? old.context : null,
       sampledAt: keep ? old.sampledAt : 0,
     });
+    return left;
+  }
+
+  /** What was left out of a tab's tools and why, frame by frame: [{frameId, problem}]. */
+  problems(tabId) {
+    const out = [];
+    for (const f of this.frames.values()) {
+      if (f.tabId === tabId) for (const problem of f.problems) out.push({ frameId: f.frameId, problem });
+    }
+    return out.sort((a, b) => a.frameId - b.frameId);
   }
 
   /** Sets the context providers that a frame registered (normalised: lib/contexts.js). */

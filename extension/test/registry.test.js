@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { normalizeFrameContext, normalizeProviderDefs } from '../lib/contexts.js';
 import { normalizeTools } from '../lib/protocol.js';
-import { Registry } from '../lib/registry.js';
+import { MAX_FRAME_TOOLS, MAX_TAB_TOOL_BYTES, Registry } from '../lib/registry.js';
 import { DEFAULT_ALLOW_LIST, compileAllowList } from '../lib/sites.js';
 import { golden, goldenCase } from './golden.js';
 
@@ -333,4 +333,28 @@ test('golden: the registry\'s incremental messages', (t) => {
   r.removeFrame(7, 0);
   assert.equal(JSON.stringify(r.changes().filter((m) => m.type === 'context')), JSON.stringify([gone]));
   assert.ok(golden('context').length >= 2);
+});
+
+test('caps: at most MAX_FRAME_TOOLS tools per frame and MAX_TAB_TOOL_BYTES of tools per tab; what is left out is noted, other tabs are untouched', () => {
+  const r = newRegistry();
+  r.upsertTab(tab(1, `${LOCAL}/`));
+  r.upsertTab(tab(2, `${LOCAL}/other`));
+  // 1,200 small tools in one frame: the first 1,000 stay.
+  const many = Array.from({ length: MAX_FRAME_TOOLS + 200 }, (_, i) => ({ name: `t${i}`, description: 'd' }));
+  assert.deepEqual(r.setFrame(1, 0, LOCAL, many, ['tool bad: no name']), [
+    'tool bad: no name',
+    '200 tools past the first 1000 of this frame (at most 1000 tools per frame)',
+  ]);
+  // Another frame of the same tab: 12 tools of 1,000 KiB of JSON each (ü is 2 bytes); with the first
+  // frame's 1,000 small tools counted first, 8 fit in 8 MiB.
+  const big = Array.from({ length: 12 }, (_, i) => ({ name: `big${i}`, description: 'ü'.repeat(500 << 10) }));
+  assert.deepEqual(r.setFrame(1, 3, LOCAL, big), [`4 tools that would take the tab's tools past ${MAX_TAB_TOOL_BYTES} bytes of JSON (at most 8 MiB of tools per tab)`]);
+  assert.deepEqual(r.snapshot().state.tools.filter((t) => t.frameId === 3).map((t) => t.name), big.slice(0, 8).map((t) => t.name));
+  assert.deepEqual(r.problems(1).map((p) => p.frameId), [0, 0, 3]);
+  // Another tab has its own 8 MiB.
+  assert.deepEqual(r.setFrame(2, 0, LOCAL, big.slice(0, 7)), []);
+  assert.deepEqual(r.problems(2), []);
+  // A frame that reports again within the caps has nothing left out.
+  assert.deepEqual(r.setFrame(1, 0, LOCAL, many.slice(0, 10)), []);
+  assert.deepEqual(r.problems(1).map((p) => p.frameId), [3]);
 });

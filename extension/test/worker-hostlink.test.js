@@ -237,3 +237,12 @@ test('a frame\'s too_large answer reaches the host as too_large; other codes a f
   await drain();
   assert.deepEqual(host.take().map((m) => [m.id, m.error.code]), [['s1.1', 'too_large'], ['s1.2', 'tool_error']]);
 });
+
+test('a frame that reports more than 1,000 tools: the first 1,000 reach the host, and the worker warns', async () => {
+  const { chrome, host, warnings } = await bootWorker({ tabs: [localTab(3)] });
+  const names = Array.from({ length: 1005 }, (_, i) => `t${i}`);
+  await frameWithTools(chrome, 3, names);
+  const added = host.ofType('toolsAdded').flatMap((m) => m.tools.map((t) => t.name));
+  assert.deepEqual(added, names.slice(0, 1000));
+  assert.ok(warnings.some((w) => /tab 3 frame 0 .*left out 5 tools past the first 1000 of this frame/.test(w)), warnings.join('\n'));
+});

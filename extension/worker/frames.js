@@ -142,9 +142,10 @@ export class Frames {
         if (!joined) this.receiveChunk(conn, m);
         break;
       case 'tools': {
-        const { tools, problems } = normalizeTools(m.tools);
+        const normalized = normalizeTools(m.tools);
+        // Bad tools and those past the caps are left out; the registry keeps why, for the panel.
+        const problems = registry.setFrame(conn.tabId, conn.frameId, conn.origin, normalized.tools, normalized.problems);
         if (problems.length) this.log.warn(`tab ${conn.tabId} frame ${conn.frameId} (${conn.origin}): left out ${problems.join('; ')}`);
-        registry.setFrame(conn.tabId, conn.frameId, conn.origin, tools);
         this.on.changed();
         break;
       }
