@@ -30,15 +30,17 @@ func (b *bridge) demoWithPanel() (demo, panel context.Context, tabID int) {
 	return demo, panel, tabID
 }
 
-// The connection; the site switch. Off: the site's tools leave
+// The connection and the agent; the site switch. Off: the site's tools leave
 // the connected agent (tools/list_changed) and its context, URL and title
 // stop leaving the browser; on: they come back.
 func TestPanelSiteSwitch(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		b := start(t, m)
 		_, panel, _ := b.demoWithPanel()
-		// Connection: the host.
+		// Connection: the host, and the agent by the name and version its
+		// MCP client gave in initialize ("e2e 1").
 		waitPage(t, panel, `document.getElementById("host-status").textContent.startsWith("Connected")`)
+		waitPage(t, panel, `[...document.querySelectorAll(".agents li")].some(li => li.textContent.startsWith("e2e 1"))`)
 		if role, _ := axControl(t, panel, "Open in side panel"); role != "button" {
 			t.Errorf("Open in side panel is a %q, want a button", role)
 		}
