@@ -178,6 +178,15 @@ func screenshot(t testing.TB, panel context.Context, scheme, dir, name string) s
 	t.Helper()
 	ctx, cancel := context.WithTimeout(panel, 20*time.Second)
 	defer cancel()
+	// A background tab paints no frames: bring the panel to the front first.
+	focus(t, panel)
+	visible := `new Promise(resolve => {
+		if (document.visibilityState === "visible") return resolve(true);
+		document.addEventListener("visibilitychange", () => resolve(true), {once: true});
+	})`
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](visible, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("waiting for the panel to be visible: %v", err)
+	}
 	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
 	}); err != nil {
