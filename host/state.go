@@ -36,7 +36,40 @@ func (h *host) setBrowser(b *webmcp.Browser) {
 // broadcasts that follow it.
 func (h *host) greet(s *session) {
 	s.send(h.helloLine(s.id))
-	s.send(encodeLine(&webmcp.Message{Type: webmcp.TypeState, State: h.state.Snapshot()}))
+	for _, l := range stateLines(h.state.Snapshot(), webmcp.MaxBrowserChunk) {
+		s.send(l)
+	}
+}
+
+// stateLines are the lines that carry a state to a shim: one state line
+// when it is at most max bytes (webmcp.MaxBrowserChunk); else the state
+// without tools, then its tools in toolsAdded lines of at most a quarter of
+// max each (but one tool at least), so that no line nears the shim's limit
+// (webmcp.MaxMessage) however many big tabs there are. The extension sends
+// a big state the same way.
+func stateLines(snap *webmcp.Snapshot, max int) [][]byte {
+	whole := encodeLine(&webmcp.Message{Type: webmcp.TypeState, State: snap})
+	if len(whole) <= max {
+		return [][]byte{whole}
+	}
+	tools := snap.Tools
+	bare := *snap
+	bare.Tools = []webmcp.Tool{}
+	out := [][]byte{encodeLine(&webmcp.Message{Type: webmcp.TypeState, State: &bare})}
+	batch := max / 4
+	for start, size := 0, 0; start < len(tools); {
+		end := start
+		for size = 0; end < len(tools); end++ {
+			b, _ := json.Marshal(&tools[end])
+			if end > start && size+len(b) > batch {
+				break
+			}
+			size += len(b)
+		}
+		out = append(out, encodeLine(&webmcp.Message{Type: webmcp.TypeToolsAdded, Tools: tools[start:end]}))
+		start = end
+	}
+	return out
 }
 
 // helloLine is the host's hello to the shim with the given session id. The

@@ -51,7 +51,10 @@
 //
 // The extension sends it after hello and whenever it rebuilt its registry (a
 // service-worker restart). The host keeps the latest state, applies every
-// change below to it, and sends it to each shim right after its hello.
+// change below to it, and sends it to each shim right after its hello. A
+// state over [MaxBrowserChunk] goes in parts, by the extension and by the
+// host alike: the state without tools, then toolsAdded messages of at most
+// 8 MiB of tools each (a receiver needs nothing special for it).
 //
 // Incremental changes, extension -> host -> every shim:
 //

@@ -123,3 +123,31 @@ export function cutMessage(msg, id, { text = JSON.stringify(msg), maxWhole = MAX
   }
   return out;
 }
+
+/**
+ * The messages that carry a state or toolsAdded message to the host: [msg]
+ * itself when its JSON is at most maxWhole bytes; else a state goes as the
+ * state without tools, and then (as a toolsAdded does) its tools as
+ * toolsAdded messages of at most batch bytes of tools each (one tool is at
+ * most 1 MiB), in order. However many big tabs there are, no message is
+ * then too big for the host (webmcp.MaxMessage); other messages are [msg].
+ */
+export function inParts(msg, { maxWhole = MAX_WHOLE, batch = MAX_WHOLE / 4 } = {}) {
+  const tools = msg.type === 'state' ? msg.state.tools : msg.type === 'toolsAdded' ? msg.tools : null;
+  if (!tools || utf8Length(JSON.stringify(msg)) <= maxWhole) return [msg];
+  const out = msg.type === 'state' ? [{ ...msg, state: { ...msg.state, tools: [] } }] : [];
+  let part = [];
+  let size = 0;
+  for (const t of tools) {
+    const n = utf8Length(JSON.stringify(t));
+    if (part.length && size + n > batch) {
+      out.push({ type: 'toolsAdded', tools: part });
+      part = [];
+      size = 0;
+    }
+    part.push(t);
+    size += n;
+  }
+  if (part.length) out.push({ type: 'toolsAdded', tools: part });
+  return out;
+}

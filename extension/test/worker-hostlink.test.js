@@ -246,3 +246,24 @@ test('a frame that reports more than 1,000 tools: the first 1,000 reach the host
   assert.deepEqual(added, names.slice(0, 1000));
   assert.ok(warnings.some((w) => /tab 3 frame 0 .*left out 5 tools past the first 1000 of this frame/.test(w)), warnings.join('\n'));
 });
+
+test('a state over 32 MiB (five tabs of 8 MiB of tools) goes as the state without tools and toolsAdded parts, none over 32 MiB, that add up to it', async () => {
+  const { MAX_WHOLE, utf8Length } = await import('../lib/chunks.js');
+  const tabs = [1, 2, 3, 4, 5].map((id) => localTab(id));
+  const { chrome, clock, host } = await bootWorker({ tabs, settle: false });
+  for (const t of tabs) {
+    const port = chrome.connectFrame({ tabId: t.id, frameId: 0, url: t.url });
+    port.deliver({ type: 'tools', tools: Array.from({ length: 8 }, (_, i) => ({ name: `big${i}`, description: 'x'.repeat(1000 << 10) })) });
+  }
+  await drain();
+  await clock.advance(1000);
+  const [hello, state, ...parts] = host.take();
+  assert.equal(hello.type, 'hello');
+  assert.equal(state.type, 'state');
+  assert.deepEqual(state.state.tabs.map((t) => t.id), [1, 2, 3, 4, 5]);
+  assert.deepEqual(state.state.tools, []);
+  assert.ok(parts.length >= 2 && parts.every((m) => m.type === 'toolsAdded'), parts.map((m) => m.type).join());
+  for (const m of [state, ...parts]) assert.ok(utf8Length(JSON.stringify(m)) <= MAX_WHOLE, `a ${m.type} over 32 MiB`);
+  const tools = parts.flatMap((m) => m.tools.map((t) => `${t.tabId}/${t.name}`));
+  assert.deepEqual(tools, tabs.flatMap((t) => Array.from({ length: 8 }, (_, i) => `${t.id}/big${i}`)));
+});

@@ -2,12 +2,14 @@
 // one native Port open and opens it again with backoff (0.5 s doubling to
 // 30 s; at once after a link that lived 10 s) when the host exits. On a new
 // link it says hello, waits until the frames have settled, sends the whole
-// state, and from then on the registry's changes; a message over 32 MiB of
-// JSON goes as chunks (lib/chunks.js cutMessage). From the host it joins
+// state, and from then on the registry's changes; a state or toolsAdded over
+// 32 MiB of JSON goes in parts (lib/chunks.js inParts: the state without
+// tools, then toolsAdded of at most 8 MiB each), any other message over
+// 32 MiB as chunks (cutMessage). From the host it joins
 // chunked messages, checks what arrives (answering bad calls and requests
 // itself) and hands calls, requests and cancels to onMessage.
 
-import { ChunkJoiner, cutMessage } from '../lib/chunks.js';
+import { ChunkJoiner, cutMessage, inParts } from '../lib/chunks.js';
 import { HOST_NAME, T, checkHostMessage, helloMessage } from '../lib/protocol.js';
 
 export const RECONNECT_MIN = 500;
@@ -68,7 +70,7 @@ export class HostLink {
   /** Sends the host what changed since it was last told. */
   flush() {
     if (!this.ready) return;
-    for (const m of this.changes()) this.send(m);
+    for (const m of this.changes()) for (const part of inParts(m)) this.send(part);
   }
 
   /** Flushes once the current task's changes are done. */
@@ -113,7 +115,8 @@ export class HostLink {
     this.send(helloMessage(this.identity));
     this.settled().then(() => {
       if (this.port !== port) return;
-      this.send(this.state());
+      // A state over 32 MiB goes as the state without tools, then its tools in parts.
+      for (const m of inParts(this.state())) this.send(m);
       this.ready = true;
       this.schedule();
     });
