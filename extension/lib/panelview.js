@@ -137,6 +137,7 @@ export function panelState({ registry, tabId, excludedFor, pins, shareable, conn
     tab: null,
     site: null,
     tools: [],
+    leftOut: [],
     chips: [],
     pins: pins.map((p) => ({
       providerId: p.providerId,
@@ -157,6 +158,8 @@ export function panelState({ registry, tabId, excludedFor, pins, shareable, conn
   const excluded = excludedFor(origin);
   state.site = { origin, allowed: wire.allowed };
   state.tools = tabTools(registry, t.id, wire.allowed);
+  // Tools the extension left out (a frame's caps, invalid ones), and why.
+  state.leftOut = typeof registry.problems === 'function' ? registry.problems(t.id) : [];
   state.chips = tabChips(registry, wire, excluded);
   return state;
 }

@@ -67,6 +67,7 @@ test('panel/state shows the site, the tools marked read-only or acting, and one 
   assert.deepEqual(s.tab, { id: 3, url: `${LOCAL}/page3`, title: 'page 3', web: true });
   assert.equal(s.host.connected, true);
   assert.deepEqual(s.tools.map((t) => [t.name, t.readOnly, t.shared]), [['get_selection', true, true], ['select_slice', false, true]]);
+  assert.deepEqual(s.leftOut, []);
   assert.deepEqual(s.chips.map((c) => [c.id, c.kind, c.included]), [[SEL, 'provider', true], [VIEW, 'provider', true], ['ambient', 'ambient', true]]);
   // The raw JSON is what get_ui_context gives the agent of the snapshot the host was sent.
   const sent = w.host.ofType('context').at(-1).context;
@@ -210,4 +211,14 @@ test('a failed write undoes the change', async () => {
   assert.equal(w.worker.registry.allows(LOCAL), true);
   await assert.rejects(ask(w.chrome, { type: 'provider/include', origin: LOCAL, providerId: SEL, include: false }), /nothing changed/);
   assert.equal(w.worker.registry.isExcluded(LOCAL, SEL), false);
+});
+
+test('panel/state lists the tools the extension left out, and why', async () => {
+  const w = await demo();
+  w.frame.deliver({ type: 'tools', tools: [{ name: 'ok_tool', description: 'Fine' }, { name: 'bad name!', description: 'Invalid' }] });
+  await drain();
+  const s = await ask(w.chrome, { type: 'panel/state', tabId: 3 });
+  assert.deepEqual(s.tools.map((t) => t.name), ['ok_tool']);
+  assert.equal(s.leftOut.length, 1);
+  assert.match(s.leftOut[0].problem, /bad name!/);
 });
