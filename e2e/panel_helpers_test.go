@@ -160,17 +160,8 @@ func waitSwitch(t testing.TB, panel context.Context, label string, on bool) {
 	waitPage(t, panel, fmt.Sprintf(`(() => { const e = %s; return e && !e.disabled && e.checked === %v; })()`, byLabel(label), on))
 }
 
-// screenshotDir is where the panel's screenshots go: $WEBMCP_SCREENSHOTS,
-// or a temporary directory of the test.
-func screenshotDir(t testing.TB) string {
-	if d := os.Getenv("WEBMCP_SCREENSHOTS"); d != "" {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatalf("WEBMCP_SCREENSHOTS: %v", err)
-		}
-		return d
-	}
-	return t.TempDir()
-}
+// screenshotDir is where screenshots go (see shotDir).
+func screenshotDir(t testing.TB) string { return shotDir(t) }
 
 // screenshot saves a full-page PNG of the panel at the popup's width in a
 // colour scheme ("light" or "dark") to dir/name.

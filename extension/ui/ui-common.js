@@ -4,7 +4,7 @@
 // look right in the panel and on their own pages), the worker's requests
 // and its change notices, and how times and durations read.
 
-import { UI_PORT } from '../worker/uiapi.js';
+import { listen as listenToWorker } from './api.js';
 
 /** Builds an element: attributes (strings), then children (nodes or text; null skipped). */
 export function node(tag, attrs = {}, ...children) {
@@ -14,24 +14,13 @@ export function node(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** One request to the worker (worker/uiapi.js): its value, or an Error with its message. */
-export async function send(type, params = {}) {
-  let r;
-  try {
-    r = await chrome.runtime.sendMessage({ ...params, type });
-  } catch (e) {
-    throw new Error(`the extension's service worker did not answer (${e.message}); reopen this window`);
-  }
-  if (!r) throw new Error(`no part of the extension answers "${type}"; reload the extension in chrome://extensions`);
-  if (!r.ok) throw new Error(r.error);
-  return r.value;
-}
+export { send } from './api.js';
 
 /**
  * Calls onChange(topic) when the worker says something changed, while el
- * is in its document: through listen(onChange) when the page gives one, else
- * on a Port of its own (opened again when the worker restarts, with
- * onChange('reconnected')). Returns a function that stops.
+ * is in its document: through listen(onChange) when the page gives one,
+ * else through api.js's listen (its Port is opened again when the worker
+ * restarts, with onChange('reconnected')). Returns a function that stops.
  */
 export function watch(el, listen, onChange) {
   let stopped = false;
@@ -46,28 +35,9 @@ export function watch(el, listen, onChange) {
   queueMicrotask(() => {
     el.dataset.mounted = '1';
   });
-  let port = null;
-  let unlisten = null;
-  const open = () => {
-    port = chrome.runtime.connect({ name: UI_PORT });
-    port.onMessage.addListener((m) => {
-      if (m && m.type === 'changed' && typeof m.topic === 'string') guard(m.topic);
-    });
-    port.onDisconnect.addListener(() => {
-      void chrome.runtime.lastError;
-      if (stopped) return;
-      setTimeout(() => {
-        if (stopped) return;
-        open();
-        guard('reconnected');
-      }, 200);
-    });
-  };
-  if (typeof listen === 'function') unlisten = listen(guard);
-  else open();
+  const unlisten = (typeof listen === 'function' ? listen : listenToWorker)(guard);
   function stop() {
     stopped = true;
-    if (port) port.disconnect();
     if (typeof unlisten === 'function') unlisten();
   }
   return stop;
