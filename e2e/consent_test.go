@@ -7,7 +7,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -24,28 +23,6 @@ const (
 	askActing        = "Ask for every tool that is not read-only"
 	askConsequential = "Ask only for tools the page marks consequential"
 )
-
-// siteTabID is the id list_tabs gives the tab of origin.
-func (b *bridge) siteTabID(origin string) int {
-	b.t.Helper()
-	var out struct {
-		Tabs []struct {
-			ID     int    `json:"id"`
-			Origin string `json:"origin"`
-		} `json:"tabs"`
-	}
-	res := b.call(context.Background(), "list_tabs", map[string]any{})
-	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
-		b.t.Fatalf("list_tabs returned no JSON (%v): %s", err, text(res))
-	}
-	for _, t := range out.Tabs {
-		if t.Origin == origin {
-			return t.ID
-		}
-	}
-	b.t.Fatalf("list_tabs shows no tab of %s: %s", origin, text(res))
-	return 0
-}
 
 // waitClientTool waits until the MCP client cs lists tool name (its
 // list_changed notifications wake b.changed).
@@ -115,7 +92,7 @@ func TestConsent(t *testing.T) {
 		b.waitTools("the test site's tools", func(ts map[string]*mcp.Tool) bool {
 			return ts["act"] != nil && ts["peek"] != nil && ts["commit"] != nil && ts["other"] != nil
 		})
-		tabID := b.siteTabID(origin)
+		tabID := b.tabID(origin)
 		seen := map[target.ID]bool{}
 		want := func(ch <-chan string, prefix string, words ...string) {
 			t.Helper()
@@ -259,7 +236,7 @@ func TestActivity(t *testing.T) {
 	site, _ := b.open(origin + "/hold")
 	waitPage(t, site, `document.body.dataset.ready === "true"`)
 	b.waitTool("hold")
-	tabID := b.siteTabID(origin)
+	tabID := b.tabID(origin)
 	ext, _ := b.open(extURL("ui/activity.html"))
 	waitBadge(t, ext, tabID, "1")
 
