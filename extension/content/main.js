@@ -622,7 +622,8 @@
     const records = /* @__PURE__ */ new Map();
     const waiting = /* @__PURE__ */ new Map();
     let entries = /* @__PURE__ */ new Map();
-    let generation = 0;
+    let listing = false;
+    let again = false;
     function wrapExecute(exec) {
       return function execute(input, client) {
         let callId;
@@ -697,38 +698,53 @@
     defineProperty(registerTool, "length", { value: nRegister.length });
     defineProperty(proto, "registerTool", { ...getOwnPropertyDescriptor(proto, "registerTool"), value: registerTool });
     function refresh() {
-      const gen = ++generation;
+      if (listing) {
+        again = true;
+        return;
+      }
       let p;
       try {
         p = apply(nGetTools, nativeMC, []);
       } catch {
         return;
       }
+      listing = true;
+      again = false;
+      const next = () => {
+        listing = false;
+        if (again) refresh();
+      };
       then(resolved(p), (list) => {
-        if (gen !== generation || !isObject(list)) return;
-        const next = /* @__PURE__ */ new Map();
-        let declarative = null;
-        for (const t of list) {
-          let w;
-          try {
-            w = t.source;
-            if (w === void 0 || w === null) w = t.window;
-          } catch {
-            w = void 0;
-          }
-          let mine = w === win;
-          if (w === void 0 || w === null) {
-            declarative = declarative || declaredNames();
-            mine = records.has(t.name) || declarative.has(t.name);
-          }
-          if (!mine) continue;
-          const meta = copyMeta(t, null);
-          if (meta) next.set(meta.name, { meta, tool: t, nativeHints: copyHints(t.annotations, true) });
+        try {
+          take(list);
+        } finally {
+          next();
         }
-        entries = next;
-        changed();
-      }, () => {
-      });
+      }, next);
+    }
+    function take(list) {
+      if (!isObject(list)) return;
+      const next = /* @__PURE__ */ new Map();
+      let declarative = null;
+      for (const t of list) {
+        let w;
+        try {
+          w = t.source;
+          if (w === void 0 || w === null) w = t.window;
+        } catch {
+          w = void 0;
+        }
+        let mine = w === win;
+        if (w === void 0 || w === null) {
+          declarative = declarative || declaredNames();
+          mine = records.has(t.name) || declarative.has(t.name);
+        }
+        if (!mine) continue;
+        const meta = copyMeta(t, null);
+        if (meta) next.set(meta.name, { meta, tool: t, nativeHints: copyHints(t.annotations, true) });
+      }
+      entries = next;
+      changed();
     }
     function run(entry, input, signal) {
       const rec = records.get(entry.meta.name);

@@ -86,3 +86,29 @@ test('native: executeTool resolving to null is the navigated error, not a result
   assert.equal(m.error.code, 'navigated');
   ch.port1.close();
 });
+
+test('native: 2,000 registrations cost a few getTools(), not one each (reporting is linear)', async () => {
+  const { nativeMC, native } = setup();
+  const getTools = Object.getPrototypeOf(nativeMC).getTools;
+  let calls = 0;
+  let listed = 0;
+  nativeMC.getTools = function () {
+    calls++;
+    return getTools.call(this).then((list) => {
+      listed += list.length;
+      return list;
+    });
+  };
+  // Each registration fires toolchange; the page does not wait between them.
+  for (let i = 0; i < 2000; i++) nativeMC.registerTool({ name: `t${i}`, description: 'd', execute: () => i });
+  await drain();
+  assert.equal(native.tools().size, 2000);
+  assert.ok(calls <= 2, `getTools() ran ${calls} times`);
+  assert.ok(listed <= 2 * 2000, `${listed} tools listed in all`);
+  // And one at a time, waiting for each: still far fewer than one getTools() each.
+  calls = 0;
+  for (let i = 2000; i < 2100; i++) await nativeMC.registerTool({ name: `t${i}`, description: 'd', execute: () => i });
+  await drain();
+  assert.equal(native.tools().size, 2100);
+  assert.ok(calls <= 51, `getTools() ran ${calls} times for 100 awaited registrations`);
+});

@@ -42,7 +42,12 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
   const waiting = new Map();
   /** name -> {meta, tool}: this document's tools as getTools() listed them */
   let entries = new Map();
-  let generation = 0;
+  // One getTools() at a time: a toolchange while one is under way asks for
+  // one more after it, however many come. A refresh per toolchange made
+  // reporting n tools cost n getTools() of up to n tools each (2,000
+  // tools: 46 s in Chromium 156).
+  let listing = false;
+  let again = false;
 
   function wrapExecute(exec) {
     return function execute(input, client) {
@@ -121,42 +126,60 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
   defineProperty(proto, 'registerTool', { ...getOwnPropertyDescriptor(proto, 'registerTool'), value: registerTool });
 
   function refresh() {
-    const gen = ++generation;
+    if (listing) {
+      again = true;
+      return;
+    }
     let p;
     try {
       p = apply(nGetTools, nativeMC, []);
     } catch {
       return;
     }
+    listing = true;
+    again = false;
+    const next = () => {
+      listing = false;
+      if (again) refresh();
+    };
     then(resolved(p), (list) => {
-      if (gen !== generation || !isObject(list)) return;
-      const next = new Map();
-      let declarative = null;
-      for (const t of list) {
-        // The tool's window: "source" in later drafts and browsers (Tool
-        // objects), "window" in Chromium 156.
-        let w;
-        try {
-          w = t.source;
-          if (w === undefined || w === null) w = t.window;
-        } catch {
-          w = undefined;
-        }
-        // getTools() also lists same-origin frames' tools; each frame
-        // reports only its own. Without a window field, fall back to what
-        // this document registered and declared.
-        let mine = w === win;
-        if (w === undefined || w === null) {
-          declarative = declarative || declaredNames();
-          mine = records.has(t.name) || declarative.has(t.name);
-        }
-        if (!mine) continue;
-        const meta = copyMeta(t, null);
-        if (meta) next.set(meta.name, { meta, tool: t, nativeHints: copyHints(t.annotations, true) });
+      try {
+        take(list);
+      } finally {
+        next();
       }
-      entries = next;
-      changed();
-    }, () => {});
+    }, next);
+  }
+
+  // Takes getTools()'s list: this document's tools.
+  function take(list) {
+    if (!isObject(list)) return;
+    const next = new Map();
+    let declarative = null;
+    for (const t of list) {
+      // The tool's window: "source" in later drafts and browsers (Tool
+      // objects), "window" in Chromium 156.
+      let w;
+      try {
+        w = t.source;
+        if (w === undefined || w === null) w = t.window;
+      } catch {
+        w = undefined;
+      }
+      // getTools() also lists same-origin frames' tools; each frame
+      // reports only its own. Without a window field, fall back to what
+      // this document registered and declared.
+      let mine = w === win;
+      if (w === undefined || w === null) {
+        declarative = declarative || declaredNames();
+        mine = records.has(t.name) || declarative.has(t.name);
+      }
+      if (!mine) continue;
+      const meta = copyMeta(t, null);
+      if (meta) next.set(meta.name, { meta, tool: t, nativeHints: copyHints(t.annotations, true) });
+    }
+    entries = next;
+    changed();
   }
 
   // Runs a tool through the browser's executeTool. For a tool registered
