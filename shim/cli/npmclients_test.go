@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/webmcp"
@@ -66,7 +67,10 @@ func TestNPMClients(t *testing.T) {
 	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
 	shimBin := bridgetest.Binary(t, "github.com/webmcp-bridge/bridge/cmd/webmcp-shim")
 	endpoint, _ := startHTTP(t, dir)
-	ctx := bridgetest.Context(t)
+	// A hang guard for the whole run of npm tools (a dozen node processes,
+	// slow on a busy machine), not the harness's per-step one.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
 	r := runCLI(ctx, t, dir, "", "token")
 	tok := strings.TrimSpace(r.stdout)
 
@@ -141,7 +145,8 @@ func TestAgentsReadRegister(t *testing.T) {
 	t.Setenv("CODEX_HOME", "")
 	project := filepath.Join(home, "project")
 	os.MkdirAll(project, 0o755)
-	ctx := bridgetest.Context(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute) // a hang guard for three agents' CLIs
+	defer cancel()
 	dir := bridgetest.RuntimeDir(t)
 	for _, tc := range []struct {
 		client string
