@@ -213,12 +213,7 @@ func waitInWindow(t testing.TB, ctx context.Context, cond string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	js := `new Promise(resolve => {
-		const ok = () => { try { return !!(` + cond + `); } catch { return false; } };
-		if (ok()) return resolve(true);
-		const mo = new MutationObserver(() => { if (ok()) { mo.disconnect(); resolve(true); } });
-		mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-	})`
+	js := waitScript(cond)
 	for {
 		_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise))
 		if err == nil {

@@ -332,15 +332,20 @@ func waitPage(t testing.TB, tab context.Context, cond string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(tab, 20*time.Second)
 	defer cancel()
-	js := `new Promise(resolve => {
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](waitScript(cond), chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("waiting in the page for %s: %v", cond, err)
+	}
+}
+
+// waitScript is a page-side promise that resolves once the JavaScript
+// boolean expression cond is true, re-checking it on every DOM change.
+func waitScript(cond string) string {
+	return `new Promise(resolve => {
 		const ok = () => { try { return !!(` + cond + `); } catch { return false; } };
 		if (ok()) return resolve(true);
 		const mo = new MutationObserver(() => { if (ok()) { mo.disconnect(); resolve(true); } });
 		mo.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 	})`
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise)); err != nil {
-		t.Fatalf("waiting in the page for %s: %v", cond, err)
-	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {
