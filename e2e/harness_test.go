@@ -141,6 +141,7 @@ type bridge struct {
 	changed    chan struct{} // tools/list_changed
 	updated    chan string   // resources/updated URIs
 	logs       *logBuffer
+	shims      []*exec.Cmd // the webmcp-shim processes connectShim started, oldest first
 }
 
 // start starts Chromium in mode m with a fresh profile prepared by
@@ -230,6 +231,7 @@ func (b *bridge) connectShim(args ...string) *mcp.ClientSession {
 	if err != nil {
 		t.Fatalf("connect to webmcp-shim: %v", err)
 	}
+	b.shims = append(b.shims, cmd)
 	t.Cleanup(func() { cs.Close() })
 	return cs
 }

@@ -1,0 +1,9 @@
+#!/bin/sh
+# The benchmark command (issue 13): the whole chain against real Chromium,
+# beside CDP, in both WebMCP modes. Prints the table and writes
+# bench/results.md, bench/results.json and bench/latency.svg. Arguments go
+# on to go test, e.g. ./bench.sh -suite.calls 300 -suite.out /tmp/bench
+# (go test ./e2e -args -h lists the -suite.* knobs).
+set -eu
+cd "$(dirname "$0")"
+exec go test ./e2e -run '^$' -bench '^BenchmarkSuite$' -benchtime 1x -count 1 -timeout 30m "$@"
