@@ -430,6 +430,9 @@ func (rep *suiteReport) markdown() string {
 		ps = append(ps, fmt.Sprintf("%s %d", k, rep.Params[k]))
 	}
 	fmt.Fprintf(&s, "Parameters: %s.\n\n", strings.Join(ps, ", "))
+	s.WriteString("The issue's targets (memory in the native browser; sizes through the native chain):\n\n")
+	s.WriteString(rep.summary())
+	s.WriteString("\nEvery figure:\n\n")
 	s.WriteString("| group | figure | value | unit | CDP | × CDP | target | met | note |\n")
 	s.WriteString("| --- | --- | ---: | --- | ---: | ---: | --- | --- | --- |\n")
 	for _, r := range rep.Rows {
@@ -478,6 +481,113 @@ func (rep *suiteReport) markdown() string {
 		}
 	}
 	return s.String()
+}
+
+// summary is the short table of the issue's targets, for the README: one
+// line per target, the native and polyfill chains side by side, and CDP.
+func (rep *suiteReport) summary() string {
+	byID := map[string]suiteRow{}
+	for _, r := range rep.Rows {
+		byID[r.ID] = r
+	}
+	// cell is a row's value, with its ratio to CDP when it has one.
+	cell := func(ids ...string) string {
+		var parts []string
+		for _, id := range ids {
+			r, ok := byID[id]
+			if !ok {
+				continue
+			}
+			v := fmtVal(r.Value, r.Unit)
+			if r.Value != nil {
+				v += " " + r.Unit
+			}
+			if r.Ratio != nil {
+				v += " (" + fmtVal(r.Ratio, "×") + ")"
+			}
+			parts = append(parts, v)
+		}
+		if len(parts) == 0 {
+			return "—"
+		}
+		return strings.Join(parts, " / ")
+	}
+	// met is "met" when every row's target is met, "missed (n of m)"
+	// when some are missed.
+	met := func(ids ...string) string {
+		known, missed := 0, 0
+		for _, id := range ids {
+			if r, ok := byID[id]; ok && r.Met != nil {
+				known++
+				if !*r.Met {
+					missed++
+				}
+			}
+		}
+		switch {
+		case known == 0:
+			return "—"
+		case missed == 0:
+			return "met"
+		}
+		return fmt.Sprintf("missed (%d of %d)", missed, known)
+	}
+	var s strings.Builder
+	s.WriteString("| figure | target | native chain | polyfill chain | CDP `WebMCP.invokeTool` | met |\n")
+	s.WriteString("| --- | --- | ---: | ---: | ---: | --- |\n")
+	line := func(figure, target, nat, poly, cdp, m string) {
+		fmt.Fprintf(&s, "| %s | %s | %s | %s | %s | %s |\n", figure, target, nat, poly, cdp, m)
+	}
+	line("round trip p50", "≤ 1.6× CDP", cell("roundtrip.native.p50"), cell("roundtrip.polyfill.p50"), cell("roundtrip.cdp.p50"),
+		met("roundtrip.native.p50", "roundtrip.polyfill.p50"))
+	line("round trip p99", "≤ 1.5× CDP", cell("roundtrip.native.p99"), cell("roundtrip.polyfill.p99"), cell("roundtrip.cdp.p99"),
+		met("roundtrip.native.p99", "roundtrip.polyfill.p99"))
+	line("`executeTool` in the page, mean (p50)", "", cell("inpage.native.mean", "inpage.native.p50"), cell("inpage.polyfill.mean", "inpage.polyfill.p50"), "", "")
+	for _, k := range levelsInFlight {
+		target, m := "", ""
+		if k == 16 {
+			target = "≥ 0.5× CDP"
+			m = met(fmt.Sprintf("throughput.native.%d", k), fmt.Sprintf("throughput.polyfill.%d", k))
+		}
+		line(fmt.Sprintf("throughput, %d in flight", k), target, cell(fmt.Sprintf("throughput.native.%d", k)), cell(fmt.Sprintf("throughput.polyfill.%d", k)),
+			cell(fmt.Sprintf("throughput.cdp.%d", k)), m)
+	}
+	line("`registerTool` → `tools/list_changed`, p50 / p99", "≤ 50 ms", cell("listchanged.native.p50", "listchanged.native.p99"),
+		cell("listchanged.polyfill.p50", "listchanged.polyfill.p99"), "", met("listchanged.native.p50", "listchanged.native.p99", "listchanged.polyfill.p50", "listchanged.polyfill.p99"))
+	line("click → `resources/updated`, p50 / p99", "≤ 100 ms", cell("updated.native.p50", "updated.native.p99"),
+		cell("updated.polyfill.p50", "updated.polyfill.p99"), "", met("updated.native.p50", "updated.native.p99", "updated.polyfill.p50", "updated.polyfill.p99"))
+	line("shim start → `initialize` answered, p50 / max", "≤ 50 ms", cell("shimstart.initialize.p50", "shimstart.initialize.max"), "", "",
+		met("shimstart.initialize.p50", "shimstart.initialize.max"))
+	line("shim start → the page's tools listed, p50 / max", "", cell("shimstart.tools.p50", "shimstart.tools.max"), "", "", "")
+	for _, p := range []struct{ id, name, limit string }{{"host", "webmcp-host", "15"}, {"shim", "webmcp-shim", "25"}} {
+		line(fmt.Sprintf("%s RSS: idle / warm / after %s more calls", p.name, rep.paramText("calls for memory")), "≤ "+p.limit+" MiB, flat",
+			cell("rss."+p.id+".idle", "rss."+p.id+".warm", "rss."+p.id+".after"), "", "",
+			met("rss."+p.id+".idle", "rss."+p.id+".warm", "rss."+p.id+".after", "rss."+p.id+".growth", "fds."+p.id))
+	}
+	for _, r := range rep.Rows {
+		if r.Group != "sizes" {
+			continue
+		}
+		m := met(r.ID)
+		if r.Met != nil && *r.Met && strings.HasPrefix(r.Note, "spilled") {
+			m += " (spilled to a file, by design)"
+		}
+		cdp := ""
+		if r.CDP != nil {
+			cdp = fmtVal(r.CDP, r.Unit) + " " + r.Unit
+		}
+		line(r.Name, r.Target, cell(r.ID), "", cdp, m)
+	}
+	return s.String()
+}
+
+// paramText is a parameter of the run, as the table says it.
+func (rep *suiteReport) paramText(name string) string {
+	v, ok := rep.Params[name]
+	if !ok {
+		return "?"
+	}
+	return fmtVal(ptr(float64(v)), "calls/s")
 }
 
 // svg is latency.svg: p50 latency (left) and throughput (right) against
