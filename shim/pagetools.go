@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,6 +104,11 @@ func (s *Server) syncHost(c *hosts.Conn) {
 	}
 	for _, w := range want {
 		old := s.tools[w.key]
+		// Most of a change's tools are as they were: a page that registers
+		// 2,000 tools one by one brings dozens of changes of up to 2,000.
+		if old != nil && old.conn == c && old.tab == w.tab && reflect.DeepEqual(old.tool, w.tool) {
+			continue
+		}
 		mt, _, problem := describeTool(w.tool, w.tab)
 		// The page's own schema is checked and resolved (once per distinct
 		// schema): one the bridge refuses is advertised as any object,

@@ -25,6 +25,7 @@
   var timeout = setTimeout;
   var clearTimer = clearTimeout;
   var microtask = queueMicrotask;
+  var dateNow = Date.now;
   var randomValues = crypto.getRandomValues.bind(crypto);
   var resolved = (v) => PromiseCtor.resolve(v);
   function then(p, ok, fail) {
@@ -455,10 +456,24 @@
 
   // extension/content/main/bridge.js
   var NO_PROVIDERS = "[]";
-  function createBridge({ tools, beforeLook, providerDefs, sample, onConnect }) {
+  var TAKEN_TIMEOUT = 5e3;
+  var GAP = 4;
+  var MAX_GAP = 500;
+  var pageTimers = {
+    set: (fn, ms) => timeout(fn, ms),
+    clear: (id) => clearTimer(id),
+    now: () => dateNow()
+  };
+  function createBridge({ tools, beforeLook, providerDefs, sample, prepare, timers = pageTimers }) {
     let port = null;
     let lastSent = "";
     let lastProviders = NO_PROVIDERS;
+    let preparing = false;
+    let awaiting = false;
+    let pausing = 0;
+    let again = false;
+    let guard = 0;
+    let readyAt = 0;
     const inflight = /* @__PURE__ */ new Map();
     function post(msg) {
       if (port) postTo(port, msg);
@@ -466,23 +481,69 @@
     function sync() {
       beforeLook();
       if (!port) return;
+      syncProviders();
+      if (preparing || awaiting || pausing) {
+        if (awaiting && !guard) guard = timers.set(() => taken(), TAKEN_TIMEOUT);
+        again = true;
+        return;
+      }
+      const began = timers.now();
+      if (began < readyAt) {
+        again = true;
+        pausing = timers.set(() => {
+          pausing = 0;
+          sync();
+        }, readyAt - began);
+        return;
+      }
+      again = false;
+      const go = () => {
+        report();
+        const end = timers.now();
+        readyAt = end + Math.min(MAX_GAP, (end - began) * GAP);
+        if (again && !awaiting) sync();
+      };
+      if (!prepare) {
+        go();
+        return;
+      }
+      preparing = true;
+      let once = false;
+      prepare(() => {
+        if (once) return;
+        once = true;
+        preparing = false;
+        go();
+      });
+    }
+    function report() {
       const metas = [];
       for (const e of tools().values()) metas.push(e.meta);
       const json = jsonStringify(metas);
-      if (json !== lastSent) {
-        try {
-          post({ type: "tools", tools: metas });
-          lastSent = json;
-        } catch {
-          lastSent = "";
-        }
+      if (json === lastSent) return;
+      try {
+        post({ type: "tools", tools: metas });
+        lastSent = json;
+        awaiting = true;
+      } catch {
+        lastSent = "";
       }
+    }
+    function syncProviders() {
+      if (!port) return;
       const defs = providerDefs();
       const pjson = jsonStringify(defs);
       if (pjson !== lastProviders) {
         lastProviders = pjson;
         post({ type: "providers", providers: defs });
       }
+    }
+    function taken() {
+      if (!awaiting) return;
+      if (guard) timers.clear(guard);
+      guard = 0;
+      awaiting = false;
+      if (again) sync();
     }
     async function handleCall(m) {
       const { id, name } = m;
@@ -536,9 +597,13 @@
           for (const ctl of all) ctl.abort();
           break;
         }
+        case "toolsTaken":
+          taken();
+          break;
         case "sync":
           lastSent = "";
           lastProviders = NO_PROVIDERS;
+          taken();
           sync();
           break;
         case "sample": {
@@ -556,10 +621,11 @@
         port.onmessage = onPortMessage;
         lastSent = "";
         lastProviders = NO_PROVIDERS;
-        if (onConnect) onConnect();
         sync();
       },
       sync,
+      /** Sends the providers where they differ from what was sent. */
+      syncProviders,
       post
     };
   }
@@ -567,27 +633,22 @@
   // extension/content/main/changes.js
   function createChanges(defer) {
     let on = null;
-    let changedQueued = false;
-    let contextQueued = false;
+    const queued = /* @__PURE__ */ new Set();
+    const notice = (kind) => () => {
+      if (queued.has(kind)) return;
+      queued.add(kind);
+      defer(() => {
+        queued.delete(kind);
+        if (on) on[kind]();
+      });
+    };
     return {
-      // The tools or the context providers changed: report them again.
-      changed() {
-        if (changedQueued) return;
-        changedQueued = true;
-        defer(() => {
-          changedQueued = false;
-          if (on) on.changed();
-        });
-      },
+      // The tools changed: report them again.
+      changed: notice("changed"),
+      // The set of context providers changed: report it again.
+      providersChanged: notice("providersChanged"),
       // The page says what its providers would return has changed.
-      contextChanged() {
-        if (contextQueued) return;
-        contextQueued = true;
-        defer(() => {
-          contextQueued = false;
-          if (on) on.contextChanged();
-        });
-      },
+      contextChanged: notice("contextChanged"),
       // Says who hears the notices; once.
       listen(listener) {
         if (on) throw new Error("changes: a listener is set already");
@@ -622,8 +683,6 @@
     const records = /* @__PURE__ */ new Map();
     const waiting = /* @__PURE__ */ new Map();
     let entries = /* @__PURE__ */ new Map();
-    let listing = false;
-    let again = false;
     function wrapExecute(exec) {
       return function execute(input, client) {
         let callId;
@@ -697,30 +756,21 @@
     }.registerTool;
     defineProperty(registerTool, "length", { value: nRegister.length });
     defineProperty(proto, "registerTool", { ...getOwnPropertyDescriptor(proto, "registerTool"), value: registerTool });
-    function refresh() {
-      if (listing) {
-        again = true;
-        return;
-      }
+    function refresh(done) {
       let p;
       try {
         p = apply(nGetTools, nativeMC, []);
       } catch {
+        done();
         return;
       }
-      listing = true;
-      again = false;
-      const next = () => {
-        listing = false;
-        if (again) refresh();
-      };
       then(resolved(p), (list) => {
         try {
           take(list);
         } finally {
-          next();
+          done();
         }
-      }, next);
+      }, () => done());
     }
     function take(list) {
       if (!isObject(list)) return;
@@ -744,7 +794,6 @@
         if (meta) next.set(meta.name, { meta, tool: t, nativeHints: copyHints(t.annotations, true) });
       }
       entries = next;
-      changed();
     }
     function run(entry, input, signal) {
       const rec = records.get(entry.meta.name);
@@ -783,9 +832,8 @@
         }, (error) => finish({ ok: false, error }));
       });
     }
-    apply(addListener, nativeMC, ["toolchange", refresh]);
-    apply(addListener, doc, ["DOMContentLoaded", refresh, { once: true }]);
-    refresh();
+    apply(addListener, nativeMC, ["toolchange", () => changed()]);
+    apply(addListener, doc, ["DOMContentLoaded", () => changed(), { once: true }]);
     const facade = {};
     const bindNative = (fn) => function() {
       return apply(fn, nativeMC, arguments);
@@ -855,8 +903,8 @@
         }
         return out;
       },
-      // Reads the browser's list of tools again (the bridge does when the
-      // relay's port arrives).
+      // Reads the browser's list of tools again, then calls done (the bridge
+      // does before each report).
       refresh
     };
   }
@@ -1888,7 +1936,7 @@
   var querySelectorAll = DocumentProto.querySelectorAll;
   var getAttribute = Element.prototype.getAttribute;
   var changes = createChanges(microtask);
-  var providers = createProviders({ changed: changes.changed, contextChanged: changes.contextChanged });
+  var providers = createProviders({ changed: changes.providersChanged, contextChanged: changes.contextChanged });
   var adopter = createAdopter({ changed: changes.changed, addContextApi: providers.addMethods });
   function findNative() {
     const nativeDesc = getOwnPropertyDescriptor(DocumentProto, "modelContext");
@@ -1955,10 +2003,11 @@
     beforeLook: adopter.checkReplaced,
     providerDefs: providers.defs,
     sample: providers.sample,
-    onConnect: own.refresh
+    prepare: own.refresh
   });
   changes.listen({
     changed: bridge.sync,
+    providersChanged: bridge.syncProviders,
     contextChanged: () => bridge.post({ type: "contextChanged" })
   });
   listenForHandover(pageWin, bridge.connect);

@@ -28,6 +28,8 @@
 //                    {type:"context", id?, providers:[ProviderSnapshot…], ambient?}  its latest sample
 //                    {type:"result", id, output}   {type:"error", id, error:{code, message}}
 //   worker -> relay  {type:"call", id, name, arguments}   {type:"cancel", id}
+//                    {type:"toolsTaken"}  the worker took a tools message in; passed on to
+//                                         main.js, which sends one tools message at a time
 //                    {type:"contextOn", on}   {type:"sample", id}
 //                    {type:"indicator", text}  top frame: "<agent> is using <tool>", "" hides it
 //                                              (lib/indicator.js draws it in a closed shadow root)
@@ -60,7 +62,7 @@
   // has anything to offer (a non-empty list).
   const LISTS = { tools: 'tools', providers: 'providers', context: null };
   const FROM_PAGE = new Set(['tools', 'providers', 'result', 'error']);
-  const TO_PAGE = new Set(['call', 'cancel']);
+  const TO_PAGE = new Set(['call', 'cancel', 'toolsTaken']);
 
   /**
    * Starts the relay of one frame.
@@ -107,10 +109,12 @@
         if (!Array.isArray(m[field])) return;
         latest.set(m.type, m);
         if (m.type === 'providers') context.schedule();
-        if (!link.connected() && hasContent()) {
-          link.connect();
-          return; // connect() sends the latest lists
-        }
+        if (!link.connected() && hasContent()) link.connect(); // connect() sends the latest lists
+        else link.send(m);
+        // main.js waits for the worker to take its tools in; with no
+        // worker to take them, they are taken (connect() sends them).
+        if (m.type === 'tools' && !link.connected()) page.postMessage({ type: 'toolsTaken' });
+        return;
       }
       link.send(m);
     };
@@ -218,8 +222,10 @@
       function onDisconnect() {
         void chrome.runtime.lastError;
         worker = null;
-        // Calls under way have nobody to answer to any more: abort them.
+        // Calls under way have nobody to answer to any more: abort them. A
+        // tools message under way is taken: the next Port sends the latest.
         page.postMessage({ type: 'cancelAll' });
+        page.postMessage({ type: 'toolsTaken' });
         if (indicator) indicator.show('');
         if (!chrome.runtime || !chrome.runtime.id) {
           dead = true;

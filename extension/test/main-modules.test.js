@@ -3,7 +3,7 @@
 // bundle they make, content/main.js, is tested whole in main-world*.test.js.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createBridge } from '../content/main/bridge.js';
+import { GAP, TAKEN_TIMEOUT, createBridge } from '../content/main/bridge.js';
 import { createChanges } from '../content/main/changes.js';
 import { definePolyfill } from '../content/main/polyfill/polyfill.js';
 import { createProviders } from '../content/main/providers.js';
@@ -37,17 +37,19 @@ test('copySchema: a JSON copy within lib/schema.js\'s bounds, the stand-in past 
 test('changes: a burst of notices is one call per microtask checkpoint', async () => {
   const changes = createChanges(queueMicrotask);
   const heard = [];
-  changes.listen({ changed: () => heard.push('changed'), contextChanged: () => heard.push('context') });
+  changes.listen({ changed: () => heard.push('changed'), providersChanged: () => heard.push('providers'), contextChanged: () => heard.push('context') });
   changes.changed();
+  changes.providersChanged();
   changes.changed();
   changes.contextChanged();
+  changes.providersChanged();
   changes.contextChanged();
   assert.deepEqual(heard, []);
   await drain();
-  assert.deepEqual(heard, ['changed', 'context']);
+  assert.deepEqual(heard, ['changed', 'providers', 'context']);
   changes.changed();
   await drain();
-  assert.deepEqual(heard, ['changed', 'context', 'changed']);
+  assert.deepEqual(heard, ['changed', 'providers', 'context', 'changed']);
   assert.throws(() => changes.listen({}), /already/);
 });
 
@@ -150,6 +152,113 @@ test('providers: the registry, its notices and the methods it puts on an object'
   assert.throws(() => obj.contextChanged.call({}), /Illegal invocation/);
 });
 
+// A port's far end that collects what the bridge posts.
+function farEnd() {
+  const ch = new MessageChannel();
+  const got = [];
+  let wake = () => {};
+  ch.port1.onmessage = (e) => {
+    got.push(e.data);
+    wake();
+  };
+  return {
+    port: ch.port2,
+    got,
+    post: (m) => ch.port1.postMessage(m),
+    close: () => ch.port1.close(),
+    // The next message that pred accepts, taken out of got.
+    async next(pred) {
+      for (;;) {
+        const i = got.findIndex(pred);
+        if (i >= 0) return got.splice(i, 1)[0];
+        await new Promise((r) => {
+          wake = r;
+        });
+      }
+    },
+  };
+}
+
+test('bridge: one tools message at a time; what changes meanwhile goes as one message once it is taken, after a gap', async () => {
+  const clock = new FakeClock();
+  const tools = new Map([['t0', { meta: { name: 't0', description: '' }, run: async () => 0 }]]);
+  let prepared = 0;
+  const bridge = createBridge({
+    tools: () => new Map(tools), beforeLook: () => {}, providerDefs: () => [], sample: () => {},
+    prepare: (done) => {
+      prepared++;
+      clock.t += 10; // each report takes 10 ms
+      setImmediate(done); // like getTools(): later
+    },
+    timers: { set: (fn, ms) => clock.setTimeout(fn, ms), clear: (id) => clock.clearTimeout(id), now: () => clock.now() },
+  });
+  const w = farEnd();
+  bridge.connect(w.port);
+  assert.equal((await w.next((m) => m.type === 'tools')).tools.length, 1);
+  for (let i = 1; i <= 500; i++) {
+    tools.set(`t${i}`, { meta: { name: `t${i}`, description: '' }, run: async () => i });
+    bridge.sync();
+    if (i % 50 === 0) await drain();
+  }
+  await drain();
+  assert.equal(w.got.filter((m) => m.type === 'tools').length, 0, 'nothing more until the first is taken in');
+  assert.equal(prepared, 1, 'nor is the next report prepared');
+  w.post({ type: 'toolsTaken' });
+  await drain();
+  assert.equal(prepared, 1, 'after a gap of GAP times the last report\'s cost');
+  assert.deepEqual(clock.pending(), [10 * GAP]);
+  await clock.advance(10 * GAP);
+  assert.equal((await w.next((m) => m.type === 'tools')).tools.length, 501, 'one message carries every change');
+  assert.equal(prepared, 2);
+
+  // A message that is never taken in holds nothing up for longer than the guard.
+  tools.delete('t0');
+  bridge.sync();
+  await drain();
+  await drain();
+  assert.equal(w.got.filter((m) => m.type === 'tools').length, 0);
+  await clock.advance(TAKEN_TIMEOUT + 10 * GAP);
+  assert.equal((await w.next((m) => m.type === 'tools')).tools.length, 500);
+
+  // Once it has been quiet for the gap, a change is reported at once.
+  w.post({ type: 'toolsTaken' });
+  await drain();
+  await clock.advance(10 * GAP);
+  assert.deepEqual(clock.pending(), []);
+  tools.delete('t1');
+  bridge.sync();
+  assert.equal((await w.next((m) => m.type === 'tools')).tools.length, 499);
+  w.close();
+});
+
+test('bridge: looks that find nothing new are paced too (other frames\' toolchanges)', async () => {
+  const clock = new FakeClock();
+  let prepared = 0;
+  const bridge = createBridge({
+    tools: () => new Map(), beforeLook: () => {}, providerDefs: () => [], sample: () => {},
+    prepare: (done) => {
+      prepared++;
+      clock.t += 10;
+      setImmediate(done);
+    },
+    timers: { set: (fn, ms) => clock.setTimeout(fn, ms), clear: (id) => clock.clearTimeout(id), now: () => clock.now() },
+  });
+  const w = farEnd();
+  bridge.connect(w.port);
+  await w.next((m) => m.type === 'tools');
+  w.post({ type: 'toolsTaken' });
+  await drain();
+  await clock.advance(10 * GAP);
+  for (let i = 0; i < 100; i++) {
+    bridge.sync();
+    await drain();
+  }
+  assert.equal(prepared, 2, 'one look, then a gap of twice its cost');
+  await clock.advance(10 * GAP);
+  assert.equal(prepared, 3, 'then one look for all the changes meanwhile');
+  w.close();
+});
+
 test('bridge: reports tools, runs a call, and a cancelled call gets no answer', async () => {
   let release;
   const tools = new Map([
@@ -166,7 +275,10 @@ test('bridge: reports tools, runs a call, and a cancelled call gets no answer', 
     beforeLook: () => looked++,
     providerDefs: () => [],
     sample: (done) => done([{ id: 'p', summary: 's' }]),
-    onConnect: () => connected++,
+    prepare: (done) => {
+      connected++;
+      done();
+    },
   });
   bridge.sync();
   assert.equal(looked, 1, 'it looks for page objects even before it has a port');
@@ -187,7 +299,7 @@ test('bridge: reports tools, runs a call, and a cancelled call gets no answer', 
     }
   };
   bridge.connect(ch.port2);
-  assert.equal(connected, 1);
+  assert.equal(connected, 1, 'it brings the tools up to date before the first report');
   assert.deepEqual((await nextMsg((m) => m.type === 'tools')).tools.map((t) => t.name), ['echo', 'wait']);
   ch.port1.postMessage({ type: 'call', id: '1', name: 'echo', arguments: { x: 1 } });
   assert.deepEqual(await nextMsg((m) => m.id === '1'), { type: 'result', id: '1', output: { x: 1 } });

@@ -11,16 +11,19 @@ import { errorCode } from '../content/main/tools.js';
 import { Tool, tomorrowModelContext } from './fakes/tomorrow.js';
 import { drain } from './fakes/clock.js';
 
-function setup() {
+function setup(patch = () => {}) {
   const win = {};
   const ModelContext = tomorrowModelContext(win);
+  patch(ModelContext.prototype); // before useNative takes its methods
   const nativeMC = new ModelContext();
   let changes = 0;
   const native = useNative({
     nativeMC, proto: ModelContext.prototype, win, doc: new EventTarget(), declaredNames: () => new Set(),
     changed: () => changes++, addContextApi: () => {},
   });
-  return { win, nativeMC, native, changes: () => changes };
+  // What the bridge does before each report: list the tools again.
+  const refreshed = () => new Promise((resolve) => native.refresh(resolve));
+  return { win, nativeMC, native, changes: () => changes, refreshed };
 }
 
 test('a Tool object copies nothing by spread or JSON: the stand-in is faithful', () => {
@@ -31,7 +34,7 @@ test('a Tool object copies nothing by spread or JSON: the stand-in is faithful',
 });
 
 test('native: tomorrow\'s Tool objects are read field by field, source is the window, null is none', async () => {
-  const { nativeMC, native } = setup();
+  const { nativeMC, native, refreshed } = setup();
   await nativeMC.registerTool({
     name: 'pay', title: 'Pay', description: 'Pays the order.',
     inputSchema: { type: 'object', properties: { amount: { type: 'number' } } },
@@ -42,7 +45,7 @@ test('native: tomorrow\'s Tool objects are read field by field, source is the wi
   await nativeMC.registerTool({ name: 'dump', description: 'Dumps state.', annotations: { debugging: true, readOnlyHint: true }, execute: () => 'state' });
   nativeMC.declare({ name: 'search', description: 'A form tool.' }); // inputSchema, annotations: null
   nativeMC.declare({ name: 'elsewhere', description: 'Another frame\'s.', source: {} });
-  await drain();
+  await refreshed();
   const tools = native.tools();
   assert.deepEqual([...tools.keys()].sort(), ['dump', 'pay', 'search'], 'another window\'s tool is that frame\'s to report');
   assert.deepEqual(tools.get('pay').meta, {
@@ -57,10 +60,10 @@ test('native: tomorrow\'s Tool objects are read field by field, source is the wi
 });
 
 test('native: executeTool resolving to null is the navigated error, not a result', async () => {
-  const { nativeMC, native } = setup();
+  const { nativeMC, native, refreshed } = setup();
   nativeMC.declare({ name: 'checkout', description: 'Submits and navigates.', navigates: true });
   await nativeMC.registerTool({ name: 'nothing', description: 'Returns null.', execute: () => null });
-  await drain();
+  await refreshed();
   const tools = native.tools();
   await assert.rejects(tools.get('checkout').run({}, new AbortController().signal), (e) => {
     assert.equal(errorCode(e), 'navigated');
@@ -87,28 +90,40 @@ test('native: executeTool resolving to null is the navigated error, not a result
   ch.port1.close();
 });
 
-test('native: 2,000 registrations cost a few getTools(), not one each (reporting is linear)', async () => {
-  const { nativeMC, native } = setup();
-  const getTools = Object.getPrototypeOf(nativeMC).getTools;
+test('native: a toolchange only says a report is due; the bridge lists the tools once per report (reporting is linear)', async () => {
   let calls = 0;
-  let listed = 0;
-  nativeMC.getTools = function () {
-    calls++;
-    return getTools.call(this).then((list) => {
-      listed += list.length;
-      return list;
-    });
+  const { nativeMC, native, changes } = setup((proto) => {
+    const getTools = proto.getTools;
+    proto.getTools = function () {
+      calls++;
+      return getTools.call(this);
+    };
+  });
+  const bridge = createBridge({ tools: () => native.tools(), beforeLook: () => {}, providerDefs: () => [], sample: () => {}, prepare: native.refresh });
+  const ch = new MessageChannel();
+  const reports = [];
+  let wake = () => {};
+  ch.port1.onmessage = (e) => {
+    if (e.data.type === 'tools') reports.push(e.data.tools.length);
+    wake();
   };
-  // Each registration fires toolchange; the page does not wait between them.
-  for (let i = 0; i < 2000; i++) nativeMC.registerTool({ name: `t${i}`, description: 'd', execute: () => i });
+  const reported = async (n) => {
+    while (reports.at(-1) !== n) await new Promise((r) => { wake = r; });
+  };
+  bridge.connect(ch.port2);
+  await reported(0);
+  assert.equal(calls, 1);
+  // 2,000 registrations, each awaited, while the worker has not taken the first report in.
+  for (let i = 0; i < 2000; i++) {
+    await nativeMC.registerTool({ name: `t${i}`, description: 'd', execute: () => i });
+    bridge.sync(); // what each change notice does
+  }
   await drain();
-  assert.equal(native.tools().size, 2000);
-  assert.ok(calls <= 2, `getTools() ran ${calls} times`);
-  assert.ok(listed <= 2 * 2000, `${listed} tools listed in all`);
-  // And one at a time, waiting for each: still far fewer than one getTools() each.
-  calls = 0;
-  for (let i = 2000; i < 2100; i++) await nativeMC.registerTool({ name: `t${i}`, description: 'd', execute: () => i });
-  await drain();
-  assert.equal(native.tools().size, 2100);
-  assert.ok(calls <= 51, `getTools() ran ${calls} times for 100 awaited registrations`);
+  assert.ok(changes() >= 2000, 'each registration is a change');
+  assert.equal(calls, 1, 'no getTools() while a report is not taken in');
+  ch.port1.postMessage({ type: 'toolsTaken' });
+  await reported(2000);
+  assert.equal(calls, 2, 'one getTools() for the next report, with all 2,000');
+  assert.deepEqual(reports, [0, 2000]);
+  ch.port1.close();
 });

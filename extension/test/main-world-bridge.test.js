@@ -2,9 +2,29 @@
 // over the port, cancels, and the tools of a page's own modelContext.
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
+import { TAKEN_TIMEOUT } from '../content/main/bridge.js';
+import { FakeClock, drain } from './fakes/clock.js';
 import { answer, closePorts, keepOpen, load, makeHandover, next, tool, toolsMsg } from './fakes/main-world.js';
 
 afterEach(closePorts);
+
+test('one tools message at a time, on the page\'s own timers: what changes before it is taken in goes next', async () => {
+  const clock = new FakeClock();
+  const page = load({ clock: clock.api, ack: false });
+  await next(page, toolsMsg([]));
+  await page.mc.registerTool(tool('a'));
+  await page.mc.registerTool(tool('b'));
+  await drain();
+  assert.equal(page.messages.filter((m) => m.type === 'tools').length, 0, 'the first is not taken in yet');
+  // The relay takes every message in; when it does not, the hang guard
+  // (a timer of the page's) lets the next one go.
+  await clock.advance(TAKEN_TIMEOUT);
+  await next(page, toolsMsg(['a', 'b']));
+  page.port.postMessage({ type: 'toolsTaken' });
+  await drain();
+  await page.mc.registerTool(tool('c'));
+  await next(page, toolsMsg(['a', 'b', 'c']));
+});
 
 test('tools are copied field by field, never serialised whole', async () => {
   const page = load();

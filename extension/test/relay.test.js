@@ -31,6 +31,21 @@ test('a subframe connects only once it has tools, and sends its latest lists', a
   assert.deepEqual(worker.take(), [{ type: 'tools', tools: [{ name: 'echo' }] }, { type: 'providers', providers: [] }]);
 });
 
+test('a tools message is taken in by the worker, or by the relay when no worker would take it', async () => {
+  const { mainPort, chrome } = startRelay({ top: false });
+  mainPort.postMessage({ type: 'tools', tools: [] });
+  await drain();
+  assert.deepEqual(mainPort.take(), [{ type: 'toolsTaken' }], 'no Port for an empty list: taken at once');
+  mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
+  await drain();
+  const worker = chrome.runtime.connects[0];
+  assert.deepEqual(worker.take(), [{ type: 'tools', tools: [{ name: 'echo' }] }]);
+  assert.deepEqual(mainPort.take(), [], 'sent to the worker: the worker says when it is taken');
+  worker.deliver({ type: 'toolsTaken' });
+  await drain();
+  assert.deepEqual(mainPort.take(), [{ type: 'toolsTaken' }]);
+});
+
 test('a top frame of a web page connects at once; one of another scheme does not', async () => {
   const web = startRelay();
   web.mainPort.postMessage({ type: 'tools', tools: [] });
@@ -68,7 +83,7 @@ test('reconnects at once after a long-lived Port, with backoff when it keeps fai
   await clock.advance(5001);
   chrome.runtime.connects.at(-1).close();
   await drain();
-  assert.deepEqual(mainPort.take(), [{ type: 'cancelAll' }]);
+  assert.deepEqual(mainPort.take(), [{ type: 'cancelAll' }, { type: 'toolsTaken' }], 'a tools message under way counts as taken: the next Port sends the latest');
   assert.equal(chrome.runtime.connects.length, 2);
   assert.deepEqual(chrome.runtime.connects[1].take(), [{ type: 'tools', tools: [{ name: 'echo' }] }]);
 

@@ -147,6 +147,8 @@ export class Frames {
         const problems = registry.setFrame(conn.tabId, conn.frameId, conn.origin, normalized.tools, normalized.problems);
         if (problems.length) this.log.warn(`tab ${conn.tabId} frame ${conn.frameId} (${conn.origin}): left out ${problems.join('; ')}`);
         this.on.changed();
+        // The frame sends its next tools message once this one is taken in.
+        postToFrame(conn, { type: 'toolsTaken' });
         break;
       }
       case 'providers':

@@ -12,12 +12,39 @@
 //                       a provider that returned undefined is absent)
 //   relay -> main  {type:"call", id, name, arguments}   {type:"cancel", id}
 //                  {type:"cancelAll"}   {type:"sync"}   {type:"sample", id}
+//                  {type:"toolsTaken"}   the worker took the last tools message in
+//                       (or the relay had nobody to send it to)
+//
+// Flow control: one tools message at a time. Until the worker has taken the
+// last one in, and for a gap as long as twice the last report took, changes
+// are only noted; then one message carries them all. A page that registers
+// 2,000 tools one by one thus costs a few dozen reports, not 2,000 reports of
+// up to 2,000 tools each, and reporting stays linear in the tool count.
 
-import { AbortCtl, isObject, jsonStringify, postTo } from './builtins.js';
+import { AbortCtl, clearTimer, dateNow, isObject, jsonStringify, postTo, timeout } from './builtins.js';
 import { errorCode, errorText, toJSONValue } from './tools.js';
 
 // The relay takes a document without a providers message to have none.
 const NO_PROVIDERS = '[]';
+// A tools message that is not taken in this long, while changes wait for
+// it, is taken as lost (a hang guard: the relay answers every one).
+export const TAKEN_TIMEOUT = 5000;
+// While changes keep coming, the next report waits GAP times as long as the
+// last one took (at most MAX_GAP ms), so that reporting never takes more
+// than a third of the page's time, however many tools it has. This holds
+// for looks that find nothing new too: in the browser's own WebMCP, every
+// same-origin frame hears each frame's toolchange, and each look lists the
+// tools of them all.
+export const GAP = 4;
+export const MAX_GAP = 500;
+
+// The page's own (called as functions: a browser refuses setTimeout called
+// on another object, "Illegal invocation").
+const pageTimers = {
+  set: (fn, ms) => timeout(fn, ms),
+  clear: (id) => clearTimer(id),
+  now: () => dateNow(),
+};
 
 /**
  * @param {object} o
@@ -27,12 +54,22 @@ const NO_PROVIDERS = '[]';
  *   (it notices a page's own modelContext defined over ours)
  * @param {() => Array<{id: string, description?: string}>} o.providerDefs
  * @param {(done: (providers: object[]) => void) => void} o.sample  samples the providers
- * @param {() => void} [o.onConnect]  runs when the port arrives, before the first report
+ * @param {(done: () => void) => void} [o.prepare]  brings tools() up to date, then calls done
+ *   (the browser's own modelContext lists its tools asynchronously); runs
+ *   before each report, one at a time
+ * @param {{set: Function, clear: Function, now: () => number}} [o.timers]  setTimeout, clearTimeout and Date.now
  */
-export function createBridge({ tools, beforeLook, providerDefs, sample, onConnect }) {
+export function createBridge({ tools, beforeLook, providerDefs, sample, prepare, timers = pageTimers }) {
   let port = null;
   let lastSent = '';
   let lastProviders = NO_PROVIDERS;
+  // The tools report: idle, or one of these (one at a time).
+  let preparing = false; // prepare() is under way
+  let awaiting = false; // a tools message went out and is not taken in yet
+  let pausing = 0; // the timer of the gap before the next report
+  let again = false; // something changed meanwhile: report once more after
+  let guard = 0; // the hang guard's timer
+  let readyAt = 0; // when the next report may start (timers.now())
   /** @type {Map<string, AbortController>} */
   const inflight = new Map();
 
@@ -40,29 +77,82 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, onConnec
     if (port) postTo(port, msg);
   }
 
-  // Sends the tools and the providers where they differ from what was sent.
+  // Sends the providers and the tools where they differ from what was
+  // sent; while a tools report is under way, notes that another is due.
   function sync() {
     beforeLook();
     if (!port) return;
+    syncProviders();
+    if (preparing || awaiting || pausing) {
+      // A hang guard, set only when something waits for it.
+      if (awaiting && !guard) guard = timers.set(() => taken(), TAKEN_TIMEOUT);
+      again = true;
+      return;
+    }
+    const began = timers.now();
+    if (began < readyAt) {
+      again = true;
+      pausing = timers.set(() => {
+        pausing = 0;
+        sync();
+      }, readyAt - began);
+      return;
+    }
+    again = false;
+    const go = () => {
+      report();
+      const end = timers.now();
+      readyAt = end + Math.min(MAX_GAP, (end - began) * GAP);
+      if (again && !awaiting) sync();
+    };
+    if (!prepare) {
+      go();
+      return;
+    }
+    preparing = true;
+    let once = false;
+    prepare(() => {
+      if (once) return;
+      once = true;
+      preparing = false;
+      go();
+    });
+  }
+
+  function report() {
     const metas = [];
     for (const e of tools().values()) metas.push(e.meta);
     const json = jsonStringify(metas);
-    if (json !== lastSent) {
-      // A report that cannot be posted (a value the structured clone
-      // refuses) is tried again at the next look, never given up.
-      try {
-        post({ type: 'tools', tools: metas });
-        lastSent = json;
-      } catch {
-        lastSent = '';
-      }
+    if (json === lastSent) return;
+    // A report that cannot be posted (a value the structured clone
+    // refuses) is tried again at the next look, never given up.
+    try {
+      post({ type: 'tools', tools: metas });
+      lastSent = json;
+      awaiting = true;
+    } catch {
+      lastSent = '';
     }
+  }
+
+  // The providers go at once: their list is small.
+  function syncProviders() {
+    if (!port) return;
     const defs = providerDefs();
     const pjson = jsonStringify(defs);
     if (pjson !== lastProviders) {
       lastProviders = pjson;
       post({ type: 'providers', providers: defs });
     }
+  }
+
+  // The last tools message was taken in: report what changed meanwhile.
+  function taken() {
+    if (!awaiting) return;
+    if (guard) timers.clear(guard);
+    guard = 0;
+    awaiting = false;
+    if (again) sync();
   }
 
   async function handleCall(m) {
@@ -118,9 +208,13 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, onConnec
         for (const ctl of all) ctl.abort();
         break;
       }
+      case 'toolsTaken':
+        taken();
+        break;
       case 'sync':
         lastSent = '';
         lastProviders = NO_PROVIDERS;
+        taken();
         sync();
         break;
       case 'sample': {
@@ -139,10 +233,11 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, onConnec
       port.onmessage = onPortMessage;
       lastSent = '';
       lastProviders = NO_PROVIDERS;
-      if (onConnect) onConnect();
       sync();
     },
     sync,
+    /** Sends the providers where they differ from what was sent. */
+    syncProviders,
     post,
   };
 }

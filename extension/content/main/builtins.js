@@ -28,6 +28,7 @@ export const URLCtor = URL;
 export const timeout = setTimeout;
 export const clearTimer = clearTimeout;
 export const microtask = queueMicrotask;
+export const dateNow = Date.now;
 const randomValues = crypto.getRandomValues.bind(crypto);
 
 export const resolved = (v) => PromiseCtor.resolve(v);

@@ -6,32 +6,27 @@
 
 /**
  * @param {(fn: () => void) => void} defer  queues a microtask
- * @returns {{changed(): void, contextChanged(): void,
- *   listen(on: {changed(): void, contextChanged(): void}): void}}
+ * @returns {{changed(): void, providersChanged(): void, contextChanged(): void,
+ *   listen(on: {changed(): void, providersChanged(): void, contextChanged(): void}): void}}
  */
 export function createChanges(defer) {
   let on = null;
-  let changedQueued = false;
-  let contextQueued = false;
+  const queued = new Set();
+  const notice = (kind) => () => {
+    if (queued.has(kind)) return;
+    queued.add(kind);
+    defer(() => {
+      queued.delete(kind);
+      if (on) on[kind]();
+    });
+  };
   return {
-    // The tools or the context providers changed: report them again.
-    changed() {
-      if (changedQueued) return;
-      changedQueued = true;
-      defer(() => {
-        changedQueued = false;
-        if (on) on.changed();
-      });
-    },
+    // The tools changed: report them again.
+    changed: notice('changed'),
+    // The set of context providers changed: report it again.
+    providersChanged: notice('providersChanged'),
     // The page says what its providers would return has changed.
-    contextChanged() {
-      if (contextQueued) return;
-      contextQueued = true;
-      defer(() => {
-        contextQueued = false;
-        if (on) on.contextChanged();
-      });
-    },
+    contextChanged: notice('contextChanged'),
     // Says who hears the notices; once.
     listen(listener) {
       if (on) throw new Error('changes: a listener is set already');

@@ -45,7 +45,7 @@ const querySelectorAll = DocumentProto.querySelectorAll;
 const getAttribute = Element.prototype.getAttribute;
 
 const changes = createChanges(microtask);
-const providers = createProviders({ changed: changes.changed, contextChanged: changes.contextChanged });
+const providers = createProviders({ changed: changes.providersChanged, contextChanged: changes.contextChanged });
 const adopter = createAdopter({ changed: changes.changed, addContextApi: providers.addMethods });
 
 // The browser's own document.modelContext, or null.
@@ -123,10 +123,11 @@ const bridge = createBridge({
   beforeLook: adopter.checkReplaced,
   providerDefs: providers.defs,
   sample: providers.sample,
-  onConnect: own.refresh,
+  prepare: own.refresh,
 });
 changes.listen({
   changed: bridge.sync,
+  providersChanged: bridge.syncProviders,
   contextChanged: () => bridge.post({ type: 'contextChanged' }),
 });
 listenForHandover(pageWin, bridge.connect);

@@ -25,7 +25,7 @@ const HANDLER_EVENTS = ['toolchange', 'toolactivated', 'toolcancel'];
  * @param {() => Set<string>} o.declaredNames  the tool names of the document's <form toolname>
  * @param {() => void} o.changed  this document's tools changed
  * @param {(obj: object, ok: (that: unknown) => boolean) => void} o.addContextApi
- * @returns {{facade: object, tools(): Map<string, {meta: object, run: Function}>, refresh(): void}}
+ * @returns {{facade: object, tools(): Map<string, {meta: object, run: Function}>, refresh(done: () => void): void}}
  */
 export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, addContextApi }) {
   const nRegister = proto.registerTool;
@@ -40,14 +40,12 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
   /** call id of each bridge call under way -> settle({ok, value | error}), which
    * the wrapped execute calls as soon as the page's execute has settled */
   const waiting = new Map();
-  /** name -> {meta, tool}: this document's tools as getTools() listed them */
+  /** name -> {meta, tool}: this document's tools as getTools() listed them
+   * last; refresh() lists them again, which the bridge does before each
+   * report (a toolchange only says that one is due: a getTools() per
+   * toolchange made reporting n tools cost n getTools() of up to n tools
+   * each, 46 s for 2,000 tools in Chromium 156) */
   let entries = new Map();
-  // One getTools() at a time: a toolchange while one is under way asks for
-  // one more after it, however many come. A refresh per toolchange made
-  // reporting n tools cost n getTools() of up to n tools each (2,000
-  // tools: 46 s in Chromium 156).
-  let listing = false;
-  let again = false;
 
   function wrapExecute(exec) {
     return function execute(input, client) {
@@ -125,30 +123,22 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
   defineProperty(registerTool, 'length', { value: nRegister.length });
   defineProperty(proto, 'registerTool', { ...getOwnPropertyDescriptor(proto, 'registerTool'), value: registerTool });
 
-  function refresh() {
-    if (listing) {
-      again = true;
-      return;
-    }
+  // Lists this document's tools again, then calls done.
+  function refresh(done) {
     let p;
     try {
       p = apply(nGetTools, nativeMC, []);
     } catch {
+      done();
       return;
     }
-    listing = true;
-    again = false;
-    const next = () => {
-      listing = false;
-      if (again) refresh();
-    };
     then(resolved(p), (list) => {
       try {
         take(list);
       } finally {
-        next();
+        done();
       }
-    }, next);
+    }, () => done());
   }
 
   // Takes getTools()'s list: this document's tools.
@@ -179,7 +169,6 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
       if (meta) next.set(meta.name, { meta, tool: t, nativeHints: copyHints(t.annotations, true) });
     }
     entries = next;
-    changed();
   }
 
   // Runs a tool through the browser's executeTool. For a tool registered
@@ -233,9 +222,8 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
     });
   }
 
-  apply(addListener, nativeMC, ['toolchange', refresh]);
-  apply(addListener, doc, ['DOMContentLoaded', refresh, { once: true }]);
-  refresh();
+  apply(addListener, nativeMC, ['toolchange', () => changed()]);
+  apply(addListener, doc, ['DOMContentLoaded', () => changed(), { once: true }]);
 
   // navigator.modelContext: the native object plus the older API.
   const facade = {};
@@ -310,8 +298,8 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
       }
       return out;
     },
-    // Reads the browser's list of tools again (the bridge does when the
-    // relay's port arrives).
+    // Reads the browser's list of tools again, then calls done (the bridge
+    // does before each report).
     refresh,
   };
 }

@@ -2,7 +2,9 @@
 // bundle of content/main/) in a fresh VM context per test, with a minimal
 // window and document made of Node's own EventTarget, MessageChannel,
 // AbortController and DOMException, and, where a test asks, a fake clock for
-// the page's setTimeout; the test holds the relay's end of the port.
+// the page's setTimeout; the test holds the relay's end of the port, which
+// takes in each tools message at once, as the relay and the worker do
+// (unless ack is false).
 import fs from 'node:fs';
 import vm from 'node:vm';
 
@@ -21,7 +23,7 @@ export function keepOpen(...ports) {
 
 // clock, when given, is the page's setTimeout and clearTimeout (a FakeClock's
 // api, fakes/clock.js).
-export function load({ origin = 'http://localhost:8000', handover = true, clock } = {}) {
+export function load({ origin = 'http://localhost:8000', handover = true, clock, ack = true } = {}) {
   class Document extends EventTarget {
     querySelectorAll() {
       return [];
@@ -45,6 +47,14 @@ export function load({ origin = 'http://localhost:8000', handover = true, clock 
     sandbox.setTimeout = clock.setTimeout;
     sandbox.clearTimeout = clock.clearTimeout;
   }
+  // A browser's timers refuse to be called on another object.
+  for (const name of ['setTimeout', 'clearTimeout']) {
+    const fn = sandbox[name];
+    sandbox[name] = function (...args) {
+      if (this !== undefined && this !== sandbox) throw new TypeError('Illegal invocation');
+      return fn(...args);
+    };
+  }
   vm.createContext(sandbox);
   const globalsBefore = Object.getOwnPropertyNames(sandbox);
   vm.runInContext(CODE, sandbox, { filename: 'content/main.js' });
@@ -54,6 +64,8 @@ export function load({ origin = 'http://localhost:8000', handover = true, clock 
     open.push(ch.port1);
     page.port = ch.port1;
     page.port.onmessage = (e) => {
+      // As the relay and the worker do: each tools message is taken in.
+      if (ack && e.data && e.data.type === 'tools') page.port.postMessage({ type: 'toolsTaken' });
       page.messages.push(e.data);
       for (const w of page.waiters.splice(0)) w();
     };
