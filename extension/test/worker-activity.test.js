@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ACTIVITY_KEY, MAX_ENTRIES, WRITE_DELAY } from '../worker/activity.js';
 import { Colors } from '../worker/badge.js';
-import { SHOW_DELAY } from '../worker/indicator.js';
+import { FOLLOW_DELAY, SHOW_DELAY } from '../worker/indicator.js';
+import { CALLS_DELAY } from '../worker/badge.js';
 import { drain, LOCAL } from './fakes/worker.js';
 import { ask, withTools } from './fakes/consent.js';
 
@@ -81,20 +82,36 @@ test('the badge counts the tab\'s tools, and shows a call that runs or waits', a
   assert.equal(await chrome.action.getBadgeText({ tabId: 3 }), '4');
   assert.equal(chrome.action.badge(3).color, Colors.idle);
   host.deliver(call('s1.1', 'act'));
-  await clock.advance(0);
+  await clock.advance(CALLS_DELAY - 1);
+  assert.equal(chrome.action.badge(3).text, '4', 'a call shows after CALLS_DELAY');
+  await clock.advance(1);
   assert.equal(chrome.action.badge(3).text, '▶4');
   assert.equal(chrome.action.badge(3).title, 'an agent is using act');
   frame.deliver({ type: 'result', id: 's1.1', output: null });
-  await clock.advance(0);
+  await clock.advance(CALLS_DELAY);
   assert.equal(chrome.action.badge(3).text, '4');
   host.deliver(call('s1.2', 'commit'));
-  await clock.advance(0);
+  await clock.advance(CALLS_DELAY);
   assert.equal(chrome.action.badge(3).text, '?');
   assert.equal(chrome.action.badge(3).color, Colors.waiting);
   frame.deliver({ type: 'tools', tools: [{ name: 'only' }] });
   await ask(chrome, { type: 'consent.answer', id: 's1.2', answer: 'deny' });
-  await clock.advance(0);
+  await clock.advance(CALLS_DELAY);
   assert.equal(chrome.action.badge(3).text, '1');
+
+  // A quick call does not touch the badge; a stream of calls updates it a few times a second.
+  const sets = chrome.action.textSets;
+  host.deliver(call('s1.3', 'only'));
+  frame.deliver({ type: 'result', id: 's1.3', output: null });
+  await clock.advance(CALLS_DELAY);
+  assert.equal(chrome.action.textSets, sets, 'a quick call leaves the badge alone');
+  for (let round = 0; round < 20; round++) { // 200 calls in a second, in bursts of 10
+    for (let i = 0; i < 10; i++) host.deliver(call(`s2.${round}.${i}`, 'only'));
+    await clock.advance(25);
+    for (let i = 0; i < 10; i++) frame.deliver({ type: 'result', id: `s2.${round}.${i}`, output: null });
+    await clock.advance(25);
+  }
+  assert.ok(chrome.action.textSets - sets <= 6, `${chrome.action.textSets - sets} badge updates for 200 calls in a second`);
 });
 
 test('the page shows "<agent> is using <tool>" while a call runs, unless the user turned it off for the site', async () => {
@@ -109,6 +126,21 @@ test('the page shows "<agent> is using <tool>" while a call runs, unless the use
   assert.deepEqual(shown(), ['an agent is using act']);
   frame.deliver({ type: 'result', id: 's1.2', output: null });
   assert.deepEqual(shown(), ['']);
+
+  // A stream of calls: the text follows a few times a second, not at each call.
+  host.deliver(call('s1.9', 'act'));
+  await clock.advance(SHOW_DELAY);
+  for (let round = 0; round < 20; round++) { // 200 calls in a second, beside the long one
+    for (let i = 0; i < 10; i++) host.deliver(call(`s2.${round}.${i}`, 'act'));
+    await clock.advance(25);
+    for (let i = 0; i < 10; i++) frame.deliver({ type: 'result', id: `s2.${round}.${i}`, output: null });
+    await clock.advance(25);
+  }
+  const texts = shown();
+  assert.ok(texts.length <= 6, `${texts.length} indicator updates for 200 calls in a second`);
+  frame.deliver({ type: 'result', id: 's1.9', output: null });
+  await clock.advance(FOLLOW_DELAY);
+  assert.deepEqual(shown().at(-1), '');
 
   assert.equal((await ask(chrome, { type: 'siteSettings.set', origin: LOCAL, indicator: false })).value.indicator, false);
   host.deliver(call('s1.3', 'act'));

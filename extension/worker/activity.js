@@ -24,8 +24,9 @@ export const ACTIVITY_KEY = 'activity';
 /** How many calls the log keeps. */
 export const MAX_ENTRIES = 200;
 
-/** How long a burst of changes waits before the log is written. */
-export const WRITE_DELAY = 100;
+/** How long a burst of changes waits before the log is written (at most
+ * once a second: under load, each write copies the whole log). */
+export const WRITE_DELAY = 1000;
 
 /** The arguments are kept as JSON text cut at this many characters. */
 export const MAX_ARGS = 4000;

@@ -35,6 +35,9 @@ export function badgeFor(tools, shared, calls = []) {
   return { text: tools ? String(tools) : '', color: Colors.idle, title: tools ? `WebMCP bridge: ${n} on this page for agents` : 'WebMCP bridge' };
 }
 
+/** How long the badge waits before it shows a change in the calls under way. */
+export const CALLS_DELAY = 250;
+
 export class Badge {
   /**
    * @param {object} o
@@ -63,20 +66,24 @@ export class Badge {
     });
   }
 
-  /** The calls under way in tabId changed. */
+  /**
+   * The calls under way in tabId changed: shown after CALLS_DELAY, so that a
+   * quick call does not flash the badge and a stream of calls costs a few
+   * updates a second, not eight browser calls per call.
+   */
   setCalls(tabId, calls) {
     if (calls.length) this.calls.set(tabId, calls);
     else this.calls.delete(tabId);
-    this.schedule();
+    this.schedule(CALLS_DELAY);
   }
 
-  /** Something the badges show may have changed: apply it soon. */
-  schedule() {
+  /** Something the badges show may have changed: apply it soon (after delay ms). */
+  schedule(delay = 0) {
     if (this.timer || !this.chrome.action) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = 0;
       this.flush();
-    }, 0);
+    }, delay);
   }
 
   /** Each tab's tool count, and whether agents see them. */

@@ -24,6 +24,8 @@ export function indicatorText(calls = []) {
 
 /** How long a call runs before the page shows it. */
 export const SHOW_DELAY = 250;
+/** Once shown, how often at most the text follows the calls under way. */
+export const FOLLOW_DELAY = 250;
 
 export class Indicator {
   /**
@@ -52,7 +54,14 @@ export class Indicator {
     }
     if (cur) {
       cur.calls = calls;
-      if (!cur.timer) this.apply(tabId, calls); // shown already: follow at once
+      // Shown already: follow, at most once per FOLLOW_DELAY (under load,
+      // every call's start and end would redraw the page's indicator).
+      if (!cur.timer) {
+        cur.timer = this.clock.setTimeout(() => {
+          cur.timer = null;
+          this.apply(tabId, cur.calls);
+        }, FOLLOW_DELAY);
+      }
       return;
     }
     const t = { calls, timer: null };

@@ -164,7 +164,10 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
     action: {
       /** tab id -> {text, color, textColor, title}, as last set. */
       badges: new Map(),
+      /** How many times setBadgeText was called. */
+      textSets: 0,
       async setBadgeText({ tabId, text }) {
+        chrome.action.textSets++;
         chrome.action.badge(tabId).text = text;
       },
       async setBadgeBackgroundColor({ tabId, color }) {
