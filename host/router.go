@@ -45,7 +45,7 @@ func (h *host) forwardCall(s *session, id string, msg []byte) {
 	h.pending[id] = s
 	h.mu.Unlock()
 	h.log.Debugf("call %s → browser (%d bytes)", id, len(msg))
-	if err := h.toBrowser(msg); err != nil {
+	if err := h.toBrowser(traced(msg, "host.call")); err != nil {
 		if h.takePending(id) == s {
 			s.send(errorLine(id, webmcp.Errorf(webmcp.CodeNoBrowser, "webmcp-host could not pass the call to the browser (%v): reopen the browser with the WebMCP bridge extension and call again", err)))
 		}
@@ -80,7 +80,7 @@ func (h *host) routeAnswer(env webmcp.Envelope, line []byte) {
 		return
 	}
 	h.log.Debugf("%s %s → shim %s", env.Type, env.ID, s.id)
-	s.send(line)
+	s.send(traced(line, "host.answer"))
 }
 
 // takePending forgets the call id and returns the shim that was waiting

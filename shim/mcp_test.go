@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -154,6 +156,30 @@ func TestCallRoundTrip(t *testing.T) {
 	}
 	if !strings.Contains(bridgetest.Text(res), `"args":{"id":42,"label":"x"}`) {
 		t.Errorf("echo text = %s", bridgetest.Text(res))
+	}
+
+	// A traced call: every hop's mark, in order, in the result's _meta.
+	res, err := sc.Session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}, Meta: mcp.Meta{shim.TraceMetaKey: true}})
+	if err != nil || res.IsError {
+		t.Fatalf("traced echo: %v %v", err, res)
+	}
+	raw, _ := json.Marshal(res.Meta[shim.TraceMetaKey])
+	var marks []webmcp.Mark
+	if err := json.Unmarshal(raw, &marks); err != nil {
+		t.Fatalf("the trace in _meta: %v: %s", err, raw)
+	}
+	var hops []string
+	for i, m := range marks {
+		hops = append(hops, m.Hop)
+		if i > 0 && m.At < marks[i-1].At {
+			t.Errorf("mark %s (%f) before %s (%f)", m.Hop, m.At, marks[i-1].Hop, marks[i-1].At)
+		}
+	}
+	if want := []string{"shim.in", "shim.out", "host.call", "fakeext", "host.answer", "shim.back", "shim.done"}; !slices.Equal(hops, want) {
+		t.Errorf("trace hops = %v, want %v", hops, want)
+	}
+	if res = sc.Call(ctx, "echo", nil); res.Meta[shim.TraceMetaKey] != nil {
+		t.Errorf("an untraced call has a trace: %v", res.Meta)
 	}
 
 	res = sc.Call(ctx, "framed", nil)

@@ -163,6 +163,11 @@ func (s *Server) syncHost(c *hosts.Conn) {
 	}
 }
 
+// TraceMetaKey is the _meta key of a tools/call that asks for the timing
+// marks of every hop (any value), and of the result's marks: a list of
+// {hop, at} (see webmcp.Mark), "shim.in" first and "shim.done" last.
+const TraceMetaKey = "webmcp.dev/trace"
+
 // refusedNote ends the description of a tool whose inputSchema the bridge
 // refuses.
 const refusedNote = "(This tool cannot be called: the WebMCP bridge refuses its inputSchema: %s. The page must change the schema.)"
@@ -190,7 +195,20 @@ func takesResourceLinks(req *mcp.CallToolRequest) bool {
 // a tool is exposed with the default schema instead, unchecked.
 func (s *Server) addTool(key toolKey, pt *pageTool) {
 	h := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		// A call whose _meta asks for a trace gets the timing marks of
+		// every hop in its result's _meta (the benchmark's per-hop profile).
+		var trace *hosts.Trace
+		if _, ok := req.Params.GetMeta()[TraceMetaKey]; ok {
+			trace = &hosts.Trace{Marks: []webmcp.Mark{webmcp.MarkNow("shim.in")}}
+			ctx = hosts.WithTrace(ctx, trace)
+		}
 		res := s.callPage(ctx, key, req.Params.Name, req.Params.Arguments)
+		if trace != nil {
+			if res.Meta == nil {
+				res.Meta = mcp.Meta{}
+			}
+			res.Meta[TraceMetaKey] = append(trace.Marks, webmcp.MarkNow("shim.done"))
+		}
 		// A result too big for the model's context goes to a file.
 		return s.spill.Apply(res, req.Params.Name, takesResourceLinks(req)), nil
 	}

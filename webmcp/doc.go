@@ -88,6 +88,16 @@
 // "declined", so that the caller hears that the user did not answer rather
 // than a bare timeout. Without "timeout" it waits until it is cancelled.
 //
+// A call may ask for a trace (the benchmark's per-hop profile): it carries
+// a "trace" list of timing marks ([Mark]), and every hop that carries the
+// call or its answer adds its own — shim.in, shim.out, host.call,
+// worker.in, worker.out, relay.in, main.in, page.done, main.out,
+// relay.back, worker.back, host.answer, shim.back, shim.done — so that the
+// answer brings them all back. "at" is milliseconds since the Unix epoch,
+// with the fraction the hop's clock gives. Calls without "trace" get none.
+//
+//	{"type":"call","id":"s3.20","tabId":7,"frameId":0,"name":"select_slice","arguments":{"id":42},"trace":[{"hop":"shim.in","at":1764500000000.125},{"hop":"shim.out","at":1764500000000.25}]}
+//
 // Requests, shim -> host -> extension, routed exactly like calls (same id
 // rule, same answers, cancelled alike): everything a shim asks of the
 // extension other than a tool call. Method is one of the Method constants:

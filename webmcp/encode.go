@@ -55,6 +55,7 @@ type (
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		Timeout   int             `json:"timeout,omitempty"`
+		Trace     []Mark          `json:"trace,omitempty"`
 	}
 	clientWire struct {
 		Type   string      `json:"type"`
@@ -78,12 +79,14 @@ type (
 		Type   string          `json:"type"`
 		ID     string          `json:"id"`
 		Output json.RawMessage `json:"output"`
+		Trace  []Mark          `json:"trace,omitempty"`
 	}
 	errorWire struct {
 		Type string `json:"type"`
 		// ID is left out only in an error about a message that had none.
 		ID    string `json:"id,omitempty"`
 		Error *Error `json:"error"`
+		Trace []Mark `json:"trace,omitempty"`
 	}
 	chunkWire struct {
 		Type string `json:"type"`
@@ -141,19 +144,19 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	case TypePins:
 		v = pinsWire{m.Type, orEmpty(m.Pins)}
 	case TypeCall:
-		v = callWire{m.Type, m.ID, m.TabID, m.FrameID, m.Name, orRaw(m.Arguments, emptyObject), m.Timeout}
+		v = callWire{m.Type, m.ID, m.TabID, m.FrameID, m.Name, orRaw(m.Arguments, emptyObject), m.Timeout, m.Trace}
 	case TypeCancel:
 		v = cancelWire{m.Type, m.ID}
 	case TypeRequest:
 		v = requestWire{m.Type, m.ID, m.Method, orRaw(m.Params, emptyObject)}
 	case TypeResult:
-		v = resultWire{m.Type, m.ID, orRaw(m.Output, jsonNull)}
+		v = resultWire{m.Type, m.ID, orRaw(m.Output, jsonNull), m.Trace}
 	case TypeError:
 		e := m.Error
 		if e == nil {
 			e = &Error{Code: CodeInternal}
 		}
-		v = errorWire{m.Type, m.ID, e}
+		v = errorWire{m.Type, m.ID, e, m.Trace}
 	case TypeChunk:
 		v = chunkWire{m.Type, m.ID, m.Seq, m.Last, m.Data}
 	case TypeClient:

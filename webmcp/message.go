@@ -3,6 +3,7 @@ package webmcp
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // ProtocolVersion is the version of the bridge protocol that this package
@@ -150,6 +151,11 @@ type Message struct {
 	Method string          `json:"method,omitempty"`
 	Params json.RawMessage `json:"params,omitempty"`
 
+	// Trace (call, result, error; optional) is the timing marks of a call
+	// that its caller asked to trace: each hop that carries the call or its
+	// answer adds one (see [Mark]). Absent for every other call.
+	Trace []Mark `json:"trace,omitempty"`
+
 	// result
 	Output json.RawMessage `json:"output,omitempty"`
 	// error
@@ -162,6 +168,20 @@ type Message struct {
 	Seq  int    `json:"seq,omitempty"`
 	Last bool   `json:"last,omitempty"`
 	Data string `json:"data,omitempty"`
+}
+
+// Mark is one timing mark of a traced call: the hop that carried it
+// ("shim.in", "host.in", "worker.in", …) and when, in milliseconds since the
+// Unix epoch with the fraction the clock gives (the processes share one
+// machine's clock).
+type Mark struct {
+	Hop string  `json:"hop"`
+	At  float64 `json:"at"`
+}
+
+// MarkNow returns the mark of hop at this moment.
+func MarkNow(hop string) Mark {
+	return Mark{Hop: hop, At: float64(time.Now().UnixMicro()) / 1000}
 }
 
 // Browser identifies the browser profile behind a host.

@@ -26,6 +26,12 @@
   var clearTimer = clearTimeout;
   var microtask = queueMicrotask;
   var dateNow = Date.now;
+  var perf = typeof performance === "object" && performance ? performance : null;
+  var perfNow = perf ? perf.now.bind(perf) : dateNow;
+  var origin0 = perf ? perf.timeOrigin : 0;
+  function epochMs() {
+    return origin0 + perfNow();
+  }
   var randomValues = crypto.getRandomValues.bind(crypto);
   var resolved = (v) => PromiseCtor.resolve(v);
   function then(p, ok, fail) {
@@ -548,10 +554,20 @@
     async function handleCall(m) {
       const { id, name } = m;
       if (typeof id !== "string") return;
+      const trace = Array.isArray(m.trace) ? m.trace : null;
+      const mark = (hop) => {
+        if (trace) trace.push({ hop, at: epochMs() });
+      };
+      const answer = (msg) => {
+        mark("main.out");
+        if (trace) msg.trace = trace;
+        post(msg);
+      };
+      mark("main.in");
       beforeLook();
       const entry = tools().get(name);
       if (!entry) {
-        post({ type: "error", id, error: { code: "not_found", message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
+        answer({ type: "error", id, error: { code: "not_found", message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
         return;
       }
       const ctl = new AbortCtl();
@@ -562,19 +578,21 @@
       } catch (err) {
         if (inflight.get(id) !== ctl) return;
         inflight.delete(id);
-        post({ type: "error", id, error: { code: errorCode(err), message: errorText(err) } });
+        mark("page.done");
+        answer({ type: "error", id, error: { code: errorCode(err), message: errorText(err) } });
         return;
       }
       if (inflight.get(id) !== ctl) return;
       inflight.delete(id);
+      mark("page.done");
       let output;
       try {
         output = toJSONValue(value);
       } catch (err) {
-        post({ type: "error", id, error: { code: "tool_error", message: `the tool's result is not JSON: ${errorText(err)}` } });
+        answer({ type: "error", id, error: { code: "tool_error", message: `the tool's result is not JSON: ${errorText(err)}` } });
         return;
       }
-      post({ type: "result", id, output });
+      answer({ type: "result", id, output });
     }
     function onPortMessage(e) {
       const m = e.data;

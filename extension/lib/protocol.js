@@ -91,9 +91,20 @@ export function helloMessage({ name, version, instance, extensionId, extensionVe
   return { type: T.hello, protocol: PROTOCOL_VERSION, browser };
 }
 
-/** Builds a result message. An undefined output travels as null. */
-export function resultMessage(id, output) {
-  return { type: T.result, id, output: output === undefined ? null : output };
+/**
+ * Adds the timing mark of hop to a traced call or answer m (one with a
+ * trace list; webmcp.Mark): {hop, at}, at in milliseconds since the Unix
+ * epoch, with the fraction the clock gives. Other messages are left alone.
+ */
+export function mark(m, hop) {
+  if (m && Array.isArray(m.trace)) m.trace.push({ hop, at: performance.timeOrigin + performance.now() });
+}
+
+/** Builds a result message. An undefined output travels as null; trace, a traced call's marks. */
+export function resultMessage(id, output, trace) {
+  const m = { type: T.result, id, output: output === undefined ? null : output };
+  if (Array.isArray(trace)) m.trace = trace;
+  return m;
 }
 
 /** Builds a pins message: the whole list of pins, [] when there are none. */
@@ -249,6 +260,8 @@ export function checkHostMessage(m) {
       const msg = { type: T.call, id: m.id, tabId, frameId, name: m.name, arguments: args };
       // How long the caller waits (ms): a call waiting for the user's consent is declined before then.
       if (Number.isSafeInteger(m.timeout) && m.timeout > 0) msg.timeout = m.timeout;
+      // A traced call: each hop adds its timing mark (see mark).
+      if (Array.isArray(m.trace)) msg.trace = m.trace;
       return { msg };
     }
     case T.request: {

@@ -100,6 +100,8 @@
         return;
       }
       if (!FROM_PAGE.has(m.type)) return;
+      // A traced call's answer: the relay's timing mark (webmcp.Mark).
+      if (Array.isArray(m.trace)) m.trace.push({ hop: 'relay.back', at: performance.timeOrigin + performance.now() });
       if (m.type === 'result') {
         for (const part of resultMessages(m)) link.send(part);
         return;
@@ -167,6 +169,7 @@
     function onWorkerMessage(m) {
       if (!m || typeof m !== 'object') return;
       if (TO_PAGE.has(m.type)) {
+        if (Array.isArray(m.trace)) m.trace.push({ hop: 'relay.in', at: performance.timeOrigin + performance.now() });
         page.postMessage(m);
       } else if (m.type === 'contextOn') {
         context.setOn(m.on === true);

@@ -26,6 +26,17 @@ test('one tools message at a time, on the page\'s own timers: what changes befor
   await next(page, toolsMsg(['a', 'b', 'c']));
 });
 
+test('a traced call gets the main world\'s marks: in, the tool done, out', async () => {
+  const page = load();
+  await page.mc.registerTool(tool('echo', { execute: (x) => x }));
+  await next(page, toolsMsg(['echo']));
+  page.port.postMessage({ type: 'call', id: 't1', name: 'echo', arguments: { a: 1 }, trace: [{ hop: 'relay.in', at: 1 }] });
+  const m = await next(page, answer('t1'));
+  assert.deepEqual(m.trace.map((x) => x.hop), ['relay.in', 'main.in', 'page.done', 'main.out']);
+  page.port.postMessage({ type: 'call', id: 't2', name: 'echo', arguments: {} });
+  assert.equal((await next(page, answer('t2'))).trace, undefined);
+});
+
 test('tools are copied field by field, never serialised whole', async () => {
   const page = load();
   const t = tool('careful', {

@@ -158,7 +158,7 @@ test('golden: the extension\'s hello, results and pins come out of the builders 
   const hello = goldenCase('hello', 'extension to host').message;
   assert.equal(JSON.stringify(helloMessage(hello.browser)), JSON.stringify(hello));
   for (const { name, message: m } of golden('result')) {
-    const built = resultMessage(m.id, m.output === null ? undefined : m.output);
+    const built = resultMessage(m.id, m.output === null ? undefined : m.output, m.trace);
     assert.equal(JSON.stringify(built), JSON.stringify(m), name);
   }
   for (const { name, message: m } of golden('pins')) {

@@ -76,6 +76,20 @@ test('relays calls and cancels to the page and answers to the worker; nothing el
   assert.deepEqual(worker.take(), [{ type: 'result', id: 's1', output: 1 }, { type: 'error', id: 's2', error: { code: 'tool_error', message: 'no' } }]);
 });
 
+test('a traced call and its answer get the relay\'s marks', async () => {
+  const { mainPort, chrome } = startRelay();
+  mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
+  await drain();
+  const worker = chrome.runtime.connects[0];
+  worker.take();
+  worker.deliver({ type: 'call', id: 's1', name: 'echo', arguments: {}, trace: [{ hop: 'worker.out', at: 1 }] });
+  await drain();
+  assert.deepEqual(mainPort.take().filter((m) => m.type === 'call')[0].trace.map((m) => m.hop), ['worker.out', 'relay.in']);
+  mainPort.postMessage({ type: 'result', id: 's1', output: 1, trace: [{ hop: 'main.out', at: 2 }] });
+  await drain();
+  assert.deepEqual(worker.take().filter((m) => m.type === 'result')[0].trace.map((m) => m.hop), ['main.out', 'relay.back']);
+});
+
 test('reconnects at once after a long-lived Port, with backoff when it keeps failing', async () => {
   const { mainPort, chrome, clock } = startRelay({ top: false });
   mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });

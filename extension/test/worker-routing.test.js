@@ -26,6 +26,25 @@ test('a call goes to its frame, and the frame\'s result back to the host, once',
   assert.deepEqual(host.take(), [{ type: 'result', id: 's1.1', output: { echoed: 'hi' } }]);
 });
 
+test('a traced call: the worker adds its marks on the way to the frame and back; others carry none', async () => {
+  const { host, frame } = await withEcho();
+  const t0 = { hop: 'shim.in', at: 1 };
+  host.deliver(call('s1.1', { trace: [t0] }));
+  const [sent] = frame.take();
+  assert.deepEqual(sent.trace.map((m) => m.hop), ['shim.in', 'worker.in', 'worker.out']);
+  const now = performance.timeOrigin + performance.now();
+  for (const m of sent.trace.slice(1)) assert.ok(m.at > now - 60000 && m.at <= now, `a mark in ms since the epoch: ${m.at}`);
+  frame.deliver({ type: 'result', id: 's1.1', output: 1, trace: [...sent.trace, { hop: 'relay.back', at: 2 }] });
+  const [answer] = host.take();
+  assert.deepEqual(answer.trace.map((m) => m.hop), ['shim.in', 'worker.in', 'worker.out', 'relay.back', 'worker.back']);
+  host.deliver(call('s1.2', { trace: [t0] }));
+  frame.take();
+  frame.deliver({ type: 'error', id: 's1.2', error: { code: 'tool_error', message: 'no' }, trace: [t0] });
+  assert.deepEqual(host.take()[0].trace.map((m) => m.hop), ['shim.in', 'worker.back']);
+  host.deliver(call('s1.3'));
+  assert.equal(frame.take()[0].trace, undefined);
+});
+
 test('a frame\'s error keeps not_found, internal and navigated, and is tool_error otherwise', async () => {
   const { host, frame } = await withEcho();
   for (const [id, error, want] of [

@@ -12,7 +12,7 @@
 // Every call and its answer are reported to the activity log (activity.js).
 
 import { PendingCalls } from '../lib/calls.js';
-import { Code, T, errorMessage } from '../lib/protocol.js';
+import { Code, T, errorMessage, mark, resultMessage } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
 import { webOrigin } from '../lib/sites.js';
 import { postToFrame } from './frames.js';
@@ -46,6 +46,7 @@ export class CallRouter {
 
   /** A checked call from the host. */
   call(m) {
+    mark(m, 'worker.in');
     const problem = this.registry.route(m.tabId, m.frameId, m.name);
     const conn = this.frames.get(m.tabId, m.frameId);
     if (problem || !conn) {
@@ -93,7 +94,12 @@ export class CallRouter {
 
   /** Sends a pending call to its frame. */
   dispatch(m, conn) {
-    if (!postToFrame(conn, { type: T.call, id: m.id, name: m.name, arguments: m.arguments })) {
+    const msg = { type: T.call, id: m.id, name: m.name, arguments: m.arguments };
+    if (m.trace) {
+      msg.trace = m.trace;
+      mark(msg, 'worker.out');
+    }
+    if (!postToFrame(conn, msg)) {
       this.pending.take(m.id);
       this.reply(errorMessage(m.id, Code.navigated, `tab ${m.tabId} frame ${m.frameId} went away before the call reached it`));
     }
@@ -117,15 +123,21 @@ export class CallRouter {
   answer(conn, m) {
     if (typeof m.id !== 'string') return;
     if (!this.pending.takeFrom(m.id, conn)) return; // cancelled, or not this frame's call
+    let out;
     if (m.type === T.result) {
-      this.reply({ type: T.result, id: m.id, output: m.output === undefined ? null : m.output });
-      return;
+      out = resultMessage(m.id, m.output);
+    } else {
+      const e = m.error && typeof m.error === 'object' ? m.error : {};
+      // A frame names not_found, internal, navigated (the call navigated the page: executeTool's null) or
+      // too_large (the relay's: a result over 64 MiB); anything else is the tool's error.
+      const code = FRAME_CODES.has(e.code) ? e.code : Code.toolError;
+      out = errorMessage(m.id, code, typeof e.message === 'string' ? e.message : 'the tool failed');
     }
-    const e = m.error && typeof m.error === 'object' ? m.error : {};
-    // A frame names not_found, internal, navigated (the call navigated the page: executeTool's null) or
-    // too_large (the relay's: a result over 64 MiB); anything else is the tool's error.
-    const code = FRAME_CODES.has(e.code) ? e.code : Code.toolError;
-    this.reply(errorMessage(m.id, code, typeof e.message === 'string' ? e.message : 'the tool failed'));
+    if (Array.isArray(m.trace)) {
+      out.trace = m.trace;
+      mark(out, 'worker.back');
+    }
+    this.reply(out);
   }
 
   /** A new document replaced the frame of old: its calls end with `navigated`. */

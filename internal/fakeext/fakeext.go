@@ -577,6 +577,10 @@ func (e *Ext) handle(ctx context.Context, call *webmcp.Message, p *pending, h Ha
 	case out == nil:
 		answer.Output = json.RawMessage("null")
 	}
+	if call.Trace != nil {
+		// A traced call's answer carries its marks back, with the extension's.
+		answer.Trace = append(call.Trace, webmcp.MarkNow("fakeext"))
+	}
 	e.mu.Lock()
 	current := e.calls[call.ID] == p
 	if current {

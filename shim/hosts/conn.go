@@ -87,6 +87,7 @@ type Conn struct {
 type answer struct {
 	output json.RawMessage
 	err    error
+	trace  []webmcp.Mark // a traced call's marks
 }
 
 // Dial connects to the host socket at path, sends the shim's hello and
@@ -217,6 +218,11 @@ func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args j
 			timeout = int(ms)
 		}
 	}
+	// A traced call carries its marks (ctx's Trace), each hop adds its own.
+	var marks []webmcp.Mark
+	if t := traceFrom(ctx); t != nil {
+		marks = append(t.Marks, webmcp.MarkNow("shim.out"))
+	}
 	return c.roundTrip(ctx, func(id string) any {
 		// frameId is always written: 0 is the top frame, not "unset".
 		return struct {
@@ -227,7 +233,8 @@ func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args j
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 			Timeout   int             `json:"timeout,omitempty"`
-		}{webmcp.TypeCall, id, tabID, frameID, name, args, timeout}
+			Trace     []webmcp.Mark   `json:"trace,omitempty"`
+		}{webmcp.TypeCall, id, tabID, frameID, name, args, timeout, marks}
 	})
 }
 
@@ -270,6 +277,9 @@ func (c *Conn) roundTrip(ctx context.Context, msg func(id string) any) (json.Raw
 	}
 	select {
 	case a := <-ch:
+		if t := traceFrom(ctx); t != nil && a.trace != nil {
+			t.Marks = append(a.trace, webmcp.MarkNow("shim.back"))
+		}
 		return a.output, a.err
 	case <-ctx.Done():
 		c.mu.Lock()
@@ -403,9 +413,9 @@ func (c *Conn) handle(line []byte) error {
 			if e == nil {
 				e = webmcp.Errorf(webmcp.CodeInternal, "the host sent an error without a payload")
 			}
-			ch <- answer{err: e}
+			ch <- answer{err: e, trace: m.Trace}
 		} else {
-			ch <- answer{output: m.Output}
+			ch <- answer{output: m.Output, trace: m.Trace}
 		}
 	default:
 		if !c.state.Apply(&m) {

@@ -21,7 +21,7 @@
 // 2,000 tools one by one thus costs a few dozen reports, not 2,000 reports of
 // up to 2,000 tools each, and reporting stays linear in the tool count.
 
-import { AbortCtl, clearTimer, dateNow, isObject, jsonStringify, postTo, timeout } from './builtins.js';
+import { AbortCtl, clearTimer, dateNow, epochMs, isObject, jsonStringify, postTo, timeout } from './builtins.js';
 import { errorCode, errorText, toJSONValue } from './tools.js';
 
 // The relay takes a document without a providers message to have none.
@@ -158,10 +158,22 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   async function handleCall(m) {
     const { id, name } = m;
     if (typeof id !== 'string') return;
+    // A traced call: timing marks (webmcp.Mark) when it arrives, when the
+    // tool has answered, and as the answer leaves.
+    const trace = Array.isArray(m.trace) ? m.trace : null;
+    const mark = (hop) => {
+      if (trace) trace.push({ hop, at: epochMs() });
+    };
+    const answer = (msg) => {
+      mark('main.out');
+      if (trace) msg.trace = trace;
+      post(msg);
+    };
+    mark('main.in');
     beforeLook();
     const entry = tools().get(name);
     if (!entry) {
-      post({ type: 'error', id, error: { code: 'not_found', message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
+      answer({ type: 'error', id, error: { code: 'not_found', message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
       return;
     }
     const ctl = new AbortCtl();
@@ -172,19 +184,21 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     } catch (err) {
       if (inflight.get(id) !== ctl) return; // cancelled: the worker answered already
       inflight.delete(id);
-      post({ type: 'error', id, error: { code: errorCode(err), message: errorText(err) } });
+      mark('page.done');
+      answer({ type: 'error', id, error: { code: errorCode(err), message: errorText(err) } });
       return;
     }
     if (inflight.get(id) !== ctl) return;
     inflight.delete(id);
+    mark('page.done');
     let output;
     try {
       output = toJSONValue(value);
     } catch (err) {
-      post({ type: 'error', id, error: { code: 'tool_error', message: `the tool's result is not JSON: ${errorText(err)}` } });
+      answer({ type: 'error', id, error: { code: 'tool_error', message: `the tool's result is not JSON: ${errorText(err)}` } });
       return;
     }
-    post({ type: 'result', id, output });
+    answer({ type: 'result', id, output });
   }
 
   function onPortMessage(e) {

@@ -29,6 +29,14 @@ export const timeout = setTimeout;
 export const clearTimer = clearTimeout;
 export const microtask = queueMicrotask;
 export const dateNow = Date.now;
+const perf = typeof performance === 'object' && performance ? performance : null;
+const perfNow = perf ? perf.now.bind(perf) : dateNow;
+const origin0 = perf ? perf.timeOrigin : 0;
+
+/** Milliseconds since the Unix epoch, with the fraction the clock gives. */
+export function epochMs() {
+  return origin0 + perfNow();
+}
 const randomValues = crypto.getRandomValues.bind(crypto);
 
 export const resolved = (v) => PromiseCtor.resolve(v);

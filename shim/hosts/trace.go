@@ -1,0 +1,26 @@
+package hosts
+
+import (
+	"context"
+
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// Trace collects the timing marks of one traced call: the shim's own, and
+// those that every hop to the page and back added (see [webmcp.Mark]).
+type Trace struct {
+	Marks []webmcp.Mark
+}
+
+type traceKey struct{}
+
+// WithTrace returns a context whose calls ([Conn.Call]) are traced into t.
+func WithTrace(ctx context.Context, t *Trace) context.Context {
+	return context.WithValue(ctx, traceKey{}, t)
+}
+
+// traceFrom returns the Trace of ctx, or nil.
+func traceFrom(ctx context.Context) *Trace {
+	t, _ := ctx.Value(traceKey{}).(*Trace)
+	return t
+}
