@@ -401,8 +401,11 @@ func TestGoldenMessagesPassThroughTheHost(t *testing.T) {
 				if b, _ := json.Marshal(got); withoutHostMark(t, b, "host.call") != want {
 					t.Errorf("%s: the browser got\n%s\nwant\n%s", name, b, want)
 				}
-				if got, answer := s.read(t), fmt.Sprintf(`{"type":"result","id":%q,"output":null}`, m.ID); got != answer {
-					t.Errorf("%s: the shim got %s, want %s", name, got, answer)
+				// The answer (the fake extension's; a traced call's carries its marks back).
+				var a webmcp.Message
+				line := s.read(t)
+				if err := json.Unmarshal([]byte(line), &a); err != nil || a.Type != webmcp.TypeResult || a.ID != m.ID || string(a.Output) != "null" || (a.Trace == nil) != (m.Trace == nil) {
+					t.Errorf("%s: the shim got %s, want a result of null for %s", name, line, m.ID)
 				}
 				crossed++
 			}
