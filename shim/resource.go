@@ -14,7 +14,7 @@ const UIContextURI = "webmcp://ui-context"
 // notifyDelay is how long the shim lets changes settle before it tells
 // subscribers that the UI context changed: a burst of changes (a click
 // that updates several providers) is one notification.
-const notifyDelay = 50 * time.Millisecond
+const notifyDelay = 10 * time.Millisecond
 
 // uiContextResource describes the resource.
 func uiContextResource() *mcp.Resource {

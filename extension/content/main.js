@@ -621,6 +621,7 @@
         case "sync":
           lastSent = "";
           lastProviders = NO_PROVIDERS;
+          readyAt = 0;
           taken();
           sync();
           break;

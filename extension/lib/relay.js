@@ -12,7 +12,9 @@
 // allowed), the relay samples the frame (its providers through main.js; its
 // ambient context, in a top frame, right here) after user input (click,
 // keyup, selection and focus changes), when the page says its context
-// changed, and when its providers change, at most once per SAMPLE_DELAY ms;
+// changed, and when its providers change (after input, INPUT_DELAY ms
+// later, so that the page's own handlers have run), at most once per
+// SAMPLE_DELAY ms;
 // it sends the sample only when it differs from the last one sent. The
 // worker's {type:"sample", id} is answered at once, always.
 //
@@ -48,6 +50,9 @@
   // User input and the page's contextChanged() are coalesced: one sample
   // this long after the first of a burst.
   const SAMPLE_DELAY = 100;
+  // After user input, the page gets this long to update its own state
+  // (a framework's render) before the frame is sampled.
+  const INPUT_DELAY = 20;
   // How long to wait for main.js to answer a sample (it gives each provider
   // 50 ms); after that the frame is sampled without its providers.
   const MAIN_TIMEOUT = 1000;
@@ -96,7 +101,7 @@
         return;
       }
       if (m.type === 'contextChanged') {
-        context.schedule();
+        context.schedule(0);
         return;
       }
       if (!FROM_PAGE.has(m.type)) return;
@@ -110,7 +115,7 @@
       if (field) {
         if (!Array.isArray(m[field])) return;
         latest.set(m.type, m);
-        if (m.type === 'providers') context.schedule();
+        if (m.type === 'providers') context.schedule(0);
         if (!link.connected() && hasContent()) link.connect(); // connect() sends the latest lists
         else link.send(m);
         // main.js waits for the worker to take its tools in; with no
@@ -257,6 +262,7 @@
     function contextSampler() {
       let on = false;
       let sampleTimer = 0;
+      let lastSampleAt = -Infinity;
       let lastContext = ''; // the JSON of the last sample sent
       let mainSeq = 0;
       const mainWaiting = new Map(); // sample id -> resolve(providers | null)
@@ -274,6 +280,7 @@
         if (isTop) document[method]('selectionchange', onInput, true);
         if (on) {
           lastContext = '';
+          lastSampleAt = clock.now();
           queue(undefined);
         } else {
           clock.clearTimeout(sampleTimer);
@@ -281,12 +288,17 @@
         }
       }
 
-      function schedule() {
+      // A sample delay ms from now (INPUT_DELAY after user input, at once
+      // when the page says its context changed), and at least SAMPLE_DELAY
+      // after the last one: a burst is one or two samples.
+      function schedule(delay = INPUT_DELAY) {
         if (!on || sampleTimer) return;
+        const wait = Math.max(delay, lastSampleAt + SAMPLE_DELAY - clock.now());
         sampleTimer = clock.setTimeout(() => {
           sampleTimer = 0;
+          lastSampleAt = clock.now();
           queue(undefined);
-        }, SAMPLE_DELAY);
+        }, wait);
       }
 
       // Samples one after the other, so that they go out in order.
@@ -369,7 +381,7 @@
     return n;
   }
 
-  const api = Object.freeze({ MAX_RESULT, MAX_WHOLE, CHUNK_UNITS, HANDOVER, PORT_NAME, SAMPLE_DELAY, MAIN_TIMEOUT, MAX_BACKOFF, start });
+  const api = Object.freeze({ MAX_RESULT, MAX_WHOLE, CHUNK_UNITS, HANDOVER, PORT_NAME, SAMPLE_DELAY, INPUT_DELAY, MAIN_TIMEOUT, MAX_BACKOFF, start });
   const lib = root.webmcpLib || (root.webmcpLib = {});
   lib.relay = api;
 })(globalThis);

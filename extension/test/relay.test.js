@@ -183,6 +183,24 @@ test('samples only while the worker allows it, after input, and sends only chang
   await drain();
   assert.deepEqual(worker.take().map((m) => m.providers[0].summary), ['B']);
 
+  // After a quiet while, a click is sampled INPUT_DELAY later.
+  await clock.advance(relay.SAMPLE_DELAY);
+  document.dispatch('click');
+  await clock.advance(relay.INPUT_DELAY - 1);
+  assert.equal(answerSamples(mainPort, [{ id: SEL, summary: 'C' }]), 0);
+  await clock.advance(1);
+  assert.equal(answerSamples(mainPort, [{ id: SEL, summary: 'C' }]), 1);
+  await drain();
+  assert.deepEqual(worker.take().map((m) => m.providers[0].summary), ['C']);
+  // and the next input of the burst at least SAMPLE_DELAY after that.
+  document.dispatch('click');
+  await clock.advance(relay.SAMPLE_DELAY - 1);
+  assert.equal(answerSamples(mainPort, [{ id: SEL, summary: 'D' }]), 0);
+  await clock.advance(1);
+  assert.equal(answerSamples(mainPort, [{ id: SEL, summary: 'D' }]), 1);
+  await drain();
+  worker.take();
+
   // Off: no listeners, no samples.
   worker.deliver({ type: 'contextOn', on: false });
   assert.deepEqual(document.types(), []);

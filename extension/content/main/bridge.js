@@ -228,6 +228,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
       case 'sync':
         lastSent = '';
         lastProviders = NO_PROVIDERS;
+        readyAt = 0; // asked for: no gap
         taken();
         sync();
         break;

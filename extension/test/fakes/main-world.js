@@ -21,8 +21,8 @@ export function keepOpen(...ports) {
   open.push(...ports);
 }
 
-// clock, when given, is the page's setTimeout and clearTimeout (a FakeClock's
-// api, fakes/clock.js).
+// clock, when given, is the page's setTimeout, clearTimeout and Date.now (a
+// FakeClock's api, fakes/clock.js).
 export function load({ origin = 'http://localhost:8000', handover = true, clock, ack = true } = {}) {
   class Document extends EventTarget {
     querySelectorAll() {
@@ -46,6 +46,12 @@ export function load({ origin = 'http://localhost:8000', handover = true, clock,
   if (clock) {
     sandbox.setTimeout = clock.setTimeout;
     sandbox.clearTimeout = clock.clearTimeout;
+    // The page's Date.now is the clock's too.
+    sandbox.Date = class extends Date {
+      static now() {
+        return clock.now();
+      }
+    };
   }
   // A browser's timers refuse to be called on another object.
   for (const name of ['setTimeout', 'clearTimeout']) {
