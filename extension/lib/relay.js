@@ -47,9 +47,9 @@
   const MAX_BACKOFF = 30000;
   // A Port that lived this long was fine: the next one opens at once.
   const LIVED = 5000;
-  // User input and the page's contextChanged() are coalesced: one sample
-  // this long after the first of a burst.
-  const SAMPLE_DELAY = 100;
+  // Samples are at least this far apart: a burst of input (typing) is a
+  // sample every SAMPLE_DELAY ms, not one per key.
+  const SAMPLE_DELAY = 50;
   // After user input, the page gets this long to update its own state
   // (a framework's render) before the frame is sampled.
   const INPUT_DELAY = 20;
