@@ -12,21 +12,31 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/internal/profiling"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
-var hopsCalls = flag.Int("hops.calls", 500, "BenchmarkHops: traced calls per WebMCP mode")
+var (
+	hopsCalls = flag.Int("hops.calls", 500, "BenchmarkHops: traced calls per WebMCP mode")
+	hopsPprof = flag.String("hops.pprof", "", "BenchmarkHops: a directory for CPU profiles of webmcp-host and webmcp-shim (go tool pprof -top <binary> <profile>)")
+)
 
 // BenchmarkHops is the per-hop profile: it calls the demo's echo tool one
 // call at a time with a trace (_meta "webmcp.dev/trace"), so that every hop
 // adds its timing mark on the way to the page and back (webmcp.Mark), and
 // prints where each call's time goes, p50 and p99 per hop, in each WebMCP
 // mode, and how much CPU each process spends per call with 16 calls in
-// flight; it writes the tables to hops.md beside the suite's results.
+// flight; it writes the tables to hops.md beside the suite's results. With
+// -hops.pprof DIR, webmcp-host and webmcp-shim also write CPU profiles of
+// their lives there ($WEBMCP_CPUPROFILE).
 //
 //	./bench.sh -bench '^BenchmarkHops$'   (or go test ./e2e -run '^$' -bench Hops -benchtime 1x)
 func BenchmarkHops(b *testing.B) {
+	if *hopsPprof != "" {
+		// The host (through Chromium) and the shim inherit it.
+		b.Setenv(profiling.Env, *hopsPprof)
+	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "# Where a call's time goes\n\n%s; %d traced calls of the demo's echo tool per mode, one at a time (`./bench.sh -bench '^BenchmarkHops$'`). Each row is the time between two marks; the marks of the shim, the host and the extension are taken in their own processes on one clock.\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), *hopsCalls)

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/webmcp-bridge/bridge/host"
+	"github.com/webmcp-bridge/bridge/internal/profiling"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -44,6 +45,8 @@ Environment:
                          your cache directory (~/.cache, ~/Library/Caches);
                          it must be yours alone (mode 0700, not a symlink)
     WEBMCP_DEBUG=1       log every call, cancel and answer as well
+    WEBMCP_CPUPROFILE=DIR  write a CPU profile of this host's life to
+                         DIR/webmcp-host-PID.pprof (go tool pprof)
 `
 
 func main() {
@@ -72,6 +75,7 @@ func run() int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer profiling.Start("webmcp-host")() // with $WEBMCP_CPUPROFILE only
 	err = host.Run(ctx, host.Options{
 		Stdin:      os.Stdin,
 		Stdout:     os.Stdout,

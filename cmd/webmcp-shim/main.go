@@ -9,12 +9,15 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/webmcp-bridge/bridge/internal/profiling"
 	"github.com/webmcp-bridge/bridge/shim/cli"
 )
 
 func main() {
+	stopProfile := profiling.Start("webmcp-shim") // with $WEBMCP_CPUPROFILE only
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	stopProfile()
 	os.Exit(code)
 }

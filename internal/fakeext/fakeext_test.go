@@ -416,7 +416,6 @@ func TestGoldenMessagesPassThroughTheHost(t *testing.T) {
 	}
 }
 
-
 // withoutHostMark returns got, a message the host passed on, without the
 // timing mark hop that the host adds to a traced call or answer (it must be
 // the last); other messages pass unchanged.

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/webmcp-bridge/bridge/internal/profiling"
 	"io"
 	"log/slog"
 	"strings"
@@ -225,6 +226,8 @@ Environment:
                        0700, not a symlink); now: %s
   %s=1   list the page tools marked as debugging tools
                        (WebMCP's annotations.debugging; hidden by default)
-`, results.Seconds(shim.DefaultTimeout), webmcp.RuntimeDirEnv, webmcp.RuntimeDir(), shim.DebuggingToolsEnv)
+  %s=DIR  write a CPU profile of this process's life to
+                       DIR/webmcp-shim-PID.pprof (go tool pprof)
+`, results.Seconds(shim.DefaultTimeout), webmcp.RuntimeDirEnv, webmcp.RuntimeDir(), shim.DebuggingToolsEnv, profiling.Env)
 	return b.String()
 }
