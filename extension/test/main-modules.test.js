@@ -282,36 +282,21 @@ test('bridge: reports tools, runs a call, and a cancelled call gets no answer', 
   });
   bridge.sync();
   assert.equal(looked, 1, 'it looks for page objects even before it has a port');
-  const ch = new MessageChannel();
-  const got = [];
-  let wake = () => {};
-  ch.port1.onmessage = (e) => {
-    got.push(e.data);
-    wake();
-  };
-  const nextMsg = async (pred) => {
-    for (;;) {
-      const i = got.findIndex(pred);
-      if (i >= 0) return got.splice(i, 1)[0];
-      await new Promise((r) => {
-        wake = r;
-      });
-    }
-  };
-  bridge.connect(ch.port2);
+  const w = farEnd();
+  bridge.connect(w.port);
   assert.equal(connected, 1, 'it brings the tools up to date before the first report');
-  assert.deepEqual((await nextMsg((m) => m.type === 'tools')).tools.map((t) => t.name), ['echo', 'wait']);
-  ch.port1.postMessage({ type: 'call', id: '1', name: 'echo', arguments: { x: 1 } });
-  assert.deepEqual(await nextMsg((m) => m.id === '1'), { type: 'result', id: '1', output: { x: 1 } });
-  ch.port1.postMessage({ type: 'call', id: '2', name: 'nope', arguments: {} });
-  assert.equal((await nextMsg((m) => m.id === '2')).error.code, 'not_found');
-  ch.port1.postMessage({ type: 'call', id: '3', name: 'wait', arguments: {} });
-  ch.port1.postMessage({ type: 'cancel', id: '3' });
-  ch.port1.postMessage({ type: 'sample', id: 9 });
-  assert.deepEqual(await nextMsg((m) => m.type === 'sampled'), { type: 'sampled', id: 9, providers: [{ id: 'p', summary: 's' }] });
+  assert.deepEqual((await w.next((m) => m.type === 'tools')).tools.map((t) => t.name), ['echo', 'wait']);
+  w.post({ type: 'call', id: '1', name: 'echo', arguments: { x: 1 } });
+  assert.deepEqual(await w.next((m) => m.id === '1'), { type: 'result', id: '1', output: { x: 1 } });
+  w.post({ type: 'call', id: '2', name: 'nope', arguments: {} });
+  assert.equal((await w.next((m) => m.id === '2')).error.code, 'not_found');
+  w.post({ type: 'call', id: '3', name: 'wait', arguments: {} });
+  w.post({ type: 'cancel', id: '3' });
+  w.post({ type: 'sample', id: 9 });
+  assert.deepEqual(await w.next((m) => m.type === 'sampled'), { type: 'sampled', id: 9, providers: [{ id: 'p', summary: 's' }] });
   release('late');
-  ch.port1.postMessage({ type: 'call', id: '4', name: 'echo', arguments: {} });
-  await nextMsg((m) => m.id === '4');
-  assert.deepEqual(got.filter((m) => m.id === '3'), [], 'the worker answers a cancelled call itself');
-  ch.port1.close();
+  w.post({ type: 'call', id: '4', name: 'echo', arguments: {} });
+  await w.next((m) => m.id === '4');
+  assert.deepEqual(w.got.filter((m) => m.id === '3'), [], 'the worker answers a cancelled call itself');
+  w.close();
 });
