@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -156,7 +157,9 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	err := s.mcp.Run(ctx, t)
 	cancel()
 	wg.Wait()
-	if errors.Is(err, context.Canceled) {
+	// The agent went away, even in the middle of a notification
+	// (tools/list_changed as it closed the pipe): a normal end.
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, io.EOF) {
 		err = nil
 	}
 	return err
