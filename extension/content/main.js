@@ -702,6 +702,7 @@
     const records = /* @__PURE__ */ new Map();
     const waiting = /* @__PURE__ */ new Map();
     let entries = /* @__PURE__ */ new Map();
+    let stale = true;
     function wrapExecute(exec) {
       return function execute(input, client) {
         let callId;
@@ -776,10 +777,16 @@
     defineProperty(registerTool, "length", { value: nRegister.length });
     defineProperty(proto, "registerTool", { ...getOwnPropertyDescriptor(proto, "registerTool"), value: registerTool });
     function refresh(done) {
+      if (!stale) {
+        done();
+        return;
+      }
+      stale = false;
       let p;
       try {
         p = apply(nGetTools, nativeMC, []);
       } catch {
+        stale = true;
         done();
         return;
       }
@@ -789,7 +796,10 @@
         } finally {
           done();
         }
-      }, () => done());
+      }, () => {
+        stale = true;
+        done();
+      });
     }
     function take(list) {
       if (!isObject(list)) return;
@@ -851,8 +861,12 @@
         }, (error) => finish({ ok: false, error }));
       });
     }
-    apply(addListener, nativeMC, ["toolchange", () => changed()]);
-    apply(addListener, doc, ["DOMContentLoaded", () => changed(), { once: true }]);
+    const toolsChanged = () => {
+      stale = true;
+      changed();
+    };
+    apply(addListener, nativeMC, ["toolchange", toolsChanged]);
+    apply(addListener, doc, ["DOMContentLoaded", toolsChanged, { once: true }]);
     const facade = {};
     const bindNative = (fn) => function() {
       return apply(fn, nativeMC, arguments);

@@ -125,5 +125,12 @@ test('native: a toolchange only says a report is due; the bridge lists the tools
   await reported(2000);
   assert.equal(calls, 2, 'one getTools() for the next report, with all 2,000');
   assert.deepEqual(reports, [0, 2000]);
+  // A look without a toolchange (the bridge's rechecks of page objects)
+  // reuses the list: no getTools() while, say, the document goes away.
+  ch.port1.postMessage({ type: 'toolsTaken' });
+  await drain();
+  bridge.sync();
+  await drain();
+  assert.equal(calls, 2, 'no getTools() without a toolchange');
   ch.port1.close();
 });

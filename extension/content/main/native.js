@@ -46,6 +46,12 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
    * toolchange made reporting n tools cost n getTools() of up to n tools
    * each, 46 s for 2,000 tools in Chromium 156) */
   let entries = new Map();
+  // Whether the browser's list may have changed since the last look: only
+  // a toolchange (or the document's parsing ending, for its forms) makes
+  // it so. Other looks (the bridge's rechecks of page objects) reuse the
+  // last list: a getTools() while the document goes away can bring down
+  // Chromium 156's browser process.
+  let stale = true;
 
   function wrapExecute(exec) {
     return function execute(input, client) {
@@ -123,12 +129,19 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
   defineProperty(registerTool, 'length', { value: nRegister.length });
   defineProperty(proto, 'registerTool', { ...getOwnPropertyDescriptor(proto, 'registerTool'), value: registerTool });
 
-  // Lists this document's tools again, then calls done.
+  // Lists this document's tools again if they may have changed, then
+  // calls done.
   function refresh(done) {
+    if (!stale) {
+      done();
+      return;
+    }
+    stale = false;
     let p;
     try {
       p = apply(nGetTools, nativeMC, []);
     } catch {
+      stale = true;
       done();
       return;
     }
@@ -138,7 +151,10 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
       } finally {
         done();
       }
-    }, () => done());
+    }, () => {
+      stale = true;
+      done();
+    });
   }
 
   // Takes getTools()'s list: this document's tools.
@@ -222,8 +238,12 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
     });
   }
 
-  apply(addListener, nativeMC, ['toolchange', () => changed()]);
-  apply(addListener, doc, ['DOMContentLoaded', () => changed(), { once: true }]);
+  const toolsChanged = () => {
+    stale = true;
+    changed();
+  };
+  apply(addListener, nativeMC, ['toolchange', toolsChanged]);
+  apply(addListener, doc, ['DOMContentLoaded', toolsChanged, { once: true }]);
 
   // navigator.modelContext: the native object plus the older API.
   const facade = {};
