@@ -521,31 +521,47 @@ func timeListChanged(ctx context.Context, br *bridge, tab context.Context, n int
 // listed, and returns the time from t0 to that notification; errc has the
 // error of what registers the tool.
 func waitListed(ctx context.Context, br *bridge, name string, t0 time.Time, errc chan error) (time.Duration, error) {
+	return waitNotice(ctx, br.changed, t0, errc, "register "+name, "tools/list_changed listing "+name,
+		func(ctx context.Context, _ struct{}) (bool, error) {
+			res, err := br.client.ListTools(ctx, nil)
+			if err != nil {
+				return false, fmt.Errorf("list tools: %w", err)
+			}
+			return slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == name }), nil
+		})
+}
+
+// waitNotice waits for notices on c until done says that the change they
+// announce has arrived, and returns the time from t0 to that notice. errc
+// has the error of what makes the change (act names it); the change counts
+// only once that has returned without one.
+func waitNotice[T any](ctx context.Context, c <-chan T, t0 time.Time, errc chan error, act, notice string, done func(context.Context, T) (bool, error)) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second) // a hang guard only
 	defer cancel()
 	for {
 		select {
 		case err := <-errc:
 			if err != nil {
-				return 0, fmt.Errorf("register %s: %w", name, err)
+				return 0, fmt.Errorf("%s: %w", act, err)
 			}
 			errc = nil
-		case <-br.changed:
+		case n := <-c:
 			got := time.Since(t0)
-			res, err := br.client.ListTools(ctx, nil)
+			ok, err := done(ctx, n)
 			if err != nil {
-				return 0, fmt.Errorf("list tools: %w", err)
+				return 0, err
 			}
-			if slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == name }) {
-				if errc != nil {
-					if err := <-errc; err != nil {
-						return 0, fmt.Errorf("register %s: %w", name, err)
-					}
+			if !ok {
+				continue
+			}
+			if errc != nil {
+				if err := <-errc; err != nil {
+					return 0, fmt.Errorf("%s: %w", act, err)
 				}
-				return got, nil
 			}
+			return got, nil
 		case <-ctx.Done():
-			return 0, fmt.Errorf("no tools/list_changed listing %s: %w", name, ctx.Err())
+			return 0, fmt.Errorf("no %s: %w", notice, ctx.Err())
 		}
 	}
 }
@@ -612,35 +628,18 @@ func timeClicks(ctx context.Context, br *bridge, tab context.Context, n int) (la
 // waitUpdated waits for resources/updated of the UI context until it names
 // slice id, and returns the time from t0 to that notification.
 func waitUpdated(ctx context.Context, br *bridge, id string, t0 time.Time, errc chan error) (time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second) // a hang guard only
-	defer cancel()
-	for {
-		select {
-		case err := <-errc:
-			if err != nil {
-				return 0, fmt.Errorf("release the mouse on slice %s: %w", id, err)
-			}
-			errc = nil
-		case uri := <-br.updated:
-			got := time.Since(t0)
+	return waitNotice(ctx, br.updated, t0, errc, "release the mouse on slice "+id, "resources/updated naming slice "+id+" after the click",
+		func(ctx context.Context, uri string) (bool, error) {
 			if uri != contextURI {
-				continue
+				return false, nil
 			}
 			res, err := br.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: contextURI})
 			if err != nil {
-				return 0, fmt.Errorf("read %s: %w", contextURI, err)
+				return false, fmt.Errorf("read %s: %w", contextURI, err)
 			}
 			var c uiContext
-			if len(res.Contents) > 0 && json.Unmarshal([]byte(res.Contents[0].Text), &c) == nil && selected(&c) == id {
-				if errc != nil {
-					<-errc
-				}
-				return got, nil
-			}
-		case <-ctx.Done():
-			return 0, fmt.Errorf("no resources/updated naming slice %s after the click: %w", id, ctx.Err())
-		}
-	}
+			return len(res.Contents) > 0 && json.Unmarshal([]byte(res.Contents[0].Text), &c) == nil && selected(&c) == id, nil
+		})
 }
 
 // selected is the id of the slice the demo's selection provider names.

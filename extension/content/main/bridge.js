@@ -31,7 +31,7 @@ const NO_PROVIDERS = '[]';
 export const TAKEN_TIMEOUT = 5000;
 // While changes keep coming, the next report waits GAP times as long as the
 // last one took (at most MAX_GAP ms), so that reporting never takes more
-// than a third of the page's time, however many tools it has. This holds
+// than a fifth of the page's time, however many tools it has. This holds
 // for looks that find nothing new too: in the browser's own WebMCP, every
 // same-origin frame hears each frame's toolchange, and each look lists the
 // tools of them all.
