@@ -359,22 +359,47 @@ func TestNameClashAndStability(t *testing.T) {
 		t.Error("echo no longer reaches tab 12")
 	}
 
-	// A third clashes: it gets a suffix never given before (echo_2 stays
-	// tab 13's for the session: an agent that remembered it must not
-	// reach another page); then the first goes, and the third keeps its
-	// name.
+	// A third of the same site clashes: it gets the name tab 13's tool
+	// gave back (the same app's tool, reopened). A tool of another site
+	// gets a suffix no tool of this site ever had: an agent that
+	// remembered a name never reaches another site through it. Then the
+	// first goes, and the third keeps its name.
 	sc.Drain()
 	ext.UpdateTab(bridgetest.Tab(14, "Three"))
 	ext.AddTools(bridgetest.Tool(14, "echo"))
-	sc.AwaitChange(ctx, "tab 14's echo appears", bridgetest.Has("echo", "echo_3"))
-	if tools := sc.Tools(ctx); tools["echo_2"] != nil {
-		t.Errorf("echo_2 was given again: %v", bridgetest.Names(tools))
+	sc.AwaitChange(ctx, "tab 14's echo appears", bridgetest.Has("echo", "echo_2"))
+	if tabOf("echo_2") != 14 {
+		t.Errorf("echo_2 does not reach tab 14")
+	}
+	sc.Drain()
+	other := bridgetest.Tab(15, "Elsewhere")
+	other.URL, other.Origin = "http://127.0.0.1:9000/", "http://127.0.0.1:9000"
+	ext.UpdateTab(other)
+	foreign := bridgetest.Tool(15, "echo")
+	foreign.Origin = other.Origin
+	ext.AddTools(foreign)
+	sc.AwaitChange(ctx, "tab 15's echo appears", bridgetest.Has("echo", "echo_2", "echo_3"))
+	if tabOf("echo_3") != 15 {
+		t.Errorf("echo_3 does not reach tab 15")
 	}
 	sc.Drain()
 	ext.RemoveTab(12)
 	tools := sc.AwaitChange(ctx, "tab 12's echo goes", bridgetest.Lacks("echo"))
-	if tools["echo_3"] == nil || tabOf("echo_3") != 14 {
+	if tools["echo_2"] == nil || tabOf("echo_2") != 14 {
 		t.Errorf("tab 14's echo did not keep its name: %v", bridgetest.Names(tools))
+	}
+	// Tab 15 (another site) goes and comes back: echo_3 again, never echo,
+	// which tab 12's site held.
+	sc.Drain()
+	ext.RemoveTab(15)
+	sc.AwaitChange(ctx, "tab 15's echo goes", bridgetest.Lacks("echo_3"))
+	sc.Drain()
+	other.ID, foreign.TabID = 16, 16
+	ext.UpdateTab(other)
+	ext.AddTools(foreign)
+	tools = sc.AwaitChange(ctx, "tab 16's echo appears", bridgetest.Has("echo_2", "echo_3"))
+	if tools["echo"] != nil || tabOf("echo_3") != 16 {
+		t.Errorf("another site's reopened echo: %v", bridgetest.Names(tools))
 	}
 }
 

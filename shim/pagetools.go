@@ -24,7 +24,8 @@ import (
 // browser profile (its instance id), and the tool's tab, frame and page name
 // there. A tool keeps its MCP name for as long as its tab and frame live:
 // a host that restarts, or a connection that is made again, brings the same
-// keys back, and retired names are never given to another key.
+// keys back, and retired names are never given to another key. A tool the
+// page dropped gives its name back to its site (nameClass).
 type toolKey struct {
 	browser string
 	ref     webmcp.ToolRef
@@ -38,6 +39,10 @@ func browserKey(c *hosts.Conn) string {
 	}
 	return "connection " + strconv.FormatUint(c.ID(), 10)
 }
+
+// nameClass is who may hold t's MCP name (see toolnames.Registry): the
+// same page name registered by a frame of the same origin.
+func nameClass(t webmcp.Tool) string { return t.Origin + "\n" + t.Name }
 
 // pageTool is a page tool exposed as an MCP tool.
 type pageTool struct {
@@ -63,7 +68,8 @@ func (s *Server) syncHost(c *hosts.Conn) {
 		tab  webmcp.Tab
 	}
 	var want []wanted
-	if c.Err() == nil {
+	alive := c.Err() == nil
+	if alive {
 		snap := c.Snapshot()
 		allowed := map[int]webmcp.Tab{}
 		for _, t := range snap.Tabs {
@@ -93,9 +99,16 @@ func (s *Server) syncHost(c *hosts.Conn) {
 		if pt.conn == c && !keep[key] {
 			gone = append(gone, pt.name)
 			delete(s.tools, key)
-			// Its name stays its own: the tool may come back (a
-			// host restart), and no other tab's tool may take it.
-			s.names.Retire(key)
+			if alive {
+				// The page dropped it (or its tab went): the name
+				// goes back to the next tool of the same site and
+				// page name, the app reopened.
+				s.names.Release(key)
+			} else {
+				// Its host went: the tool may come back (a host
+				// restart), and no other tool may take its name.
+				s.names.Retire(key)
+			}
 		}
 	}
 	if len(gone) > 0 {
@@ -143,7 +156,7 @@ func (s *Server) syncHost(c *hosts.Conn) {
 			continue
 		}
 		pt := &pageTool{conn: c, tool: w.tool, tab: w.tab, mcpTool: mt, sig: sig, output: output}
-		pt.name = s.names.Assign(w.key, w.tool.Name)
+		pt.name = s.names.Assign(w.key, w.tool.Name, nameClass(w.tool))
 		mt.Name = pt.name
 		switch {
 		case refused:

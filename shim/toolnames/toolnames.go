@@ -5,7 +5,9 @@
 // A tool keeps its page's own name (sanitized) while no other tool holds that
 // name; only a clash earns a suffix ("echo_2", "echo_3", …). A name is never
 // taken from the tool that holds it, so the first of two clashing tools keeps
-// the plain name and the second keeps its suffix until it goes.
+// the plain name and the second keeps its suffix until it goes. When a tool
+// goes, its name goes back to the next tool of the same site with the same
+// page name (the app reopened), never to another site's (see [Registry]).
 package toolnames
 
 import "strconv"

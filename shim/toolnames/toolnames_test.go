@@ -47,17 +47,17 @@ func TestValid(t *testing.T) {
 
 func TestRegistryClashAndStability(t *testing.T) {
 	r := NewRegistry[int]("list_tabs")
-	if got := r.Assign(1, "echo"); got != "echo" {
+	if got := r.Assign(1, "echo", ""); got != "echo" {
 		t.Fatalf("first echo = %q", got)
 	}
-	if got := r.Assign(2, "echo"); got != "echo_2" {
+	if got := r.Assign(2, "echo", ""); got != "echo_2" {
 		t.Fatalf("second echo = %q", got)
 	}
-	if got := r.Assign(3, "echo"); got != "echo_3" {
+	if got := r.Assign(3, "echo", ""); got != "echo_3" {
 		t.Fatalf("third echo = %q", got)
 	}
 	// Stable: asking again gives the same name, whatever is wanted now.
-	if got := r.Assign(2, "other"); got != "echo_2" {
+	if got := r.Assign(2, "other", ""); got != "echo_2" {
 		t.Fatalf("re-assign = %q, want echo_2", got)
 	}
 	// The second goes: the first keeps its name, the third keeps its suffix.
@@ -71,12 +71,12 @@ func TestRegistryClashAndStability(t *testing.T) {
 		t.Fatalf("third after release = %q", got)
 	}
 	// A freed suffix is reused by the next clash.
-	if got := r.Assign(4, "echo"); got != "echo_2" {
+	if got := r.Assign(4, "echo", ""); got != "echo_2" {
 		t.Fatalf("fourth echo = %q, want echo_2", got)
 	}
 	// The first goes: a new tool gets the plain name back.
 	r.Release(1)
-	if got := r.Assign(5, "echo"); got != "echo" {
+	if got := r.Assign(5, "echo", ""); got != "echo" {
 		t.Fatalf("fifth echo = %q, want echo", got)
 	}
 	if key, ok := r.Lookup("echo_3"); !ok || key != 3 {
@@ -92,7 +92,7 @@ func TestRegistryClashAndStability(t *testing.T) {
 
 func TestRegistryReserved(t *testing.T) {
 	r := NewRegistry[string]("list_tabs")
-	if got := r.Assign("a", "list_tabs"); got != "list_tabs_2" {
+	if got := r.Assign("a", "list_tabs", ""); got != "list_tabs_2" {
 		t.Fatalf("page list_tabs = %q, want list_tabs_2", got)
 	}
 }
@@ -100,8 +100,8 @@ func TestRegistryReserved(t *testing.T) {
 func TestRegistrySuffixFitsMaxLen(t *testing.T) {
 	r := NewRegistry[int]()
 	long := strings.Repeat("n", 80)
-	first := r.Assign(1, long)
-	second := r.Assign(2, long)
+	first := r.Assign(1, long, "")
+	second := r.Assign(2, long, "")
 	if first != long[:MaxLen] {
 		t.Fatalf("first = %q", first)
 	}
@@ -109,7 +109,7 @@ func TestRegistrySuffixFitsMaxLen(t *testing.T) {
 		t.Fatalf("second = %q (len %d)", second, len(second))
 	}
 	for i := 3; i <= 12; i++ {
-		n := r.Assign(i, long)
+		n := r.Assign(i, long, "")
 		if len(n) > MaxLen || !Valid(n) {
 			t.Fatalf("name %d = %q", i, n)
 		}
@@ -122,8 +122,8 @@ func TestRegistrySuffixFitsMaxLen(t *testing.T) {
 func TestRegistrySanitizedCollision(t *testing.T) {
 	// Two page names that sanitize to the same name clash too.
 	r := NewRegistry[int]()
-	a := r.Assign(1, "a.b")
-	b := r.Assign(2, "a_b")
+	a := r.Assign(1, "a.b", "")
+	b := r.Assign(2, "a_b", "")
 	if a != "a_b" || b != "a_b_2" {
 		t.Fatalf("got %q, %q", a, b)
 	}
@@ -131,12 +131,12 @@ func TestRegistrySanitizedCollision(t *testing.T) {
 
 func ExampleRegistry() {
 	r := NewRegistry[string]("list_tabs")
-	fmt.Println(r.Assign("tab 12: echo", "echo"))
-	fmt.Println(r.Assign("tab 13: echo", "echo"))
-	fmt.Println(r.Assign("tab 12: trace.select", "trace.select"))
+	fmt.Println(r.Assign("tab 12: echo", "echo", ""))
+	fmt.Println(r.Assign("tab 13: echo", "echo", ""))
+	fmt.Println(r.Assign("tab 12: trace.select", "trace.select", ""))
 	r.Release("tab 13: echo")
-	fmt.Println(r.Assign("tab 14: echo", "echo"))
-	fmt.Println(r.Assign("tab 14: list_tabs", "list_tabs"))
+	fmt.Println(r.Assign("tab 14: echo", "echo", ""))
+	fmt.Println(r.Assign("tab 14: list_tabs", "list_tabs", ""))
 	// Output:
 	// echo
 	// echo_2
@@ -152,10 +152,10 @@ func ExampleSanitize() {
 
 func TestRetire(t *testing.T) {
 	r := NewRegistry[string]()
-	if got := r.Assign("c", "dup"); got != "dup" {
+	if got := r.Assign("c", "dup", ""); got != "dup" {
 		t.Fatalf("c: %s", got)
 	}
-	if got := r.Assign("b", "dup"); got != "dup_2" {
+	if got := r.Assign("b", "dup", ""); got != "dup_2" {
 		t.Fatalf("b: %s", got)
 	}
 	r.Retire("c")
@@ -164,13 +164,13 @@ func TestRetire(t *testing.T) {
 		t.Fatalf("retired c: %v, len %d", r.Retired("c"), r.Len())
 	}
 	// A new key never gets a retired name; a returning key gets its own.
-	if got := r.Assign("d", "dup"); got != "dup_3" {
+	if got := r.Assign("d", "dup", ""); got != "dup_3" {
 		t.Errorf("a new key got %s, want dup_3", got)
 	}
-	if got := r.Assign("b", "dup"); got != "dup_2" || r.Retired("b") {
+	if got := r.Assign("b", "dup", ""); got != "dup_2" || r.Retired("b") {
 		t.Errorf("b came back as %s (retired %v), want dup_2", got, r.Retired("b"))
 	}
-	if got := r.Assign("c", "dup"); got != "dup" {
+	if got := r.Assign("c", "dup", ""); got != "dup" {
 		t.Errorf("c came back as %s, want dup", got)
 	}
 	// Retiring a key without a name does nothing.
@@ -183,7 +183,7 @@ func TestRetire(t *testing.T) {
 func TestRetiredAreBounded(t *testing.T) {
 	r := NewRegistry[int]()
 	for i := range MaxRetired + 10 {
-		r.Assign(i, "t")
+		r.Assign(i, "t", "")
 		r.Retire(i)
 	}
 	if r.Len() != MaxRetired {
@@ -194,5 +194,87 @@ func TestRetiredAreBounded(t *testing.T) {
 	}
 	if _, ok := r.Name(0); ok {
 		t.Error("the oldest retired key still holds its name")
+	}
+}
+
+func TestNamesComeBackToTheirClass(t *testing.T) {
+	const app, other = "http://127.0.0.1:8765\nfind_slices", "https://evil.example\nfind_slices"
+	r := NewRegistry[string]()
+	// The app in one tab, then navigated away (its tool goes) and back.
+	if got := r.Assign("tab 1", "find_slices", app); got != "find_slices" {
+		t.Fatalf("first = %q", got)
+	}
+	r.Release("tab 1")
+	if got := r.Assign("tab 1 again", "find_slices", app); got != "find_slices" {
+		t.Fatalf("the same app after it went = %q, want find_slices", got)
+	}
+	// Closed and reopened in another tab, three times: always the plain name.
+	for i := range 3 {
+		r.Release("tab 1 again")
+		if got := r.Assign("tab 1 again", "find_slices", app); got != "find_slices" {
+			t.Fatalf("reopen %d = %q, want find_slices", i, got)
+		}
+	}
+	// Another site's tool of the same name never gets the app's name, held
+	// or not.
+	if got := r.Assign("tab 2", "find_slices", other); got != "find_slices_2" {
+		t.Fatalf("another site while the app is open = %q, want find_slices_2", got)
+	}
+	r.Release("tab 1 again")
+	r.Release("tab 2")
+	if got := r.Assign("tab 3", "find_slices", other); got != "find_slices_2" {
+		t.Fatalf("another site after the app went = %q, want find_slices_2 (its own)", got)
+	}
+	if got := r.Assign("tab 4", "find_slices", app); got != "find_slices" {
+		t.Fatalf("the app after the other site came = %q, want find_slices", got)
+	}
+	// Two tabs of the app: the second has the suffix while the first lives;
+	// the first goes and the second keeps its name (a name never moves);
+	// a reopened first gets the plain name back.
+	if got := r.Assign("tab 5", "find_slices", app); got != "find_slices_3" {
+		t.Fatalf("second tab of the app = %q, want find_slices_3", got)
+	}
+	r.Release("tab 4")
+	if got, _ := r.Name("tab 5"); got != "find_slices_3" {
+		t.Fatalf("second tab after the first went = %q", got)
+	}
+	if got := r.Assign("tab 6", "find_slices", app); got != "find_slices" {
+		t.Fatalf("first tab reopened = %q, want find_slices", got)
+	}
+}
+
+func TestNameGivenUpWhenClassChanges(t *testing.T) {
+	r := NewRegistry[string]()
+	r.Assign("tab 1 frame 0 echo", "echo", "http://a.test\necho")
+	// The same tab, frame and tool name, now of another site: a new name.
+	if got := r.Assign("tab 1 frame 0 echo", "echo", "http://b.test\necho"); got != "echo_2" {
+		t.Fatalf("after a cross-site navigation = %q, want echo_2", got)
+	}
+	if got := r.Assign("tab 2 frame 0 echo", "echo", "http://a.test\necho"); got != "echo" {
+		t.Fatalf("the first site again = %q, want echo", got)
+	}
+}
+
+func TestRetiredNameIsNotGivenToItsClass(t *testing.T) {
+	r := NewRegistry[string]()
+	r.Assign("k", "echo", "c")
+	r.Retire("k")
+	if got := r.Assign("k2", "echo", "c"); got != "echo_2" {
+		t.Fatalf("a retired key's name went to %q", got)
+	}
+}
+
+func TestRememberedNamesAreBounded(t *testing.T) {
+	r := NewRegistry[int]()
+	for i := range MaxRemembered + 10 {
+		r.Assign(i, fmt.Sprint("t", i), "a")
+		r.Release(i)
+	}
+	if len(r.classOf) > MaxRemembered || len(r.remembered) != len(r.classOf) {
+		t.Fatalf("remembered %d names (%d in order), want at most %d", len(r.classOf), len(r.remembered), MaxRemembered)
+	}
+	// The oldest names are forgotten: another class may have t0.
+	if got := r.Assign(-1, "t0", "b"); got != "t0" {
+		t.Fatalf("a forgotten name = %q, want t0", got)
 	}
 }
