@@ -90,19 +90,26 @@ func runRegister(ctx context.Context, env *Env, args []string) int {
 		}
 	} else {
 		fmt.Fprintf(out, "%s: registering webmcp-shim (%s)\n", plan.Client, shim)
-		for _, e := range plan.Edits {
-			res, err := e.Apply()
-			switch {
-			case err != nil:
-				fmt.Fprintf(env.Stderr, "webmcp-shim register: %v\n", err)
-				return ExitFail
-			case !res.Changed:
-				fmt.Fprintf(out, "  unchanged %s: %s was already there\n", e.Path, e.What)
-			case res.Backup != "":
-				fmt.Fprintf(out, "  updated %s: %s; the previous version is in %s\n", e.Path, e.What, res.Backup)
-			default:
-				fmt.Fprintf(out, "  wrote %s: %s\n", e.Path, e.What)
+		results, err := plan.Apply()
+		for i, res := range results {
+			e := plan.Edits[i]
+			path := e.Path
+			if res.Target != "" {
+				fmt.Fprintf(out, "  %s leads through a link to %s: following it\n", e.Path, res.Target)
+				path = res.Target
 			}
+			switch {
+			case !res.Changed:
+				fmt.Fprintf(out, "  unchanged %s: %s was already there\n", path, e.What)
+			case res.Backup != "":
+				fmt.Fprintf(out, "  updated %s: %s; the previous version is in %s\n", path, e.What, res.Backup)
+			default:
+				fmt.Fprintf(out, "  wrote %s: %s\n", path, e.What)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "webmcp-shim register: %v\n", err)
+			return ExitFail
 		}
 	}
 	for _, n := range plan.Notes {

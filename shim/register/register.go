@@ -2,16 +2,14 @@
 // Cursor, VS Code) how to start webmcp-shim: the command to type, or the
 // entry of its own config file, and merges that entry into the file when
 // asked, keeping the rest of the file and a backup. Every path it writes is
-// absolute, so that nothing depends on the agent's PATH.
+// absolute, so that nothing depends on the agent's PATH. It never writes
+// through a symbolic link it did not resolve on purpose, and none that
+// leads out of a project folder (see write.go).
 package register
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -63,56 +61,11 @@ type Edit struct {
 	// Snippet is the entry as the file has it, to show.
 	Snippet string
 	// merge returns the file's new content given the old (nil when there
-	// is none).
-	merge func(old []byte) ([]byte, error)
-}
-
-// Result is what applying an Edit did.
-type Result struct {
-	Changed bool   // the file was written
-	Backup  string // the previous file's copy, if there was one
-}
-
-// Apply merges the entry into the file, creating the file (and its folder)
-// if needed. An unchanged file is left alone; a changed one is saved first
-// as PATH.bak (the latest previous version), and written with its old mode.
-func (e *Edit) Apply() (Result, error) {
-	old, err := os.ReadFile(e.Path)
-	exists := err == nil
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Result{}, err
-	}
-	data, err := e.merge(old)
-	if err != nil {
-		return Result{}, fmt.Errorf("%s: %w; add the entry by hand:\n%s", e.Path, err, e.Snippet)
-	}
-	if exists && bytes.Equal(old, data) {
-		return Result{}, nil
-	}
-	mode := fs.FileMode(0o644)
-	var res Result
-	if exists {
-		if fi, err := os.Stat(e.Path); err == nil {
-			mode = fi.Mode().Perm()
-		}
-		res.Backup = e.Path + ".bak"
-		if err := os.WriteFile(res.Backup, old, mode); err != nil {
-			return Result{}, fmt.Errorf("back up %s: %w", e.Path, err)
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(e.Path), 0o755); err != nil {
-		return Result{}, err
-	}
-	tmp := e.Path + ".webmcp.tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return Result{}, err
-	}
-	if err := os.Rename(tmp, e.Path); err != nil {
-		os.Remove(tmp)
-		return Result{}, err
-	}
-	res.Changed = true
-	return res, nil
+	// is none), and whether the old one holds the entry already.
+	merge func(old []byte) (data []byte, same bool, err error)
+	// within is the project folder Path is in, for a project's file: no
+	// link may lead out of it. "" for the user's own files.
+	within string
 }
 
 // For returns the plan for client, one of [Clients].
@@ -123,19 +76,32 @@ func For(client string, env Env) (*Plan, error) {
 	if env.Home == "" {
 		return nil, fmt.Errorf("no home directory: set HOME")
 	}
+	if env.Project != "" && !filepath.IsAbs(env.Project) {
+		return nil, fmt.Errorf("the project's path %q is not absolute", env.Project)
+	}
+	var p *Plan
 	switch client {
 	case "claude":
-		return claude(env), nil
+		p = claude(env)
 	case "codex":
-		return codex(env), nil
+		p = codex(env)
 	case "gemini":
-		return gemini(env), nil
+		p = gemini(env)
 	case "cursor":
-		return cursor(env), nil
+		p = cursor(env)
 	case "vscode", "code":
-		return vscode(env), nil
+		p = vscode(env)
+	default:
+		return nil, fmt.Errorf("unknown client %q: want one of %s", client, strings.Join(Clients, ", "))
 	}
-	return nil, fmt.Errorf("unknown client %q: want one of %s", client, strings.Join(Clients, ", "))
+	if env.Project != "" {
+		for _, e := range p.Edits {
+			if rel, err := filepath.Rel(env.Project, e.Path); err == nil && filepath.IsLocal(rel) {
+				e.within = filepath.Clean(env.Project)
+			}
+		}
+	}
+	return p, nil
 }
 
 // HookCommand is the prompt hook's command for Claude Code.
@@ -167,13 +133,16 @@ func codex(env Env) *Plan {
 		home = filepath.Join(env.Home, ".codex")
 	}
 	path := filepath.Join(home, "config.toml")
-	table := "[mcp_servers." + ServerName + "]"
-	snippet := table + "\ncommand = " + tomlString(env.Shim) + "\nargs = []\n"
+	key := []string{"mcp_servers", ServerName}
+	body := "command = " + tomlString(env.Shim) + "\nargs = []\n"
+	snippet := "[" + strings.Join(key, ".") + "]\n" + body
+	want := map[string]any{"command": env.Shim, "args": []any{}}
 	return &Plan{
 		Client:  "Codex",
 		Command: "codex mcp add " + ServerName + " -- " + shellQuote(env.Shim),
-		Edits: []*Edit{{Path: path, What: "the MCP server", Snippet: snippet, merge: func(old []byte) ([]byte, error) {
-			return mergeTOMLTable(old, table, snippet), nil
+		Edits: []*Edit{{Path: path, What: "the MCP server", Snippet: snippet, merge: func(old []byte) ([]byte, bool, error) {
+			out, same, err := tomlMerge(string(old), key, snippet, body, want)
+			return []byte(out), same, err
 		}}},
 		Notes: []string{"Check it with: codex mcp list."},
 	}
@@ -239,18 +208,21 @@ func serverEntry(path, section string, entry spec) *Edit {
 	snippet := (&object{keys: []string{section}, vals: map[string]json.RawMessage{
 		section: (&object{keys: []string{ServerName}, vals: map[string]json.RawMessage{ServerName: val}}).marshal(),
 	}}).indent()
-	return &Edit{Path: path, What: "the MCP server", Snippet: string(snippet), merge: func(old []byte) ([]byte, error) {
+	return &Edit{Path: path, What: "the MCP server", Snippet: string(snippet), merge: func(old []byte) ([]byte, bool, error) {
 		root, err := parseObject(old)
 		if err != nil {
-			return nil, fmt.Errorf("not plain JSON (%v)", err)
+			return nil, false, fmt.Errorf("not plain JSON (%v)", err)
 		}
 		sec, err := root.child(section)
 		if err != nil {
-			return nil, err
+			return nil, false, err
+		}
+		if have := sec.get(ServerName); have != nil && sameJSON(have, val) {
+			return old, true, nil
 		}
 		sec.set(ServerName, val)
 		root.set(section, sec.marshal())
-		return root.indent(), nil
+		return root.indent(), false, nil
 	}}
 }
 
@@ -264,20 +236,23 @@ func claudeHook(path, command string) *Edit {
 	}
 	ours := mustJSON(map[string][]hook{"hooks": {{Type: "command", Command: command}}})
 	snippet := `{"hooks":{"UserPromptSubmit":[` + string(ours) + `]}}` + "\n"
-	return &Edit{Path: path, What: "the prompt hook (click-to-context)", Snippet: snippet, merge: func(old []byte) ([]byte, error) {
+	return &Edit{Path: path, What: "the prompt hook (click-to-context)", Snippet: snippet, merge: func(old []byte) ([]byte, bool, error) {
 		root, err := parseObject(old)
 		if err != nil {
-			return nil, fmt.Errorf("not plain JSON (%v)", err)
+			return nil, false, fmt.Errorf("not plain JSON (%v)", err)
 		}
 		hooks, err := root.child("hooks")
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		var entries []json.RawMessage
 		if v := hooks.get("UserPromptSubmit"); v != nil && string(v) != "null" {
 			if err := json.Unmarshal(v, &entries); err != nil {
-				return nil, fmt.Errorf("hooks.UserPromptSubmit is not a list (%v)", err)
+				return nil, false, fmt.Errorf("hooks.UserPromptSubmit is not a list (%v)", err)
 			}
+		}
+		if slices.ContainsFunc(entries, func(e json.RawMessage) bool { return sameJSON(e, ours) }) {
+			return old, true, nil
 		}
 		i := slices.IndexFunc(entries, isOurHook)
 		if i >= 0 {
@@ -287,7 +262,7 @@ func claudeHook(path, command string) *Edit {
 		}
 		hooks.set("UserPromptSubmit", mustJSON(entries))
 		root.set("hooks", hooks.marshal())
-		return root.indent(), nil
+		return root.indent(), false, nil
 	}}
 }
 
@@ -309,45 +284,66 @@ func isOurHook(entry json.RawMessage) bool {
 	return false
 }
 
-// mergeTOMLTable replaces the TOML table headed by header (up to the next
-// table header) with table, or appends table when there is none.
-func mergeTOMLTable(old []byte, header, table string) []byte {
-	lines := strings.SplitAfter(string(old), "\n")
-	start, end := -1, len(lines)
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if start < 0 && t == header {
-			start = i
-			continue
+// sameJSON says whether the JSON value have holds what want holds (see
+// sameValue).
+func sameJSON(have, want json.RawMessage) bool {
+	var h, w any
+	if json.Unmarshal(have, &h) != nil || json.Unmarshal(want, &w) != nil {
+		return false
+	}
+	return sameValue(h, w)
+}
+
+// sameValue says whether have means what want means to a client: equal
+// values, where an object key that one side lacks has an empty value on
+// the other ({}, [], "" or null; e.g. the "env": {} that claude mcp add
+// writes). Formatting and key order do not count.
+func sameValue(have, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return false
 		}
-		if start >= 0 && strings.HasPrefix(t, "[") {
-			end = i
-			break
+		for k, wv := range w {
+			if hv, ok := h[k]; ok && !sameValue(hv, wv) || !ok && !isEmpty(wv) {
+				return false
+			}
 		}
-	}
-	if start < 0 {
-		s := string(old)
-		if s != "" && !strings.HasSuffix(s, "\n") {
-			s += "\n"
+		for k, hv := range h {
+			if _, ok := w[k]; !ok && !isEmpty(hv) {
+				return false
+			}
 		}
-		if s != "" {
-			s += "\n"
+		return true
+	case []any:
+		h, ok := have.([]any)
+		if !ok || len(h) != len(w) {
+			return false
 		}
-		return []byte(s + table)
+		for i := range w {
+			if !sameValue(h[i], w[i]) {
+				return false
+			}
+		}
+		return true
 	}
-	// Keep the blank lines that separated the table from the next one.
-	for end > start+1 && strings.TrimSpace(lines[end-1]) == "" {
-		end--
+	return have == want
+}
+
+// isEmpty says whether v is {}, [], "" or null.
+func isEmpty(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case string:
+		return v == ""
+	case []any:
+		return len(v) == 0
+	case map[string]any:
+		return len(v) == 0
 	}
-	var b strings.Builder
-	for _, l := range lines[:start] {
-		b.WriteString(l)
-	}
-	b.WriteString(table)
-	for _, l := range lines[end:] {
-		b.WriteString(l)
-	}
-	return []byte(b.String())
+	return false
 }
 
 // tomlString is s as a TOML basic string.
