@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -205,7 +206,22 @@ func describe(err error) *ValidationError {
 		}
 		msg = rest[i+2:]
 	}
-	return &ValidationError{Field: field, Detail: msg}
+	return &ValidationError{Field: field, Detail: plain(msg)}
+}
+
+// typeMismatch is the validator's message for a value of the wrong type:
+// "type: VALUE has type "GOT", want "WANT"" (or "want one of "A, B"").
+// VALUE is Go's %v of the value, "<invalid reflect.Value>" for null.
+var typeMismatch = regexp.MustCompile(`(?s)^type: .* has type "([a-z]+)", want (one of )?"([a-z, ]+)"$`)
+
+// plain rewords the validator's messages that speak Go rather than JSON:
+// a wrong type reads "got null, want integer" (a string's value is not
+// repeated: it may be long), and a null elsewhere is "null".
+func plain(msg string) string {
+	if m := typeMismatch.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("got %s, want %s%s", m[1], m[2], m[3])
+	}
+	return strings.ReplaceAll(msg, "<invalid reflect.Value>", "null")
 }
 
 // fieldPath turns a schema pointer such as /properties/q/items/properties/n

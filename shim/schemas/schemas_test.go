@@ -47,7 +47,10 @@ func TestValidate(t *testing.T) {
 			"count":{"type":"integer","minimum":1},
 			"q":{"type":"object","properties":{"n":{"type":"string"}}},
 			"tags":{"type":"array","items":{"type":"string"}},
-			"ref":{"$ref":"#/$defs/id"}
+			"ref":{"$ref":"#/$defs/id"},
+			"id":{"type":"integer"},
+			"opt":{"type":["integer","null"]},
+			"kind":{"enum":["a","b"]}
 		},
 		"required":["count"],
 		"$defs":{"id":{"type":"integer"}}}`
@@ -56,16 +59,22 @@ func TestValidate(t *testing.T) {
 		args        string
 		field       string
 		detailHas   string
+		detail      string // the whole detail, when set
 		wantSuccess bool
 	}{
 		{args: `{"count":3}`, wantSuccess: true},
 		{args: `{"count":3.0,"q":{"n":"x"},"tags":["a"],"ref":7}`, wantSuccess: true},
-		{args: `{"count":"x"}`, field: "count", detailHas: `want "integer"`},
+		{args: `{"count":"x"}`, field: "count", detail: `got string, want integer`},
+		// What the MCP Inspector sends for --tool-arg id=abc.
+		{args: `{"count":1,"id":null}`, field: "id", detail: `got null, want integer`},
+		{args: `{"count":1,"id":1.5}`, field: "id", detail: `got number, want integer`},
+		{args: `{"count":1,"opt":"x"}`, field: "opt", detail: `got string, want one of integer, null`},
+		{args: `{"count":1,"kind":null}`, field: "kind", detailHas: `null does not equal any of`},
 		{args: `{"count":0}`, field: "count", detailHas: "minimum"},
 		{args: `{}`, detailHas: `missing properties: ["count"]`},
-		{args: `{"count":1,"q":{"n":3}}`, field: "q.n", detailHas: `want "string"`},
-		{args: `{"count":1,"tags":["a",2]}`, field: "tags[]", detailHas: `want "string"`},
-		{args: `{"count":1,"ref":"s"}`, field: "ref", detailHas: `want "integer"`},
+		{args: `{"count":1,"q":{"n":3}}`, field: "q.n", detail: `got integer, want string`},
+		{args: `{"count":1,"tags":["a",2]}`, field: "tags[]", detail: `got integer, want string`},
+		{args: `{"count":1,"ref":"s"}`, field: "ref", detail: `got string, want integer`},
 		{args: `[1]`, detailHas: "must be a JSON object, not an array"},
 		{args: `"s"`, detailHas: "must be a JSON object, not a string"},
 		{args: `{`, detailHas: "not valid JSON"},
@@ -84,6 +93,12 @@ func TestValidate(t *testing.T) {
 		}
 		if ve.Field != tc.field || !strings.Contains(ve.Detail, tc.detailHas) {
 			t.Errorf("Validate(%s) = field %q, detail %q; want field %q, detail containing %q", tc.args, ve.Field, ve.Detail, tc.field, tc.detailHas)
+		}
+		if tc.detail != "" && ve.Detail != tc.detail {
+			t.Errorf("Validate(%s) says %q, want %q", tc.args, ve.Detail, tc.detail)
+		}
+		if strings.Contains(ve.Detail, "reflect") {
+			t.Errorf("Validate(%s) speaks Go: %q", tc.args, ve.Detail)
 		}
 		if tc.field != "" && !strings.Contains(err.Error(), `"`+tc.field+`"`) {
 			t.Errorf("Validate(%s): message %q does not name the field", tc.args, err)
