@@ -45,7 +45,8 @@ type Env struct {
 	// MaxResult is the most text of a tool result kept in the agent's
 	// context (--max-result); 0 means the default (package spill).
 	MaxResult sizeFlag
-	// Verbose turns on debug logs (--verbose).
+	// Verbose turns on info and debug logs (--verbose); without it the
+	// shim logs only warnings and errors on stderr.
 	Verbose bool
 }
 
@@ -152,6 +153,8 @@ func parse(fs *flag.FlagSet, args []string, env *Env) (code int, ok bool) {
 }
 
 // logger logs to stderr at level, or at debug level with --verbose.
+// Commands and the servers pass slog.LevelWarn: info lines ("connected to
+// host") are noise where people and agents read stderr.
 func (env *Env) logger(level slog.Level) *slog.Logger {
 	if env.Verbose {
 		level = slog.LevelDebug
@@ -206,7 +209,8 @@ Flags:
                        agent's context (default 256KiB, or $WEBMCP_MAX_RESULT);
                        a bigger result is saved to a private file and the
                        agent gets its path, size and first lines
-  -v, --verbose        debug logs on stderr
+  -v, --verbose        info and debug logs on stderr (hosts connecting and
+                       going, …); without it, only warnings and errors
   --http HOST:PORT     serve MCP over Streamable HTTP instead of stdio, at
                        http://HOST:PORT/mcp; every request needs the header
                        Authorization: Bearer TOKEN (webmcp-shim token);

@@ -41,7 +41,9 @@ func serveHTTP(ctx context.Context, env *Env, f *httpFlags) int {
 		fmt.Fprintf(env.Stderr, "webmcp-shim: %v (another program has the port? pick another one)\n", err)
 		return ExitFail
 	}
-	log := env.logger(slog.LevelInfo)
+	// Warnings (refused requests among them) and errors; hosts coming and
+	// going are for --verbose, as over stdio.
+	log := env.logger(slog.LevelWarn)
 	srv := shim.New(shim.Options{
 		Timeout:   env.Timeout,
 		MaxResult: int(env.MaxResult),

@@ -18,18 +18,19 @@ func serve(ctx context.Context, env *Env) int {
 			fmt.Fprintln(env.Stderr, "webmcp-shim: serving MCP on stdin/stdout; agents start it this way. Try webmcp-shim --help, or webmcp-shim status.")
 		}
 	}
-	// The shim says when hosts come and go; the SDK's session chatter
-	// is for --verbose only.
+	// The agent shows the shim's stderr (an Inspector session does):
+	// warnings and errors only; hosts coming and going, and the SDK's
+	// session chatter, are for --verbose.
 	srv := shim.New(shim.Options{
 		Timeout:   env.Timeout,
 		MaxResult: int(env.MaxResult),
-		Logger:    env.logger(slog.LevelInfo),
+		Logger:    env.logger(slog.LevelWarn),
 		SDKLogger: env.logger(slog.LevelWarn),
 		Version:   version(),
 	})
 	// Our stdio transport answers a message over the size limit instead
 	// of ending the session (see package stdio).
-	t := &stdio.Transport{In: env.Stdin, Out: env.Stdout, Logger: env.logger(slog.LevelInfo)}
+	t := &stdio.Transport{In: env.Stdin, Out: env.Stdout, Logger: env.logger(slog.LevelWarn)}
 	if err := srv.Serve(ctx, t); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(env.Stderr, "webmcp-shim: %v\n", err)
 		return ExitFail

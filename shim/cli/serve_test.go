@@ -13,7 +13,8 @@ import (
 )
 
 // With no command, Main serves MCP on its stdin and stdout until the
-// client goes, and then exits 0.
+// client goes, and then exits 0. Its stderr, which agents show (the MCP
+// Inspector does), stays empty in a session where nothing goes wrong.
 func TestServeOnStdio(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)
@@ -25,8 +26,9 @@ func TestServeOnStdio(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	code := make(chan int, 1)
+	stderr := bridgetest.NewLog(t, "webmcp-shim")
 	go func() {
-		c := Main(ctx, []string{"--timeout", "5s"}, inR, outW, bridgetest.NewLog(t, "webmcp-shim"))
+		c := Main(ctx, []string{"--timeout", "5s"}, inR, outW, stderr)
 		outW.Close()
 		code <- c
 	}()
@@ -41,6 +43,31 @@ func TestServeOnStdio(t *testing.T) {
 	sc.Session.Close()
 	if c := bridgetest.Await(ctx, t, code, "Main to return after the client went"); c != ExitOK {
 		t.Errorf("exit code %d, want %d", c, ExitOK)
+	}
+	if text := stderr.Text(); text != "" {
+		t.Errorf("stderr of a session without trouble is not empty:\n%s", text)
+	}
+}
+
+// One-shot commands print their output on stdout and nothing on stderr
+// when nothing goes wrong; --verbose shows the shim's info lines.
+func TestCommandsQuietStderr(t *testing.T) {
+	ctx := bridgetest.Context(t)
+	dir := bridgetest.RuntimeDir(t)
+	ext := bridgetest.StartHost(t, dir, bridgetest.NewPage())
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+		t.Fatal(err)
+	}
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	for _, args := range [][]string{{"status"}, {"tools"}, {"call", "echo", `{"x":1}`}, {"call", "list_tabs"}, {"context"}, {"pins"}} {
+		r := runCLI(ctx, t, dir, "", args...)
+		r.expect(t, strings.Join(args, " "), ExitOK)
+		if r.stderr != "" {
+			t.Errorf("webmcp-shim %s: stderr %q, want none", strings.Join(args, " "), r.stderr)
+		}
+	}
+	if r := runCLI(ctx, t, dir, "", "status", "-v"); !strings.Contains(r.stderr, "connected to host") {
+		t.Errorf("status -v: stderr %q, want the info lines", r.stderr)
 	}
 }
 
