@@ -47,12 +47,10 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 		return results.Failure(results.CodeInvalidArguments, results.NotRun, "invalid arguments for tool %s: %v. Fix the arguments to match the tool's inputSchema", name, err)
 	}
 
-	cctx := ctx
-	if s.opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, s.opts.Timeout)
-		defer cancel()
-	}
+	// The call's --timeout counts from its arrival (callMiddleware), a
+	// wait for a browser included.
+	cctx, cancel := s.callContext(ctx)
+	defer cancel()
 	out, err := pt.conn.Call(cctx, pt.tool.TabID, pt.tool.FrameID, pt.tool.Name, args)
 	var werr *webmcp.Error
 	switch {

@@ -9,7 +9,10 @@
 // (arguments are validated before the page sees them), its annotations, its
 // provenance at the start of its description, and a name that is unique and
 // stable for the tool's lifetime (package toolnames). Results and errors are
-// mapped by package results.
+// mapped by package results. A call that needs a browser, made while none
+// is connected (the agent's first call as the browser starts, or one during
+// a host's restart), waits for one at most [BrowserWait], within the call's
+// --timeout, before it says that none is and what to start.
 //
 // Click-to-context: the bridge tool get_ui_context returns what the user is
 // looking at ([Server.UIContext]: the focused tab, its context providers'

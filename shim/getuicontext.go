@@ -30,6 +30,10 @@ func getUIContextTool() *BridgeTool {
 			},
 		},
 		Handler: func(ctx context.Context, s *Server, args json.RawMessage) *mcp.CallToolResult {
+			// A browser that is starting gets a moment to connect.
+			ctx, cancel := s.callContext(ctx)
+			defer cancel()
+			s.awaitBrowser(ctx)
 			v := s.UIContext(ctx, SampleBudget)
 			b, err := json.Marshal(v)
 			if err != nil {

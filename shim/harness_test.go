@@ -20,13 +20,14 @@ func TestMain(m *testing.M) { bridgetest.Main(m) }
 
 // startShim serves a shim for the runtime directory dir in this process,
 // with the given call timeout (0: the default), and connects an MCP client
-// to it.
+// to it. Its calls hardly wait for a browser to connect (await_test.go
+// tests that wait): these tests start their hosts first.
 func startShim(t testing.TB, dir string, timeout time.Duration) *bridgetest.MCPClient {
 	t.Helper()
 	if timeout == 0 {
 		timeout = shim.DefaultTimeout
 	}
-	srv := shim.New(shim.Options{Dir: dir, Timeout: timeout, Logger: bridgetest.NewLog(t, "webmcp-shim").Slog()})
+	srv := shim.New(shim.Options{Dir: dir, Timeout: timeout, BrowserWait: time.Millisecond, Logger: bridgetest.NewLog(t, "webmcp-shim").Slog()})
 	return bridgetest.ServeMCP(t, srv.Serve)
 }
 

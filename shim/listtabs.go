@@ -35,6 +35,10 @@ func listTabsTool() *BridgeTool {
 			},
 		},
 		Handler: func(ctx context.Context, s *Server, args json.RawMessage) *mcp.CallToolResult {
+			// A browser that is starting gets a moment to connect.
+			ctx, cancel := s.callContext(ctx)
+			s.awaitBrowser(ctx)
+			cancel()
 			out := struct {
 				Tabs []any  `json:"tabs"`
 				Note string `json:"note,omitempty"`

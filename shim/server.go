@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +49,10 @@ type Options struct {
 	MaxResult int
 	// ResultDir is where such results go; "" means spill.Dir().
 	ResultDir string
+	// BrowserWait bounds how long a call that needs a browser waits for
+	// one to connect while none is; 0 means BrowserWait, a negative value
+	// does not wait.
+	BrowserWait time.Duration
 	// DebuggingTools lists page tools that the page marks as meant for
 	// debugging (WebMCP's annotations.debugging); off by default, they are
 	// left out. $WEBMCP_DEBUGGING_TOOLS=1 turns it on too.
@@ -68,6 +73,12 @@ type Server struct {
 	schemas schemas.Cache
 	bridge  map[string]*BridgeTool
 	changes broadcast // signalled after every change of a host's state
+	// hostReady is signalled when a host has sent its first state: a
+	// browser is connected.
+	hostReady broadcast
+	// oneShot is set by Connect: the Server looked for hosts once and
+	// will not find more, so a call does not wait for a browser.
+	oneShot atomic.Bool
 	spill   *spill.Spiller
 
 	mu    sync.Mutex // guards names and tools, and orders changes to mcp's tool set
@@ -110,7 +121,7 @@ func New(opts Options) *Server {
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
 	})
-	s.mcp.AddReceivingMiddleware(s.instructionsMiddleware)
+	s.mcp.AddReceivingMiddleware(s.instructionsMiddleware, s.callMiddleware)
 	s.mcp.AddResource(uiContextResource(), s.readUIContext)
 	var reserved []string
 	for _, bt := range bridgeTools() {
@@ -127,6 +138,7 @@ func New(opts Options) *Server {
 			s.syncHost(c)
 			s.changes.signal()
 		},
+		OnReady: func(*hosts.Conn) { s.hostReady.signal() },
 		OnClose: func(c *hosts.Conn, err error) {
 			s.dropHost(c, err)
 			s.changes.signal()
@@ -180,8 +192,11 @@ func (s *Server) Watch(ctx context.Context) {
 // at most wait, until each has sent its state, for one-shot commands. It
 // returns warnings (sockets that could not be used, e.g. left behind by a
 // host that crashed) and errors (hosts that did not answer in time, which
-// are dropped). Close the Server when done.
+// are dropped). Calls on such a Server do not wait for a browser to
+// connect (see BrowserWait): nothing would find it. Close the Server when
+// done.
 func (s *Server) Connect(ctx context.Context, wait time.Duration) (warnings, errs []error) {
+	s.oneShot.Store(true)
 	warnings = s.pool.Scan(ctx)
 	errs = s.pool.WaitReady(ctx, wait)
 	return warnings, errs

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
@@ -16,7 +17,7 @@ import (
 func quietServer(t *testing.T) *Server {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s := New(Options{Dir: t.TempDir(), Logger: log})
+	s := New(Options{Dir: t.TempDir(), Logger: log, BrowserWait: time.Millisecond})
 	t.Cleanup(s.Close)
 	return s
 }

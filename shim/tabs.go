@@ -45,26 +45,27 @@ func CheckPageURL(raw string) (*url.URL, error) {
 
 // OpenPage opens pageURL in a new tab of a browser: the one named by
 // browser (a host pid, or the start of a browser name as list_tabs shows
-// it), else the one whose tab the user looks at, else the first. A site the
-// user has not allowed waits for the user's answer in the browser. It
-// returns once the page's tools are MCP tools (or ToolsWait passed).
+// it), else the one whose tab the user looks at, else the first. With no
+// browser connected it waits for one (BrowserWait). A site the user has
+// not allowed waits for the user's answer in the browser. It returns once
+// the page's tools are MCP tools (or ToolsWait passed); all of it within
+// the call's --timeout.
 func (s *Server) OpenPage(ctx context.Context, pageURL string, background bool, browser string) (*OpenedPage, error) {
 	u, err := CheckPageURL(pageURL)
 	if err != nil {
 		return nil, err
 	}
-	// A shim that just started may not have met the browsers yet.
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
+	// The agent's first call may come as the browser starts; and a shim
+	// that just started may not have met every browser yet.
+	s.awaitBrowser(ctx)
 	s.awaitHosts(ctx, InstructionsWait)
 	c, err := s.pickBrowser(browser)
 	if err != nil {
 		return nil, err
 	}
 	params, _ := json.Marshal(map[string]any{"url": u.String(), "background": background})
-	if s.opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.opts.Timeout)
-		defer cancel()
-	}
 	out, err := c.Request(ctx, webmcp.MethodOpenPage, params)
 	if err != nil {
 		return nil, err
@@ -149,8 +150,13 @@ func (s *Server) pickBrowser(browser string) (*hosts.Conn, error) {
 	return conns[0], nil
 }
 
-// tabRequest sends method for tab to the browser that has it.
+// tabRequest sends method for tab to the browser that has it, within the
+// call's --timeout; with no browser connected it waits for one first
+// (BrowserWait).
 func (s *Server) tabRequest(ctx context.Context, method string, tab int) error {
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
+	s.awaitBrowser(ctx)
 	conns := s.pool.Conns()
 	if len(conns) == 0 {
 		return ErrNoBrowser

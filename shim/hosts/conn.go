@@ -46,6 +46,10 @@ type ConnOptions struct {
 	// applied, on the connection's reading goroutine (so in message order).
 	// It must not wait for this connection's calls.
 	OnChange func(*Conn)
+	// OnReady runs once, on the connection's reading goroutine, right after
+	// Ready was closed (the host's first state was applied and OnChange
+	// ran for it).
+	OnReady func(*Conn)
 	// OnClose runs once when the connection has ended, after every pending
 	// call was answered and before Done is closed (so Close returns after
 	// it); err says why (ErrClosed wrapped). It must not call Close.
@@ -424,7 +428,12 @@ func (c *Conn) handle(line []byte) error {
 		}
 		c.changed()
 		if m.Type == webmcp.TypeState {
-			c.readyOnce.Do(func() { close(c.ready) })
+			c.readyOnce.Do(func() {
+				close(c.ready)
+				if c.opts.OnReady != nil {
+					c.opts.OnReady(c)
+				}
+			})
 		}
 	}
 	return nil

@@ -40,6 +40,9 @@ type PoolOptions struct {
 	// OnChange runs after a host's hello, state or change was applied (see
 	// ConnOptions.OnChange).
 	OnChange func(*Conn)
+	// OnReady runs once for each connection, when its host's first state
+	// has been applied (see ConnOptions.OnReady).
+	OnReady func(*Conn)
 	// OnClose runs once for each connection that ended, after its pending
 	// calls were answered.
 	OnClose func(*Conn, error)
@@ -219,6 +222,7 @@ func (p *Pool) dial(ctx context.Context, path string) error {
 		Client:   said,
 		Logger:   p.log,
 		OnChange: p.opts.OnChange,
+		OnReady:  p.opts.OnReady,
 		OnClose:  p.onClose,
 		ID:       id,
 		// Listed before its first change (below), so that OnChange
