@@ -220,7 +220,8 @@ Flags:
   --allow-remote       let --http listen on an address other than loopback
   --allow-host NAME    accept Host: NAME too (repeatable), e.g.
                        host.docker.internal
-  --allow-origin URL   accept requests with Origin: URL (repeatable)
+  --allow-origin URL   accept requests with Origin: URL (repeatable), and
+                       answer that page's CORS preflights
   -h, --help           this text
 
 Environment:

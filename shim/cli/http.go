@@ -51,7 +51,8 @@ func serveHTTP(ctx context.Context, env *Env, f *httpFlags) int {
 		SDKLogger: env.logger(slog.LevelWarn),
 		Version:   version(),
 	})
-	h := httpserve.Handler(srv.MCP(), httpserve.Options{Token: tok, Hosts: f.hosts, Origins: f.origins, Logger: log})
+	opts := httpserve.Options{Token: tok, Hosts: f.hosts, Origins: f.origins, Logger: log}
+	h := httpserve.Handler(srv.MCP(), opts)
 	fmt.Fprintf(env.Stderr, "webmcp-shim: serving MCP (Streamable HTTP) at http://%s%s\n"+
 		"  clients send the header Authorization: Bearer TOKEN; webmcp-shim token prints TOKEN (from %s)\n",
 		ln.Addr(), httpserve.Path, path)
@@ -59,7 +60,7 @@ func serveHTTP(ctx context.Context, env *Env, f *httpFlags) int {
 	defer cancel()
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.Watch(ctx) })
-	err = httpserve.Serve(ctx, ln, h)
+	err = httpserve.Serve(ctx, ln, h, opts)
 	cancel()
 	wg.Wait()
 	if err != nil {

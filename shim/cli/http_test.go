@@ -7,6 +7,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +19,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/shim/results"
+	"github.com/webmcp-bridge/bridge/shim/stdio"
 	"github.com/webmcp-bridge/bridge/shim/token"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -240,5 +244,48 @@ func TestHTTPAllowHost(t *testing.T) {
 		if resp.StatusCode != tc.code {
 			t.Errorf("%s with Host host.docker.internal: %d, want %d", tc.url, resp.StatusCode, tc.code)
 		}
+	}
+}
+
+// Over HTTP a message may be as large as over stdio: a call with 5 MiB of
+// arguments (over the MCP SDK's own 4 MiB) reaches the page; one over the
+// stdio limit is answered in stdio's words, without reaching the page, and
+// the session goes on.
+func TestHTTPMessageSizes(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	ctx := bridgetest.Context(t)
+	dir := bridgetest.RuntimeDir(t)
+	p := bridgetest.NewPage()
+	p.Handle("size", func(_ context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+		var args struct{ Data string }
+		json.Unmarshal(call.Arguments, &args)
+		return json.RawMessage(fmt.Sprintf(`{"bytes":%d}`, len(args.Data))), nil
+	})
+	ext := bridgetest.StartHost(t, dir, p)
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "size"), bridgetest.Tool(12, "echo")}); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := startHTTP(t, dir)
+	tok := strings.TrimSpace(runCLI(ctx, t, dir, "", "token").stdout)
+	c := bridgetest.ConnectMCP(t, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{tok}}})
+	c.AwaitTools(ctx, "size over HTTP", bridgetest.Has("size", "echo"))
+
+	const five = 5 << 20
+	res := c.Call(ctx, "size", map[string]any{"data": strings.Repeat("x", five)})
+	if res.IsError || !strings.Contains(bridgetest.Text(res), fmt.Sprintf(`{"bytes":%d}`, five)) {
+		t.Errorf("a call with 5 MiB of arguments: %.300s", bridgetest.Text(res))
+	}
+
+	calls := len(p.Calls())
+	res = c.Call(ctx, "size", map[string]any{"data": strings.Repeat("x", stdio.DefaultMaxMessage)})
+	words := "over the bridge's limit of 16.1 MiB for one message from the agent; the page did not run it"
+	if !res.IsError || !strings.Contains(bridgetest.Text(res), words) || res.Meta[results.MetaCode] != results.CodeTooLarge || res.Meta[results.MetaPageRan] != "no" {
+		t.Errorf("a call over the limit: %.300s %v, want an error saying %q", bridgetest.Text(res), res.Meta, words)
+	}
+	if n := len(p.Calls()) - calls; n != 0 {
+		t.Errorf("the page saw %d calls over the limit", n)
+	}
+	if res := c.Call(ctx, "echo", map[string]any{"x": 1}); res.IsError {
+		t.Errorf("echo after the refusal: %s", bridgetest.Text(res))
 	}
 }

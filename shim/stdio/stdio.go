@@ -35,9 +35,9 @@ import (
 // envelope around them.
 const DefaultMaxMessage = 16<<20 + 64<<10
 
-// sniffBytes is how much of an oversized message's start and end is kept to
-// find its id and method.
-const sniffBytes = 4 << 10
+// SniffBytes is how much of an oversized message's start and end is kept to
+// find its id and method (see [Refusal]).
+const SniffBytes = 4 << 10
 
 // Transport is an [mcp.Transport] over a pair of pipes, by default the
 // process's stdin and stdout.
@@ -192,12 +192,12 @@ func readMessage(r *bufio.Reader, max int) (line []byte, over *oversized, err er
 		switch {
 		case over != nil:
 			over.size += len(data)
-			over.tail = lastBytes(append(over.tail, data...), sniffBytes)
+			over.tail = lastBytes(append(over.tail, data...), SniffBytes)
 		case len(line)+len(data) > max:
 			over = &oversized{size: len(line) + len(data), limit: max}
 			all := append(line, data...)
-			over.head = bytes.Clone(all[:min(len(all), sniffBytes)])
-			over.tail = bytes.Clone(lastBytes(all, sniffBytes))
+			over.head = bytes.Clone(all[:min(len(all), SniffBytes)])
+			over.tail = bytes.Clone(lastBytes(all, SniffBytes))
 			line = nil
 		default:
 			line = append(line, data...)
@@ -221,22 +221,40 @@ func lastBytes(b []byte, n int) []byte {
 }
 
 // refuse answers a message that was over the limit, when it can tell its
-// id: a tools/call gets a tool result with isError, any other request a
-// JSON-RPC error. A notification, or a message whose id it cannot find, is
-// only logged.
+// id (see Refusal). A notification, or a message whose id it cannot find,
+// is only logged.
 func (c *conn) refuse(o *oversized) {
-	id, method := sniff(o.head, o.tail)
-	text := fmt.Sprintf("the request is %s, over the bridge's limit of %s for one message from the agent; the page did not run it. Send less data, e.g. a reference the page can resolve, or split the work into several calls", size(o.size), size(o.limit))
-	if id == nil {
+	answer, method := Refusal(o.head, o.tail, o.size, o.limit)
+	if answer == nil {
 		c.log.Warn("skipped a message over the size limit; no id to answer", "bytes", o.size, "method", method, "limit", o.limit)
 		return
 	}
 	c.log.Warn("refused a message over the size limit", "bytes", o.size, "method", method, "limit", o.limit)
-	if method == "tools/call" {
-		c.writeLine(toolError(id, text))
-		return
+	c.writeLine(answer)
+}
+
+// TooLarge says that a message of size bytes is over the limit, and what
+// to do: the words of every transport of the shim.
+func TooLarge(size, limit int) string {
+	return fmt.Sprintf("the request is %s, over the bridge's limit of %s for one message from the agent; the page did not run it. Send less data, e.g. a reference the page can resolve, or split the work into several calls", sizeText(size), sizeText(limit))
+}
+
+// Refusal is the answer to a message of size bytes, over limit, whose
+// first and last bytes (at most SniffBytes of each) are head and tail:
+// for a tools/call a tool result with isError, marked too large and not
+// run by the page, for another request a JSON-RPC error, both saying
+// [TooLarge]. It is nil when the message has no id that can be found (a
+// notification). method is the message's method, "" when not found.
+func Refusal(head, tail []byte, size, limit int) (answer []byte, method string) {
+	id, method := sniff(head, tail)
+	if id == nil {
+		return nil, method
 	}
-	c.writeLine(errorLine(id, -32600, text))
+	text := TooLarge(size, limit)
+	if method == "tools/call" {
+		return toolError(id, text), method
+	}
+	return errorLine(id, -32600, text), method
 }
 
 // undecodable answers a line that the SDK cannot decode: not JSON, or JSON
@@ -244,7 +262,7 @@ func (c *conn) refuse(o *oversized) {
 // whose id can be found gets an answer for that id (a tool result with
 // isError for tools/call); anything else a parse error with a null id.
 func (c *conn) undecodable(line []byte, err error) {
-	id, method := sniff(line[:min(len(line), sniffBytes)], lastBytes(line, sniffBytes))
+	id, method := sniff(line[:min(len(line), SniffBytes)], lastBytes(line, SniffBytes))
 	c.log.Warn("skipped a message from the agent that cannot be decoded", "method", method, "err", err)
 	text := fmt.Sprintf("the bridge cannot read this message (%v); the page did not run it. Send plain JSON arguments nested less deeply", err)
 	if id != nil && method == "tools/call" {
@@ -323,8 +341,8 @@ func isID(raw json.RawMessage) bool {
 	return false
 }
 
-// size says n bytes in the largest unit that keeps it readable.
-func size(n int) string {
+// sizeText says n bytes in the largest unit that keeps it readable.
+func sizeText(n int) string {
 	switch {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
