@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -216,9 +217,7 @@ func (s *session) handle(l []byte) bool {
 			s.h.log.Printf("shim %s sent a malformed client message; skipped: %s", s.id, excerpt(l))
 			return true
 		}
-		if a := m.Client.Agent; a != nil {
-			s.h.log.Printf("shim %s serves %s %s", s.id, a.Name, a.Version)
-		}
+		s.h.log.Printf("shim %s serves %s", s.id, agentNames(m.Client.Agents))
 		s.h.setClient(s, m.Client)
 	case webmcp.TypeResult, webmcp.TypeError, webmcp.TypeChunk, webmcp.TypeState, webmcp.TypeTabUpdated, webmcp.TypeSessions,
 		webmcp.TypeTabRemoved, webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext, webmcp.TypePins:
@@ -227,4 +226,17 @@ func (s *session) handle(l []byte) bool {
 		s.h.log.Printf("shim %s sent a message of unknown type %q; ignored", s.id, env.Type)
 	}
 	return true
+}
+
+// agentNames lists agents for the log: "claude-code 2.1.0 (a1), …", or
+// "no agent".
+func agentNames(agents []webmcp.AgentInfo) string {
+	if len(agents) == 0 {
+		return "no agent"
+	}
+	names := make([]string, len(agents))
+	for i, a := range agents {
+		names[i] = strings.TrimSpace(a.Name+" "+a.Version) + " (" + a.ID + ")"
+	}
+	return strings.Join(names, ", ")
 }

@@ -37,15 +37,15 @@ func TestSessionsToBrowser(t *testing.T) {
 	a.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7}})
 	want("after a hello", webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7}})
 
-	agent := &webmcp.AgentInfo{Name: "claude-code", Version: "2.1.0"}
-	a.SendMsg(&webmcp.Message{Type: webmcp.TypeClient, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agent: agent}})
-	want("after the agent", webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agent: agent}})
+	agents := []webmcp.AgentInfo{{ID: "a1", Name: "claude-code", Version: "2.1.0"}, {ID: "a2", Name: "codex", Version: "0.171.0"}}
+	a.SendMsg(&webmcp.Message{Type: webmcp.TypeClient, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agents: agents}})
+	want("after the agent", webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agents: agents}})
 
 	b := bridgetest.DialLine(t, p.socket)
 	b.Expect(ctx, webmcp.TypeHello)
 	b.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 8}})
 	want("a second shim",
-		webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agent: agent}},
+		webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agents: agents}},
 		webmcp.Session{ID: "s2", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 8}})
 
 	a.Close()

@@ -1,35 +1,105 @@
 package shim_test
 
 import (
+	"context"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
+
+// agentsIn returns the agents of the first shim of a sessions message, nil
+// if it has none.
+func agentsIn(m *webmcp.Message) []webmcp.AgentInfo {
+	for _, s := range m.Sessions {
+		return s.Client.Agents
+	}
+	return nil
+}
 
 // TestAgentReachesTheBrowser: the MCP client's name and version from
 // initialize reach the extension in the host's sessions message.
 func TestAgentReachesTheBrowser(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	_, ext, _ := setup(t, bridgetest.NewPage(), []webmcp.Tab{bridgetest.Tab(12, "One")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}, []string{"echo"}, 0)
-	m, err := ext.Await(ctx, func(m *webmcp.Message) bool {
-		for _, s := range m.Sessions {
-			if s.Client.Agent != nil {
-				return true
-			}
-		}
-		return false
-	})
+	m, err := ext.Await(ctx, func(m *webmcp.Message) bool { return len(agentsIn(m)) > 0 })
 	if err != nil {
 		t.Fatalf("no sessions message named the agent: %v", err)
 	}
-	var names []string
-	for _, s := range m.Sessions {
-		if a := s.Client.Agent; a != nil {
-			names = append(names, a.Name+" "+a.Version)
+	want := []webmcp.AgentInfo{{ID: "a1", Name: bridgetest.ClientName, Version: bridgetest.ClientVersion}}
+	if diff := cmp.Diff(want, agentsIn(m)); diff != "" {
+		t.Errorf("agents (-want +got):\n%s", diff)
+	}
+}
+
+// TestAgentsOfOneShim: one shim serving two MCP sessions (as over HTTP)
+// tells the browser of both, says which one each call is for, and drops the
+// one that leaves.
+func TestAgentsOfOneShim(t *testing.T) {
+	ctx := bridgetest.Context(t)
+	p := bridgetest.NewPage()
+	dir := bridgetest.RuntimeDir(t)
+	ext := bridgetest.StartHost(t, dir, p)
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "One")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+		t.Fatal(err)
+	}
+	srv := shim.New(shim.Options{Dir: dir, Logger: bridgetest.NewLog(t, "webmcp-shim").Slog()})
+	wctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	go srv.Watch(wctx)
+
+	serve := func() mcp.Transport {
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
+			t.Fatal(err)
+		}
+		return ct
+	}
+	awaitAgents := func(what string, want ...webmcp.AgentInfo) {
+		t.Helper()
+		var last []webmcp.AgentInfo
+		if _, err := ext.Await(ctx, func(m *webmcp.Message) bool {
+			if m.Type != webmcp.TypeSessions {
+				return false
+			}
+			last = agentsIn(m)
+			return slices.Equal(last, want)
+		}); err != nil {
+			t.Fatalf("%s: no sessions message with agents %v (last %v): %v", what, want, last, err)
 		}
 	}
-	if len(names) != 1 || names[0] != bridgetest.ClientName+" "+bridgetest.ClientVersion {
-		t.Errorf("agents %v, want the MCP client's name and version", names)
+	first := bridgetest.ConnectMCP(t, serve())
+	first.AwaitTools(ctx, "echo", bridgetest.Has("echo"))
+	one := first.Session
+	a1 := webmcp.AgentInfo{ID: "a1", Name: bridgetest.ClientName, Version: bridgetest.ClientVersion}
+	awaitAgents("the first agent", a1)
+	two, err := mcp.NewClient(&mcp.Implementation{Name: "agent-two", Version: "2.0"}, nil).Connect(ctx, serve(), &mcp.ClientSessionOptions{ProtocolVersion: bridgetest.ProtocolVersion})
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { two.Close() })
+	a2 := webmcp.AgentInfo{ID: "a2", Name: "agent-two", Version: "2.0"}
+	awaitAgents("the second agent", a1, a2)
+
+	for _, c := range []struct {
+		cs    *mcp.ClientSession
+		agent string
+	}{{one, "a1"}, {two, "a2"}, {one, "a1"}} {
+		before := len(p.Calls())
+		res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("call echo: %v %v", err, res)
+		}
+		calls := p.Calls()
+		if len(calls) != before+1 || calls[before].Agent != c.agent {
+			t.Errorf("the call of %s reached the page as %+v, want agent %q", c.agent, calls[len(calls)-1], c.agent)
+		}
+	}
+
+	two.Close()
+	awaitAgents("the second left", a1)
 }

@@ -30,10 +30,6 @@ func (s *Server) instructionsMiddleware(next mcp.MethodHandler) mcp.MethodHandle
 		if method != "initialize" && method != "server/discover" {
 			return next(ctx, method, req)
 		}
-		if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil && p.ClientInfo != nil {
-			// The hosts tell the browser which agent this shim serves.
-			s.pool.SetAgent(&webmcp.AgentInfo{Name: p.ClientInfo.Name, Version: p.ClientInfo.Version})
-		}
 		s.awaitHosts(ctx, InstructionsWait)
 		res, err := next(ctx, method, req)
 		if err != nil {

@@ -80,6 +80,7 @@ type Server struct {
 	// will not find more, so a call does not wait for a browser.
 	oneShot atomic.Bool
 	spill   *spill.Spiller
+	agents  agents
 
 	mu    sync.Mutex // guards names and tools, and orders changes to mcp's tool set
 	names *toolnames.Registry[toolKey]
@@ -121,7 +122,9 @@ func New(opts Options) *Server {
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
 	})
-	s.mcp.AddReceivingMiddleware(s.instructionsMiddleware, s.callMiddleware)
+	// The agent's middleware runs first: initialize's instructions wait
+	// for the hosts, which by then have heard of the agent.
+	s.mcp.AddReceivingMiddleware(s.agentMiddleware, s.instructionsMiddleware, s.callMiddleware)
 	s.mcp.AddResource(uiContextResource(), s.readUIContext)
 	var reserved []string
 	for _, bt := range bridgeTools() {
@@ -130,6 +133,7 @@ func New(opts Options) *Server {
 		s.mcp.AddTool(bt.Tool, s.bridgeHandler(bt))
 	}
 	s.names = toolnames.NewRegistry[toolKey](reserved...)
+	s.agents.changed = func(list []webmcp.AgentInfo) { s.pool.SetAgents(list) }
 	s.pool = hosts.NewPool(hosts.PoolOptions{
 		Dir:    opts.Dir,
 		Client: webmcp.ClientInfo{Name: Name, PID: os.Getpid()},

@@ -143,18 +143,23 @@
 // When the browser disconnects, the host answers every call under way with
 // "browser_gone" and exits.
 //
-// client and sessions — who is connected. A shim that learns which agent it
-// serves (the MCP client's name and version from initialize) says so:
+// client and sessions — who is connected. A shim says which agents it
+// serves (each MCP client's name and version from initialize, with an id of
+// the shim's own for each MCP session) whenever one comes or goes: one on
+// stdio, any number over HTTP:
 //
-//	shim -> host:      {"type":"client","client":{"name":"webmcp-shim","pid":777,"agent":{"name":"claude-code","version":"2.1.0"}}}
+//	shim -> host:      {"type":"client","client":{"name":"webmcp-shim","pid":777,"agents":[{"id":"a1","name":"claude-code","version":"2.1.0"}]}}
 //
 // and the host tells the extension every shim connected to it, after the
 // extension's hello and whenever one connects, says who it is, or leaves:
 //
-//	host -> extension: {"type":"sessions","sessions":[{"session":"s3","client":{"name":"webmcp-shim","pid":777,"agent":{…}}}]}
+//	host -> extension: {"type":"sessions","sessions":[{"session":"s3","client":{"name":"webmcp-shim","pid":777,"agents":[…]}}]}
 //
-// The extension shows them to the user and names the agent behind each call
-// by its id's session prefix ("s3.17" is s3's).
+// A call or request the shim sends for one of its agents says which
+// ("agent":"a1"). The extension shows the agents to the user, names the
+// agent behind each call by its id's session prefix ("s3.17" is s3's) and
+// its agent, and keeps what one agent did (a tab open_page opened) apart
+// from the others, even of the same shim.
 //
 // chunk — both ways on the native link, for a message whose frame would
 // exceed the sender's limit: [MaxHostFrame] (1 MiB) host -> extension,

@@ -54,6 +54,7 @@ type (
 		FrameID   int             `json:"frameId"`
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
+		Agent     string          `json:"agent,omitempty"`
 		Timeout   int             `json:"timeout,omitempty"`
 		Trace     []Mark          `json:"trace,omitempty"`
 	}
@@ -74,6 +75,7 @@ type (
 		ID     string          `json:"id"`
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
+		Agent  string          `json:"agent,omitempty"`
 	}
 	resultWire struct {
 		Type   string          `json:"type"`
@@ -144,11 +146,11 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	case TypePins:
 		v = pinsWire{m.Type, orEmpty(m.Pins)}
 	case TypeCall:
-		v = callWire{m.Type, m.ID, m.TabID, m.FrameID, m.Name, orRaw(m.Arguments, emptyObject), m.Timeout, m.Trace}
+		v = callWire{m.Type, m.ID, m.TabID, m.FrameID, m.Name, orRaw(m.Arguments, emptyObject), m.Agent, m.Timeout, m.Trace}
 	case TypeCancel:
 		v = cancelWire{m.Type, m.ID}
 	case TypeRequest:
-		v = requestWire{m.Type, m.ID, m.Method, orRaw(m.Params, emptyObject)}
+		v = requestWire{m.Type, m.ID, m.Method, orRaw(m.Params, emptyObject), m.Agent}
 	case TypeResult:
 		v = resultWire{m.Type, m.ID, orRaw(m.Output, jsonNull), m.Trace}
 	case TypeError:

@@ -142,6 +142,10 @@ type Message struct {
 	FrameID   int             `json:"frameId,omitempty"`
 	Name      string          `json:"name,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Agent (call and request, optional) is the id of the agent (an
+	// [AgentInfo] of the shim's client message) the shim sends it for;
+	// absent for the CLI's commands.
+	Agent string `json:"agent,omitempty"`
 	// Timeout (call, optional) is how many milliseconds the caller waits
 	// for the answer; the extension answers a call still waiting for the
 	// user's consent before then (declined), so that the caller hears why.
@@ -207,14 +211,20 @@ type HostInfo struct {
 type ClientInfo struct {
 	Name string `json:"name"`
 	PID  int    `json:"pid,omitempty"`
-	// Agent is the MCP client that the shim serves, as it named itself in
-	// MCP's initialize; absent before that, and for the CLI's one-shot
-	// commands.
-	Agent *AgentInfo `json:"agent,omitempty"`
+	// Agents are the MCP clients (MCP sessions) that the shim serves, as
+	// they named themselves in MCP's initialize, oldest first: one for a
+	// shim on stdio, any number for a shim serving HTTP. Absent before the
+	// first initialize, and for the CLI's one-shot commands.
+	Agents []AgentInfo `json:"agents,omitempty"`
 }
 
-// AgentInfo names an MCP client (an agent): "claude-code", "2.1.0".
+// AgentInfo names an MCP client (an agent) of a shim: "claude-code",
+// "2.1.0", and the id that the shim's calls and requests on its behalf
+// carry (see Message.Agent).
 type AgentInfo struct {
+	// ID tells the shim's MCP sessions apart ("a1", "a2", …); it is
+	// unique within the shim for the shim's life.
+	ID      string `json:"id"`
 	Name    string `json:"name"`
 	Version string `json:"version,omitempty"`
 }

@@ -240,6 +240,11 @@ export function wireTool(tabId, frameId, origin, tool) {
  * need no action, or {reply}
  * for a call or request that must be answered with an error right away.
  */
+/** Whether a is the id of a shim's agent ("a1"): a short non-empty string. */
+function isAgentId(a) {
+  return typeof a === 'string' && a !== '' && a.length <= 64;
+}
+
 export function checkHostMessage(m) {
   if (!isPlainObject(m) || typeof m.type !== 'string' || m.type === '') return { ignore: 'a message without "type"' };
   switch (m.type) {
@@ -262,6 +267,7 @@ export function checkHostMessage(m) {
       if (Number.isSafeInteger(m.timeout) && m.timeout > 0) msg.timeout = m.timeout;
       // A traced call: each hop adds its timing mark (see mark).
       if (Array.isArray(m.trace)) msg.trace = m.trace;
+      if (isAgentId(m.agent)) msg.agent = m.agent;
       return { msg };
     }
     case T.request: {
@@ -271,7 +277,9 @@ export function checkHostMessage(m) {
       }
       const params = m.params ?? {};
       if (!isPlainObject(params)) return { reply: errorMessage(m.id, Code.badRequest, `${m.method}: "params" must be a JSON object`) };
-      return { msg: { type: T.request, id: m.id, method: m.method, params } };
+      const msg = { type: T.request, id: m.id, method: m.method, params };
+      if (isAgentId(m.agent)) msg.agent = m.agent;
+      return { msg };
     }
     case T.cancel:
       if (typeof m.id !== 'string' || m.id === '') return { ignore: 'a cancel without "id"' };

@@ -29,6 +29,7 @@
 //                    {type:"providers", providers:[{id, description?}]}  its context providers, likewise
 //                    {type:"context", id?, providers:[ProviderSnapshot…], ambient?}  its latest sample
 //                    {type:"result", id, output}   {type:"error", id, error:{code, message}}
+//                    {type:"userInput"}  top frame: the user's first click or key in this document
 //   worker -> relay  {type:"call", id, name, arguments}   {type:"cancel", id}
 //                    {type:"toolsTaken"}  the worker took a tools message in; passed on to
 //                                         main.js, which sends one tools message at a time
@@ -57,6 +58,8 @@
   // 50 ms); after that the frame is sampled without its providers.
   const MAIN_TIMEOUT = 1000;
   const INPUT_EVENTS = ['click', 'keyup', 'focusin', 'focusout'];
+  // The user's use of a page, for {type:"userInput"}.
+  const USE_EVENTS = ['pointerdown', 'keydown'];
   // Sizes of results (lib/chunks.js is their home; a test checks the copies).
   const MAX_RESULT = 64 << 20;
   const MAX_WHOLE = 32 << 20;
@@ -154,6 +157,19 @@
         at = end;
       }
       return parts;
+    }
+
+    // The user's first click or key in a top frame (a trusted event: not
+    // one a script or a page tool dispatched) tells the worker once per
+    // document: a tab an agent opened with open_page is the user's from
+    // then on (worker/opener.js).
+    if (isTop && isWeb) {
+      const onUse = (e) => {
+        if (!e.isTrusted) return;
+        for (const type of USE_EVENTS) window.removeEventListener(type, onUse, true);
+        link.send({ type: 'userInput' });
+      };
+      for (const type of USE_EVENTS) window.addEventListener(type, onUse, true);
     }
 
     // A page restored from the back/forward cache lost its Port.

@@ -9,7 +9,7 @@ import { FakeClock, drain } from './fakes/clock.js';
 
 // An opener over a fake chrome whose tabs.create makes a tab the test then
 // loads; agents: s1 is pid 100, s2 pid 200.
-function setup({ askOpen } = {}) {
+function setup({ askOpen, agentOf = () => '' } = {}) {
   const chrome = fakeChrome();
   const clock = new FakeClock();
   const registry = new Registry({ allows: compileAllowList(DEFAULT_ALLOW_LIST).allows });
@@ -31,7 +31,7 @@ function setup({ askOpen } = {}) {
   chrome.tabs.remove = async (id) => chrome.tabs.removed.push(id);
   const pids = { s1: 100, s2: 200 };
   const agents = {
-    forCall: (id) => ({ session: id.split('.')[0], pid: pids[id.split('.')[0]] }),
+    forCall: (id) => ({ session: id.split('.')[0], pid: pids[id.split('.')[0]], agent: agentOf(id) }),
     nameFor: (id) => `agent ${id.split('.')[0]}`,
   };
   const opener = new Opener({ chrome, registry, agents, askOpen, clock: clock.api, log: { warn() {} } });
@@ -146,5 +146,39 @@ test('focusTab brings an allowed tab to the front; closeTab closes only what the
   assert.equal((await opener.close('s1.6', { tabId: 9 })).code, Code.notAllowed, 'a tab the user opened');
   assert.equal((await opener.close('s2.1', { tabId: 50 })).code, Code.notAllowed, 'another agent\'s tab');
   assert.deepEqual(await opener.close('s1.9', { tabId: 50 }), { output: { tabId: 50 } });
+  assert.deepEqual(chrome.tabs.removed, [50]);
+});
+
+test('closeTab: the tab is the agent\'s, not its shim\'s, and only until the user uses it or it leaves the site', async () => {
+  // s1's calls ending in 1 are its agent a1's, the others a2's (two MCP
+  // sessions of one HTTP shim).
+  const { chrome, opener, load } = setup({ agentOf: (id) => (id.endsWith('1') ? 'a1' : 'a2') });
+  const open = async (id, tabId) => {
+    const answer = opener.open(id, { url: 'http://localhost:8765/' });
+    await drain();
+    await load(tabId, ['t']);
+    return answer;
+  };
+  await open('s1.1', 50);
+  assert.equal((await opener.close('s1.2', { tabId: 50 })).code, Code.notAllowed, 'another agent of the same shim');
+  // A navigation within the site keeps it the agent's.
+  chrome.tabs.onUpdated.emit(50, { url: 'http://localhost:8765/other' }, { id: 50, url: 'http://localhost:8765/other' });
+  assert.deepEqual(await opener.close('s1.11', { tabId: 50 }), { output: { tabId: 50 } });
+
+  await open('s1.21', 51);
+  chrome.tabs.onUpdated.emit(51, { url: 'https://mail.example/inbox' }, { id: 51, url: 'https://mail.example/inbox' });
+  const away = await opener.close('s1.31', { tabId: 51 });
+  assert.equal(away.code, Code.notAllowed, 'a tab that went to another site');
+  assert.match(away.message, /only the user closes it/);
+
+  // Without the "tabs" permission the new URL comes from the page's top frame.
+  await open('s1.61', 52);
+  opener.topFrame(52, 'http://localhost:8765');
+  opener.topFrame(52, 'https://mail.example');
+  assert.equal((await opener.close('s1.71', { tabId: 52 })).code, Code.notAllowed, 'a tab whose top frame is of another site');
+
+  await open('s1.41', 53);
+  opener.used(53);
+  assert.equal((await opener.close('s1.51', { tabId: 53 })).code, Code.notAllowed, 'a tab the user used');
   assert.deepEqual(chrome.tabs.removed, [50]);
 });

@@ -291,3 +291,24 @@ test('a result over 32 MiB of JSON goes as chunks that join into it, surrogate p
   assert.match(whole[2].error.message, /67108865 bytes of JSON, over the bridge's limit of 64 MiB \(67108864 bytes\): ask the tool for less/);
   assert.deepEqual(whole[3], { type: 'result', id: 's1.4', output: 'small' });
 });
+
+test('a top frame tells the worker of the user\'s first click or key, once; not of a script\'s', async () => {
+  const { window, chrome, mainPort } = startRelay();
+  mainPort.postMessage({ type: 'tools', tools: [] });
+  await drain();
+  const worker = chrome.runtime.connects[0];
+  worker.take();
+  window.dispatch('pointerdown', { isTrusted: false }); // a page script's, or a page tool's
+  window.dispatch('keydown', { isTrusted: false });
+  assert.deepEqual(worker.take(), []);
+  window.dispatch('keydown', { isTrusted: true });
+  window.dispatch('pointerdown', { isTrusted: true });
+  assert.deepEqual(worker.take(), [{ type: 'userInput' }]);
+  // A subframe says nothing: the tab's top frame speaks for it.
+  const sub = startRelay({ top: false });
+  sub.mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
+  await drain();
+  sub.chrome.runtime.connects[0].take();
+  sub.window.dispatch('pointerdown', { isTrusted: true });
+  assert.deepEqual(sub.chrome.runtime.connects[0].take(), []);
+});

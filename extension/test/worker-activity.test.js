@@ -12,12 +12,12 @@ import { CALLS_DELAY } from '../worker/badge.js';
 import { drain, LOCAL } from './fakes/worker.js';
 import { ask, withTools } from './fakes/consent.js';
 
-const call = (id, name, extra = {}) => ({ type: 'call', id, tabId: 3, frameId: 0, name, arguments: { n: 1 }, ...extra });
+const call = (id, name, extra = {}) => ({ type: 'call', id, tabId: 3, frameId: 0, name, arguments: { n: 1 }, agent: 'a1', ...extra });
 const log = async (chrome) => (await ask(chrome, { type: 'activity.list' })).value.entries;
 
 test('the log lists each call with its agent, site, tool, arguments, outcome and duration, newest first', async () => {
   const { chrome, host, frame, clock, worker } = await withTools({ askMode: 'consequential' });
-  host.deliver({ type: 'sessions', sessions: [{ session: 's1', client: { name: 'webmcp-shim', pid: 7, agent: { name: 'claude-code', version: '2.1.0' } } }] });
+  host.deliver({ type: 'sessions', sessions: [{ session: 's1', client: { name: 'webmcp-shim', pid: 7, agents: [{ id: 'a1', name: 'claude-code', version: '2.1.0' }] } }] });
   host.deliver(call('s1.1', 'act'));
   await clock.advance(40);
   frame.deliver({ type: 'result', id: 's1.1', output: 'ok' });

@@ -164,6 +164,9 @@ export class Frames {
       case T.error:
         this.on.answer(conn, m);
         break;
+      case 'userInput':
+        if (conn.frameId === 0 && this.on.used) this.on.used(conn.tabId);
+        break;
     }
   }
 

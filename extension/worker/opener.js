@@ -1,7 +1,10 @@
 // Tabs that agents bring into reach: openPage opens an http(s) URL in a new
 // tab of the last focused window (never an existing tab) and answers once
 // the page's tools are there; focusTab brings an allowed tab to the front;
-// closeTab closes only a tab that openPage opened for the same agent.
+// closeTab closes only a tab that openPage opened for the same agent (the
+// same MCP session: two agents of one HTTP shim are two agents), and only
+// while it is still the agent's: a tab that navigates to another site, or
+// that the user starts using (a click or a key in it), is the user's.
 //
 // A site the user allowed opens at once. Any other site waits for the
 // user's answer in the extension's own window (askOpen, from the consent
@@ -52,16 +55,46 @@ export class Opener {
    */
   constructor({ chrome, registry, agents, askOpen, dropAsk, clock, log }) {
     Object.assign(this, { chrome, registry, agents, askOpen, dropAsk, clock, log });
-    /** tab id -> who opened it: the shim's pid, else its session. */
+    /**
+     * tab id -> who opened it (owner) and the origin it opened on, once
+     * loaded (until then navigations are the opening's own: redirects).
+     * @type {Map<number, {by: string, origin: string, loaded: boolean}>}
+     */
     this.opened = new Map();
     chrome.tabs.onRemoved.addListener((tabId) => this.opened.delete(tabId));
+    // The extension sees a tab's new URL in onUpdated only where the
+    // browser shows it (a "tabs" permission it does not ask for); the top
+    // frame of a web page says its origin when it connects (topFrame).
+    chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
+      const url = change.url || (tab && tab.url);
+      if (typeof url === 'string' && url !== '') this.topFrame(tabId, webOrigin(url));
+    });
   }
 
-  /** Who is behind request id, as opened remembers it. */
+  /** Tab tabId now shows a page of origin: a tab that went to another site is the user's. */
+  topFrame(tabId, origin) {
+    const o = this.opened.get(tabId);
+    if (o && o.loaded && origin !== o.origin) this.release(tabId, `it went to another site (${origin || 'not a web page'})`);
+  }
+
+  /**
+   * Who is behind request id, as opened remembers it: the agent (one MCP
+   * session) of the shim (its pid, which outlives a host restart, else
+   * its session).
+   */
   owner(id) {
     const a = this.agents.forCall(id);
-    if (a && a.pid) return `pid ${a.pid}`;
-    return `session ${String(id).split('.')[0]}`;
+    const shim = a && a.pid ? `pid ${a.pid}` : `session ${String(id).split('.')[0]}`;
+    return a && a.agent ? `${shim} agent ${a.agent}` : shim;
+  }
+
+  /** The user used tab tabId (a click or a key in its page): it is no agent's any more. */
+  used(tabId) {
+    this.release(tabId, 'the user used it');
+  }
+
+  release(tabId, why) {
+    if (this.opened.delete(tabId)) this.log.info?.(`tab ${tabId} is the user's now: ${why}`);
   }
 
   /** openPage: {url, background?} → {output: {tabId, url, title, tools}} or {code, message}. */
@@ -91,8 +124,12 @@ export class Opener {
     }
     const win = await this.chrome.windows.getLastFocused().catch(() => null);
     const tab = await this.chrome.tabs.create({ url: p.url, active: !params.background, ...(win ? { windowId: win.id } : {}) });
-    this.opened.set(tab.id, this.owner(id));
+    const mine = { by: this.owner(id), origin: p.origin, loaded: false };
+    this.opened.set(tab.id, mine);
     const loaded = await this.waitLoaded(tab.id);
+    const now = this.registry.tabs.get(tab.id) || loaded;
+    mine.origin = (now && now.url && webOrigin(now.url)) || p.origin;
+    mine.loaded = true;
     const tools = allowed ? await this.waitTools(tab.id) : [];
     const t = this.registry.tabs.get(tab.id) || loaded || tab;
     return { output: { tabId: tab.id, url: t.url || p.url, title: t.title || '', tools } };
@@ -166,9 +203,9 @@ export class Opener {
   async close(id, params) {
     const tabId = params.tabId;
     if (!Number.isSafeInteger(tabId) || tabId <= 0) return { code: Code.badRequest, message: 'closeTab: "tabId" must be a tab id' };
-    const by = this.opened.get(tabId);
-    if (by === undefined || by !== this.owner(id)) {
-      return { code: Code.notAllowed, message: `closeTab: tab ${tabId} was not opened by this agent with open_page; only the user closes it` };
+    const o = this.opened.get(tabId);
+    if (o === undefined || o.by !== this.owner(id)) {
+      return { code: Code.notAllowed, message: `closeTab: tab ${tabId} was not opened by this agent with open_page, or the user has used it since (or it went to another site); only the user closes it` };
     }
     await this.chrome.tabs.remove(tabId);
     this.opened.delete(tabId);

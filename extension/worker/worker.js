@@ -99,6 +99,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     },
     changes: () => registry.changes(),
     onMessage: (m) => {
+      if (m.type === T.call || m.type === T.request) agents.noteCall(m.id, m.agent);
       if (m.type === T.call) router.call(m);
       else if (m.type === T.request) requests.handle(m);
       else if (m.type === T.sessions) agents.apply(m.sessions);
@@ -125,6 +126,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
         sampler.endFor(old);
       },
       connected: (conn) => {
+        if (conn.frameId === 0) opener.topFrame(conn.tabId, conn.origin);
         sampler.updateOn(conn);
         changed();
       },
@@ -132,6 +134,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
       gone: (conn) => router.frameGone(conn),
       sampled: (conn, id) => sampler.sampled(conn, id),
       answer: (conn, m) => router.answer(conn, m),
+      used: (tabId) => opener.used(tabId),
       changed,
     },
   });

@@ -8,9 +8,9 @@ import (
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
-// TestSetAgent: the agent a shim serves reaches the hosts it is connected
+// TestSetAgents: the agents a shim serves reaches the hosts it is connected
 // to in a client message, and hosts it connects to later in its hello.
-func TestSetAgent(t *testing.T) {
+func TestSetAgents(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)
 	first := bridgetest.Listen(t, webmcp.SocketPath(dir, 1))
@@ -20,13 +20,13 @@ func TestSetAgent(t *testing.T) {
 		t.Fatal(errs)
 	}
 	h1 := first.Accept(ctx)
-	if hello := h1.Expect(ctx, webmcp.TypeHello); hello.Client == nil || hello.Client.Agent != nil {
+	if hello := h1.Expect(ctx, webmcp.TypeHello); hello.Client == nil || hello.Client.Agents != nil {
 		t.Fatalf("hello %+v, want a client without an agent yet", hello.Client)
 	}
 
-	agent := &webmcp.AgentInfo{Name: "claude-code", Version: "2.1.0"}
-	p.SetAgent(agent)
-	want := &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agent: agent}
+	agents := []webmcp.AgentInfo{{ID: "a1", Name: "claude-code", Version: "2.1.0"}}
+	p.SetAgents(agents)
+	want := &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agents: agents}
 	if m := h1.Expect(ctx, webmcp.TypeClient); !cmp.Equal(m.Client, want) {
 		t.Errorf("client message %+v, want %+v", m.Client, want)
 	}

@@ -227,18 +227,10 @@ func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args j
 	if t := traceFrom(ctx); t != nil {
 		marks = append(t.Marks, webmcp.MarkNow("shim.out"))
 	}
+	agent := agentFrom(ctx)
 	return c.roundTrip(ctx, func(id string) any {
-		// frameId is always written: 0 is the top frame, not "unset".
-		return struct {
-			Type      string          `json:"type"`
-			ID        string          `json:"id"`
-			TabID     int             `json:"tabId"`
-			FrameID   int             `json:"frameId"`
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-			Timeout   int             `json:"timeout,omitempty"`
-			Trace     []webmcp.Mark   `json:"trace,omitempty"`
-		}{webmcp.TypeCall, id, tabID, frameID, name, args, timeout, marks}
+		return &webmcp.Message{Type: webmcp.TypeCall, ID: id, TabID: tabID, FrameID: frameID, Name: name,
+			Arguments: args, Agent: agent, Timeout: timeout, Trace: marks}
 	})
 }
 
@@ -251,13 +243,9 @@ func (c *Conn) Request(ctx context.Context, method string, params json.RawMessag
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
 	}
+	agent := agentFrom(ctx)
 	return c.roundTrip(ctx, func(id string) any {
-		return struct {
-			Type   string          `json:"type"`
-			ID     string          `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}{webmcp.TypeRequest, id, method, params}
+		return &webmcp.Message{Type: webmcp.TypeRequest, ID: id, Method: method, Params: params, Agent: agent}
 	})
 }
 

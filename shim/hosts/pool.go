@@ -256,7 +256,7 @@ func (p *Pool) dial(ctx context.Context, path string) error {
 	now := p.opts.Client
 	p.mu.Unlock()
 	c.startReading()
-	if now.Agent != said.Agent { // SetAgent ran while dialling
+	if !slices.Equal(now.Agents, said.Agents) { // SetAgents ran while dialling
 		c.SayClient(now)
 	}
 	c.log.Info("connected to host", "socket", path)
@@ -308,12 +308,12 @@ func (p *Pool) client() webmcp.ClientInfo {
 	return p.opts.Client
 }
 
-// SetAgent records the agent the shim serves (the MCP client's name and
-// version from initialize) and tells every connected host; hosts connected
-// later hear of it in the shim's hello.
-func (p *Pool) SetAgent(a *webmcp.AgentInfo) {
+// SetAgents records the agents the shim serves (each MCP session's client,
+// named in initialize) and tells every connected host; hosts connected
+// later hear of them in the shim's hello.
+func (p *Pool) SetAgents(agents []webmcp.AgentInfo) {
 	p.mu.Lock()
-	p.opts.Client.Agent = a
+	p.opts.Client.Agents = slices.Clone(agents)
 	ci := p.opts.Client
 	conns := make([]*Conn, 0, len(p.conns))
 	for _, c := range p.conns {
