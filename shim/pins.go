@@ -14,6 +14,10 @@ import (
 // ErrNoBrowser is returned by Pin and Unpin when no browser is connected.
 var ErrNoBrowser = errors.New(results.NoBrowser)
 
+// ErrNoFocus is returned by Pin when no connected browser names the tab the
+// user is looking at.
+var ErrNoFocus = errors.New("no browser says which tab you are looking at: click into the page's tab (a site the extension allows) and run the command again; webmcp-shim status lists the tabs")
+
 // Pins returns the pinned snapshots of every connected browser, as agents
 // see them (data cut to size).
 func (s *Server) Pins() []uicontext.Pinned {
@@ -23,22 +27,22 @@ func (s *Server) Pins() []uicontext.Pinned {
 
 // Pin asks the browser of the focused tab to freeze the current snapshot of
 // the context provider providerID, and returns the new pin. Failures are
-// ErrNoBrowser, the extension's *webmcp.Error (e.g. an unknown provider,
+// ErrNoBrowser, ErrNoFocus, the extension's *webmcp.Error (e.g. an unknown provider,
 // with the ids it knows), or errors that say what to do.
 func (s *Server) Pin(ctx context.Context, providerID string) (*webmcp.Pin, error) {
 	conns, views := s.hostViews()
 	if len(conns) == 0 {
 		return nil, ErrNoBrowser
 	}
-	params := map[string]any{"providerId": providerID}
-	c := conns[0]
-	if f, ok := uicontext.FindFocus(views); ok {
-		if !f.Tab.Allowed {
-			return nil, errors.New("the focused tab's site is not allowed: allow it in the WebMCP bridge extension first, or focus another tab")
-		}
-		c = conns[f.Host]
-		params["tabId"] = f.Tab.ID
+	f, ok := uicontext.FindFocus(views)
+	if !ok {
+		return nil, ErrNoFocus
 	}
+	if !f.Tab.Allowed {
+		return nil, errors.New("the focused tab's site is not allowed: allow it in the WebMCP bridge extension first, or focus another tab")
+	}
+	c := conns[f.Host]
+	params := map[string]any{"providerId": providerID, "tabId": f.Tab.ID}
 	b, err := json.Marshal(params)
 	if err != nil {
 		return nil, err

@@ -128,6 +128,11 @@ export class Registry {
     if (Number.isSafeInteger(windowId) && windowId >= 0) this.focusedWindow = windowId;
   }
 
+  /** Forgets the focused window (it closed): no tab is focused until one is named. */
+  clearFocusedWindow() {
+    this.focusedWindow = -1;
+  }
+
   /**
    * Sets the tools of one frame (already normalised), replacing its old ones;
    * its context providers and sample stay while its origin stays. A new

@@ -50,7 +50,7 @@ export function resolveTab(registry, tabId) {
   if (tabId === null) {
     const tab = registry.focusedTab();
     if (!tab) {
-      return { code: Code.notFound, message: 'no focused tab with a web page: focus a tab of an allowed site, or pass "tabId" (list_tabs lists them)' };
+      return { code: Code.notFound, message: 'no focused tab with a web page: the browser has not said which tab the user is looking at; click into a tab of an allowed site, or name a tab (list_tabs lists them)' };
     }
     if (!tab.allowed) {
       return { code: Code.notFound, message: `the focused tab (${tab.id}, ${tab.origin}) is not on the bridge's allow list: focus a tab of an allowed site, or the user can allow this one in the extension` };

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GRANTS_KEY } from '../lib/consent.js';
 import { ask, ID, withTools } from './fakes/consent.js';
-import { drain, LOCAL } from './fakes/worker.js';
+import { drain, LOCAL, localTab } from './fakes/worker.js';
 
 const call = (id, name, extra = {}) => ({ type: 'call', id, tabId: 3, frameId: 0, name, arguments: { n: 1 }, ...extra });
 const calls = (frame) => frame.take().filter((m) => m.type === 'call' || m.type === 'cancel');
@@ -176,4 +176,34 @@ test('bad settings are refused with what to do', async () => {
   assert.match((await ask(chrome, { type: 'siteSettings.set', origin: 'chrome://settings', ask: 'never' })).error, /not the origin of an http\(s\) site/);
   const content = { id: ID, url: 'http://localhost:8765/', tab: { id: 3 }, frameId: 0 };
   assert.equal((await ask(chrome, { type: 'siteSettings.set', origin: LOCAL, ask: 'never' }, content)).ok, false, 'a page cannot change it');
+});
+
+test('when the consent window closes, the tab the user was on is the focused tab again', async () => {
+  const { chrome, worker, frame } = await withTools({ askMode: 'acting', tabs: [localTab(3, { active: true })] });
+  assert.equal(worker.registry.focusedTab()?.id, 3);
+  // Answered: the worker closes the window.
+  const host = chrome.native;
+  host.deliver(call('s1.1', 'act'));
+  await drain();
+  const [win] = chrome.windows.created.keys();
+  chrome.focusWindow(win); // the consent window takes the focus, as in Chrome
+  await drain();
+  assert.equal(worker.registry.focusedTab(), null, 'while the consent window has the focus, no web page has it');
+  await ask(chrome, { type: 'consent.answer', id: 's1.1', answer: 'allow' });
+  await drain();
+  assert.equal(chrome.windows.created.size, 0);
+  assert.equal(worker.registry.focusedTab()?.id, 3, 'no focus change came: the last focused normal window is asked for');
+  assert.deepEqual(chrome.windows.lastFocusedAsks.at(-1), { windowTypes: ['normal'] });
+  assert.deepEqual(calls(frame).map((m) => m.id), ['s1.1']);
+
+  // Closed by the user: the same.
+  host.deliver(call('s1.2', 'act'));
+  await drain();
+  const [win2] = chrome.windows.created.keys();
+  chrome.focusWindow(win2);
+  await drain();
+  assert.equal(worker.registry.focusedTab(), null);
+  chrome.closeWindow(win2);
+  await drain();
+  assert.equal(worker.registry.focusedTab()?.id, 3);
 });

@@ -1,5 +1,6 @@
 // Tabs and site access: keeps the registry's tabs and focused window in
-// step with chrome.tabs and chrome.windows, ends what a closed tab had under
+// step with chrome.tabs and chrome.windows (when the focused window closes,
+// the last focused normal window is asked for), ends what a closed tab had under
 // way, and applies the allow list (chrome.storage.local, STORAGE_KEY) to the
 // registry and to the frames' context sampling, and the context the user
 // excluded per site (EXCLUSIONS_KEY, lib/exclusions.js) to the registry's
@@ -61,6 +62,15 @@ export class Tabs {
       registry.setFocusedWindow(windowId);
       on.changed();
     });
+    chrome.windows.onRemoved.addListener((windowId) => {
+      if (windowId !== registry.focusedWindow) return;
+      // The focused window closed (the consent window, a popup, a window's
+      // last tab). The browser need not say which window has the focus now
+      // (headless Chromium never does): ask for the last focused normal one.
+      registry.clearFocusedWindow();
+      on.changed();
+      this.refocus();
+    });
     chrome.storage.onChanged.addListener((changes, area) => {
       if (area !== 'local') return;
       if (STORAGE_KEY in changes) this.setAllowList(changes[STORAGE_KEY].newValue);
@@ -113,6 +123,16 @@ export class Tabs {
     this.registry.removeTab(tabId);
     this.on.closed(tabId);
     this.on.changed();
+  }
+
+  /** Takes the last focused normal window as the focused one, unless a focus change named one meanwhile. */
+  refocus() {
+    const { chrome, registry, on } = this;
+    chrome.windows.getLastFocused({ windowTypes: ['normal'] }).then((w) => {
+      if (!w || registry.focusedWindow >= 0) return;
+      registry.setFocusedWindow(w.id);
+      on.changed();
+    }, () => {});
   }
 
   refresh(tabId) {

@@ -289,3 +289,24 @@ func compact(b json.RawMessage) string {
 	json.Compact(&buf, b)
 	return buf.String()
 }
+
+// pin with no focused tab says what the user can do, and names no
+// parameter the command does not take.
+func TestPinNoFocusedTab(t *testing.T) {
+	ctx := bridgetest.Context(t)
+	dir := bridgetest.RuntimeDir(t)
+	p := bridgetest.NewPage()
+	ext := bridgetest.StartHost(t, dir, p)
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tabs) == 1 })
+	r := runCLI(ctx, t, dir, "", "pin", bridgetest.SelectionID)
+	r.expect(t, "pin with no focused tab", 1)
+	if !strings.Contains(r.stderr, "click into the page's tab") || strings.Contains(r.stderr, "tabId") {
+		t.Errorf("pin with no focused tab: %q", r.stderr)
+	}
+	if reqs := p.Requests(); len(reqs) != 0 {
+		t.Errorf("pin with no focused tab asked the browser: %+v", reqs)
+	}
+}

@@ -88,6 +88,9 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
   const store = new Map(Object.entries(JSON.parse(JSON.stringify(storage))));
   const sessionStore = new Map();
   let nextWindow = 100;
+  /** The windows that had the focus, the latest last (a window that closed leaves it). */
+  const focusOrder = focusedWindow === null ? [] : [focusedWindow];
+  const windowType = (wid) => (chrome.windows.created.has(wid) ? chrome.windows.created.get(wid).type : 'normal');
   const chrome = {
     runtime: {
       id,
@@ -131,9 +134,14 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
       onAttached: new FakeEvent(),
     },
     windows: {
-      async getLastFocused() {
-        if (focusedWindow === null) throw new Error('no window');
-        return { id: focusedWindow };
+      /** Every getLastFocused call's options, in order. */
+      lastFocusedAsks: [],
+      async getLastFocused(opts = {}) {
+        chrome.windows.lastFocusedAsks.push(opts);
+        const types = Array.isArray(opts.windowTypes) ? opts.windowTypes : ['normal', 'popup'];
+        const wid = focusOrder.findLast((w) => types.includes(windowType(w)));
+        if (wid === undefined) throw new Error('no window');
+        return { id: wid, type: windowType(wid) };
       },
       onFocusChanged: new FakeEvent(),
       onRemoved: new FakeEvent(),
@@ -158,6 +166,7 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
       /** The code under test closes a window: onRemoved fires, as in Chrome. */
       async remove(windowId) {
         if (!chrome.windows.created.delete(windowId)) throw new Error(`No window with id: ${windowId}.`);
+        focusOrder.splice(0, focusOrder.length, ...focusOrder.filter((w) => w !== windowId));
         queueMicrotask(() => chrome.windows.onRemoved.emit(windowId));
       },
     },
@@ -248,7 +257,14 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
     /** The user closes a window (a popup the code under test created): onRemoved fires. */
     closeWindow(windowId) {
       chrome.windows.created.delete(windowId);
+      focusOrder.splice(0, focusOrder.length, ...focusOrder.filter((w) => w !== windowId));
       chrome.windows.onRemoved.emit(windowId);
+    },
+
+    /** A window takes the focus (a popup the code under test created, or a normal window): onFocusChanged fires. */
+    focusWindow(windowId) {
+      focusOrder.push(windowId);
+      chrome.windows.onFocusChanged.emit(windowId);
     },
 
     /** Closes a tab: tabs.get fails, and onRemoved fires. */
