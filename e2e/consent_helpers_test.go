@@ -226,9 +226,35 @@ func waitInWindow(t testing.TB, ctx context.Context, cond string) {
 	}
 }
 
-// buttonReady is a page condition: an enabled button whose text is name.
+// buttonReady is a page condition: an enabled button whose text is name,
+// armed (the consent window's buttons answer only a moment after a call is
+// drawn: data-armed on their group).
 func buttonReady(name string) string {
-	return fmt.Sprintf(`[...document.querySelectorAll("button")].some(b => b.textContent === %s && !b.disabled)`, mustJSON(name))
+	return fmt.Sprintf(`[...document.querySelectorAll("button")].some(b => b.textContent === %s && !b.disabled && b.closest("[data-armed]")?.dataset.armed !== "false")`, mustJSON(name))
+}
+
+// chooseAsk picks the ask-before-acting choice whose words are label in the
+// drop-down named "Ask before agents act on this site" of page (the panel,
+// or ui/site-settings.html), as a keyboard user would: focus, then the
+// option, then the change the browser fires.
+func chooseAsk(t testing.TB, page context.Context, label string) {
+	t.Helper()
+	if role, _ := axControl(t, page, askLabel); role != "combobox" {
+		t.Fatalf("%q is a %q, want a combobox (a drop-down)", askLabel, role)
+	}
+	js := fmt.Sprintf(`(() => {
+		const s = %s;
+		const o = [...s.options].find(o => o.textContent === %s);
+		if (!o) return false;
+		s.focus();
+		s.value = o.value;
+		s.dispatchEvent(new Event("input", {bubbles: true}));
+		s.dispatchEvent(new Event("change", {bubbles: true}));
+		return true;
+	})()`, byLabel(askLabel), mustJSON(label))
+	if !eval[bool](t, page, js) {
+		t.Fatalf("the drop-down %q has no choice %q", askLabel, label)
+	}
 }
 
 // callAsync calls a tool through the MCP client cs in the background; the

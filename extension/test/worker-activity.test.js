@@ -47,9 +47,12 @@ test('the log lists each call with its agent, site, tool, arguments, outcome and
   ]);
   const first = entries.at(-1);
   assert.equal(first.site, LOCAL);
+  assert.equal(first.tabTitle, 'page 3');
   assert.equal(first.args, '{"n":1}');
   assert.equal(first.duration, 40);
   assert.equal(entries[4].detail, 'boom');
+  // The user is told plainly what they did, not the words meant for the agent.
+  assert.equal(entries[1].detail, 'You denied it.');
   assert.match(entries[0].args, /… \(1010 more characters\)$/);
   assert.deepEqual((await ask(chrome, { type: 'activity.list', tabId: 4 })).value.entries, []);
 
@@ -147,4 +150,18 @@ test('the page shows "<agent> is using <tool>" while a call runs, unless the use
   await clock.advance(SHOW_DELAY);
   frame.deliver({ type: 'result', id: 's1.3', output: null });
   assert.deepEqual(shown(), []);
+});
+
+test('a call declined by the window closing or by no answer says so to the user', async () => {
+  const { chrome, host, clock } = await withTools({ askMode: 'acting' });
+  host.deliver(call('s1.1', 'act'));
+  await drain();
+  chrome.closeWindow([...chrome.windows.created.keys()][0]);
+  host.deliver(call('s1.2', 'act', { timeout: 2000 }));
+  await clock.advance(2000);
+  const entries = await log(chrome);
+  assert.deepEqual(entries.map((e) => [e.id, e.outcome, e.detail]), [
+    ['s1.2', 'declined', 'You did not answer before the agent stopped waiting.'],
+    ['s1.1', 'declined', 'You closed the consent window.'],
+  ]);
 });

@@ -34,6 +34,7 @@ test('the loopback defaults never ask; a site the user set to ask holds acting c
   assert.equal(requests[0].tool, 'act');
   assert.equal(requests[0].origin, LOCAL);
   assert.equal(requests[0].agent, 'an agent');
+  assert.equal(requests[0].tabTitle, 'page 3', 'the window names the tab by its title, not its id');
   assert.match(requests[0].args.text, /"n": 1/);
 });
 

@@ -24,7 +24,7 @@ function entryItem(e) {
       node('span', { class: 'wm-tool' }, e.tool),
       outcome,
       e.duration === null || e.duration === undefined ? null : node('span', { class: 'wm-dur' }, duration(e.duration))),
-    node('div', { class: 'wm-site' }, `${e.site || 'a page'} · tab ${e.tabId}`),
+    node('div', { class: 'wm-site' }, `${e.site || 'a page'} · ${e.tabTitle ? `“${e.tabTitle}”` : `tab ${e.tabId}`}`),
     e.detail ? node('div', { class: 'wm-muted' }, e.detail) : null);
   let pretty = e.args;
   try {

@@ -6,10 +6,14 @@
 // names are a contract (tests and screen readers use them):
 //   "Allow", "Deny", "Allow <tool> on this site until the browser closes".
 // The other waiting calls are listed below; each answer brings the next.
+// The buttons arm ARM_DELAY ms after each new call is drawn and after each
+// focus of the window (ui/arming.js): a click or key press meant for the
+// call before does nothing to the next one ([data-armed] on their group).
 // The worker closes the window when nothing waits; closing it declines
 // every call in it. The page is never inside the web page, which therefore
 // cannot see, spoof or click it.
 
+import { Arming } from './arming.js';
 import { injectStyle, node, send, timeOfDay, watch } from './ui-common.js';
 
 const requestBox = document.getElementById('request');
@@ -17,6 +21,25 @@ const queue = document.getElementById('queue');
 const queueList = document.getElementById('queue-list');
 let shown = null; // the id of the call the buttons answer
 let answering = false;
+
+// The buttons of the call shown answer only once armed.
+const arming = new Arming({ onChange: showArmed });
+function showArmed() {
+  for (const group of requestBox.querySelectorAll('.buttons')) {
+    group.dataset.armed = String(arming.armed);
+    for (const b of group.querySelectorAll('button')) b.setAttribute('aria-disabled', String(!arming.armed));
+  }
+}
+window.addEventListener('focus', () => {
+  if (shown !== null) arming.disarm();
+});
+
+/** Shows a call's view, without the empty slots of what it lacks, and arms its buttons anew. */
+function show(...children) {
+  requestBox.replaceChildren(...children.filter((c) => c !== null && c !== undefined && c !== false));
+  arming.disarm();
+  showArmed();
+}
 
 function render(requests) {
   if (!requests.length) {
@@ -45,10 +68,10 @@ function render(requests) {
   const allow = node('button', { type: 'button', class: 'wm-primary' }, 'Allow');
   const deny = node('button', { type: 'button' }, 'Deny');
   const always = node('button', { type: 'button' }, `Allow ${r.tool} on this site until the browser closes`);
-  allow.addEventListener('click', () => answer(r.id, 'allow'));
-  deny.addEventListener('click', () => answer(r.id, 'deny'));
-  always.addEventListener('click', () => answer(r.id, 'always'));
-  requestBox.replaceChildren(
+  allow.addEventListener('click', arming.guard(() => answer(r.id, 'allow')));
+  deny.addEventListener('click', arming.guard(() => answer(r.id, 'deny')));
+  always.addEventListener('click', arming.guard(() => answer(r.id, 'always')));
+  show(
     node('p', { id: 'summary' }, node('strong', {}, r.agent), ' wants to use ',
       node('span', { class: 'tool-name' }, r.tool), ' on ', node('strong', {}, r.origin), '.'),
     node('dl', {},
@@ -56,7 +79,7 @@ function render(requests) {
       node('dt', {}, 'Tool'), node('dd', {}, node('span', { class: 'tool-name' }, r.tool), r.title ? ` — ${r.title}` : ''),
       r.description ? node('dt', {}, 'What it does') : null, r.description ? node('dd', {}, r.description, ' (as the page says)') : null,
       node('dt', {}, 'Agent'), node('dd', {}, r.agent),
-      node('dt', {}, 'Tab'), node('dd', {}, String(r.tabId))),
+      node('dt', {}, 'Tab'), node('dd', {}, r.tabTitle || 'a tab without a title')),
     node('h2', {}, 'Arguments'),
     args,
     r.args.folded ? node('p', { class: 'wm-muted' }, 'Long values are folded; the page gets them whole.') : null,
@@ -75,10 +98,10 @@ function renderOpen(r) {
   const once = node('button', { type: 'button' }, 'Allow once');
   const add = node('button', { type: 'button', class: 'wm-primary' }, 'Allow and add this site');
   const deny = node('button', { type: 'button' }, 'Deny');
-  once.addEventListener('click', () => answer(r.id, 'once'));
-  add.addEventListener('click', () => answer(r.id, 'add'));
-  deny.addEventListener('click', () => answer(r.id, 'deny'));
-  requestBox.replaceChildren(
+  once.addEventListener('click', arming.guard(() => answer(r.id, 'once')));
+  add.addEventListener('click', arming.guard(() => answer(r.id, 'add')));
+  deny.addEventListener('click', arming.guard(() => answer(r.id, 'deny')));
+  show(
     node('p', { id: 'summary' }, node('strong', {}, r.agent), ' wants to open ', node('strong', {}, r.origin), '.'),
     node('dl', {},
       node('dt', {}, 'Page'), node('dd', {}, r.url),

@@ -1,17 +1,22 @@
 // The per-site ask-before-acting control, for the panel's "This site"
-// section (and ui/site-settings.html on its own): a radio group "Ask before
-// agents act on this site" with three choices, and a switch for the in-page
-// indicator. The worker keeps the setting (worker/consent.js); this module
-// only asks it, through the panel's send(type, params).
+// section (and ui/site-settings.html on its own): one drop-down, "Ask before
+// agents act on this site", with three choices, and a switch for the
+// in-page indicator. The worker keeps the setting (worker/consent.js); this
+// module only asks it, through the panel's send(type, params).
 //
-//   mountSiteSettings(root, {send, origin, listen?}) -> {refresh, destroy}
+//   mountSiteSettings(root, {send, origin, listen?, compact?}) -> {refresh, destroy}
 //
 // send(type, params) resolves to the worker's value or throws an Error with
 // its message (ui/api.js's send). listen(onChange), when given, is called
 // once and must call onChange(topic) when the worker says something changed
-// (ui/api.js's listen); without it the module opens its own Port.
+// (ui/api.js's listen); without it the module opens its own Port. compact
+// (the panel): the explanation is the control's description, not shown.
 
 import { injectStyle, node, watch } from './ui-common.js';
+
+/** The accessible names of the two controls: a contract (tests, screen readers, the README). */
+export const ASK_LABEL = 'Ask before agents act on this site';
+export const INDICATOR_LABEL = 'Show in the page when an agent is using this site';
 
 /** The three choices, in order, with the words the user sees. */
 export const CHOICES = Object.freeze([
@@ -22,35 +27,29 @@ export const CHOICES = Object.freeze([
 
 let seq = 0;
 
-export function mountSiteSettings(root, { send, origin, listen }) {
+export function mountSiteSettings(root, { send, origin, listen, compact = false }) {
   injectStyle(root.ownerDocument);
   const id = `wm-ss-${++seq}`;
-  const box = node('div', { class: 'wm-site-settings' });
+  const box = node('div', { class: compact ? 'wm-site-settings wm-compact' : 'wm-site-settings' });
   const status = node('p', { class: 'wm-status', role: 'status', 'aria-live': 'polite' });
   root.append(box);
   let busy = false;
 
   function render(s) {
-    const legendId = `${id}-legend`;
-    const fieldset = node('fieldset', { class: 'wm-choices', 'aria-describedby': `${id}-hint` },
-      node('legend', { id: legendId }, 'Ask before agents act on this site'),
-      ...CHOICES.map((c) => {
-        const input = node('input', { type: 'radio', name: `${id}-ask`, value: c.value, id: `${id}-${c.value}` });
-        input.checked = s.ask === c.value;
-        input.addEventListener('change', () => {
-          if (input.checked) save({ ask: c.value });
-        });
-        return node('div', { class: 'wm-choice' }, input, node('label', { for: input.id }, c.label));
-      }),
-      node('p', { id: `${id}-hint`, class: 'wm-muted' },
-        `Calls wait for your answer in a window of the extension; read-only tools never ask. Default for ${s.origin}: `
-        + `${s.loopback ? 'never ask (a loopback address)' : 'ask for every tool that is not read-only'}.`));
+    const select = node('select', { id: `${id}-ask`, 'aria-label': ASK_LABEL, 'aria-describedby': `${id}-hint` },
+      ...CHOICES.map((c) => node('option', { value: c.value }, c.label)));
+    select.value = s.ask;
+    select.addEventListener('change', () => save({ ask: select.value }));
+    const hint = node('p', { id: `${id}-hint`, class: 'wm-muted', hidden: compact },
+      `Calls wait for your answer in a window of the extension; read-only tools never ask. Default for ${s.origin}: `
+      + `${s.loopback ? 'never ask (a loopback address)' : 'ask for every tool that is not read-only'}.`);
+    const ask = node('div', { class: 'wm-ask' }, node('label', { for: select.id }, 'Ask first'), select);
     const sw = node('input', { type: 'checkbox', role: 'switch', id: `${id}-indicator` });
     sw.checked = s.indicator;
     sw.addEventListener('change', () => save({ indicator: sw.checked }));
     const indicator = node('div', { class: 'wm-choice wm-switch' }, sw,
-      node('label', { for: sw.id }, 'Show in the page when an agent is using this site'));
-    box.replaceChildren(fieldset, indicator, status);
+      node('label', { for: sw.id }, INDICATOR_LABEL));
+    box.replaceChildren(ask, hint, indicator, status);
   }
 
   async function refresh() {

@@ -77,6 +77,14 @@ const STYLE = `
 .wm-choices legend { font-weight: 600; padding: 0 4px; }
 .wm-choice { display: flex; gap: 8px; align-items: flex-start; margin: 4px 0; }
 .wm-choice input { margin-top: 2px; }
+.wm-ask { display: flex; align-items: center; gap: 8px; margin: 6px 0 4px; }
+.wm-ask label { font-weight: 600; white-space: nowrap; }
+.wm-ask select {
+  flex: 1 1 auto; min-width: 0; font: inherit; color: var(--wm-fg); background: var(--wm-card);
+  border: 1px solid var(--wm-line); border-radius: 6px; padding: 3px 6px;
+}
+.wm-compact .wm-choice { font-size: 12px; color: var(--wm-muted); margin: 2px 0; }
+.wm-compact .wm-status:empty { display: none; }
 .wm-scope button, .wm-activity button {
   font: inherit; padding: 5px 12px; border-radius: 6px; border: 1px solid var(--wm-line);
   background: var(--wm-card); color: var(--wm-fg); cursor: pointer;

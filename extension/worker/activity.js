@@ -102,8 +102,8 @@ export class Activity {
   }
 
   /**
-   * A call arrived and was routed: c {id, tabId, origin, name, arguments,
-   * timeout?}; waiting: whether it first waits for the user.
+   * A call arrived and was routed: c {id, tabId, tabTitle?, origin, name,
+   * arguments, timeout?}; waiting: whether it first waits for the user.
    */
   start(c, waiting) {
     const e = {
@@ -112,6 +112,7 @@ export class Activity {
       agent: this.agentOf(c.id),
       site: c.origin || '',
       tabId: c.tabId,
+      tabTitle: String(c.tabTitle || '').slice(0, 120),
       tool: c.name,
       args: argsText(c.arguments),
       outcome: waiting ? Outcome.waiting : Outcome.running,
@@ -131,8 +132,12 @@ export class Activity {
     this.changed(l.entry.tabId);
   }
 
-  /** The answer m (a result or error message) went to the host for call id. */
-  end(id, m) {
+  /**
+   * The answer m (a result or error message) went to the host for call id;
+   * detail, when given, is what the log tells the user instead of the
+   * error's message (which speaks to the agent).
+   */
+  end(id, m, detail) {
     const l = this.live.get(id);
     if (!l) return;
     this.live.delete(id);
@@ -148,7 +153,7 @@ export class Activity {
       else if (code === Code.cancelled) e.outcome = l.timeout && e.duration >= l.timeout - TIMEOUT_SLACK ? Outcome.timedOut : Outcome.cancelled;
       else if (code === Code.timeout) e.outcome = Outcome.timedOut;
       else e.outcome = Outcome.error;
-      if (message) e.detail = message.slice(0, 500);
+      if (detail || message) e.detail = String(detail || message).slice(0, 500);
     }
     this.changed(e.tabId);
   }

@@ -111,7 +111,7 @@ export class Consent {
 
   /**
    * Queues a call for the user's answer and shows it in the consent window.
-   * req: {id, tabId, origin, frameOrigin, tool, arguments, agent, timeout}.
+   * req: {id, tabId, tabTitle, origin, frameOrigin, tool, arguments, agent, timeout}.
    * @returns {Promise<{allow: boolean, how?: string, message?: string}>}
    */
   ask(req) {
@@ -121,6 +121,7 @@ export class Consent {
       const r = {
         id: req.id,
         tabId: req.tabId,
+        tabTitle: String(req.tabTitle || '').slice(0, 120),
         origin: req.origin,
         frameOrigin: req.frameOrigin && req.frameOrigin !== req.origin ? req.frameOrigin : undefined,
         tool: req.tool.name,

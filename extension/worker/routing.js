@@ -21,6 +21,17 @@ import { postToFrame } from './frames.js';
 const FRAME_CODES = new Set([Code.notFound, Code.internal, Code.navigated, Code.tooLarge]);
 
 /** CallRouter routes calls between the host and the frames. */
+/** Why a call was declined, as the activity log tells the user (the agent's message speaks to the agent). */
+export function declinedForUser(answer) {
+  switch (answer.how) {
+    case 'deny': return 'You denied it.';
+    case 'closed': return 'You closed the consent window.';
+    case 'timeout': return 'You did not answer before the agent stopped waiting.';
+    case 'failed': return `It could not ask you: ${answer.message || 'the consent window did not open'}.`;
+    default: return 'Declined.';
+  }
+}
+
 export class CallRouter {
   /**
    * @param {object} o
@@ -38,9 +49,9 @@ export class CallRouter {
     this.pending = new PendingCalls();
   }
 
-  /** Answers call id: to the host, and to the activity log. */
-  reply(m) {
-    if (this.activity) this.activity.end(m.id, m);
+  /** Answers call id: to the host, and to the activity log (detail: what the log tells the user instead of the agent's message). */
+  reply(m, detail) {
+    if (this.activity) this.activity.end(m.id, m, detail);
     this.send(m);
   }
 
@@ -62,13 +73,13 @@ export class CallRouter {
     const origin = webOrigin(tab && tab.url);
     const tool = this.registry.frames.get(frameKey(m.tabId, m.frameId)).tools.get(m.name);
     const ask = !!this.consent && this.consent.needs(origin, tool);
-    if (this.activity) this.activity.start({ ...m, origin }, ask);
+    if (this.activity) this.activity.start({ ...m, origin, tabTitle: tab && tab.title }, ask);
     if (!ask) {
       this.dispatch(m, conn);
       return;
     }
     this.consent.ask({
-      id: m.id, tabId: m.tabId, origin, frameOrigin: conn.origin, tool, arguments: m.arguments, timeout: m.timeout,
+      id: m.id, tabId: m.tabId, tabTitle: tab && tab.title, origin, frameOrigin: conn.origin, tool, arguments: m.arguments, timeout: m.timeout,
       agent: this.agents && this.agents.nameFor ? this.agents.nameFor(m.id) : 'an agent',
     }).then((answer) => {
       const c = this.pending.has(m.id) ? this.pending.take(m.id) : undefined;
@@ -76,7 +87,7 @@ export class CallRouter {
       if (!answer.allow) {
         this.reply(errorMessage(m.id, Code.declined,
           `the user declined the call of ${m.name} on ${origin} (${answer.message || 'declined'}); the page's tool did not run. ` +
-          'Do not call it again unless the user asks you to.'));
+          'Do not call it again unless the user asks you to.'), declinedForUser(answer));
         return;
       }
       // The tool may have gone while the user thought about it.
