@@ -163,9 +163,13 @@ func waitSwitch(t testing.TB, panel context.Context, label string, on bool) {
 // screenshotDir is where screenshots go (see shotDir).
 func screenshotDir(t testing.TB) string { return shotDir(t) }
 
-// screenshot saves a full-page PNG of the panel at the popup's width in a
-// colour scheme ("light" or "dark") to dir/name.
-func screenshot(t testing.TB, panel context.Context, scheme, dir, name string) string {
+// The popup's size: Chrome shows the panel at this width, and at most this
+// height before it scrolls.
+const popupWidth, popupHeight = 375, 600
+
+// popupView lays the panel out at the popup's size in a colour scheme
+// ("light" or "dark"), in the front so that it paints.
+func popupView(t testing.TB, panel context.Context, scheme string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(panel, 20*time.Second)
 	defer cancel()
@@ -183,21 +187,30 @@ func screenshot(t testing.TB, panel context.Context, scheme, dir, name string) s
 	}); err != nil {
 		t.Fatalf("emulate prefers-color-scheme %s: %v", scheme, err)
 	}
-	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 360, Height: 640, DeviceScaleFactor: 2}); err != nil {
-		t.Fatalf("set the popup's width: %v", err)
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: popupWidth, Height: popupHeight, DeviceScaleFactor: 2}); err != nil {
+		t.Fatalf("set the popup's size: %v", err)
 	}
-	// The media query matches once the emulation took; reading the layout
-	// then lays the page out at the new width, before the screenshot
-	// measures it.
+	// The media query matches once the emulation took; the width is the
+	// popup's once the layout viewport has it.
 	wait := fmt.Sprintf(`new Promise(resolve => {
-		const mq = matchMedia("(prefers-color-scheme: %s)");
-		const done = () => resolve(document.documentElement.scrollHeight);
-		if (mq.matches) done(); else mq.addEventListener("change", done, {once: true});
-	})`, scheme)
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[int](wait, chromedp.EvalAwaitPromise)); err != nil {
-		t.Fatalf("waiting for prefers-color-scheme: %s in the panel: %v", scheme, err)
+		const ok = () => matchMedia("(prefers-color-scheme: %s)").matches && innerWidth === %d;
+		if (ok()) return resolve(true);
+		const check = () => { if (ok()) resolve(true); };
+		matchMedia("(prefers-color-scheme: %s)").addEventListener("change", check);
+		addEventListener("resize", check);
+	})`, scheme, popupWidth, scheme)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](wait, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("waiting for the popup's size and prefers-color-scheme: %s in the panel: %v", scheme, err)
 	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+}
+
+// screenshot saves a PNG of what the popup shows first (its 375 × 600 px)
+// in a colour scheme to dir/name.
+func screenshot(t testing.TB, panel context.Context, scheme, dir, name string) string {
+	t.Helper()
+	popupView(t, panel, scheme)
+	eval[any](t, panel, `scrollTo(0, 0)`)
+	png, err := chromedp.Run(panel, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatalf("screenshot of the panel: %v", err)
 	}

@@ -137,8 +137,8 @@ func TestPanelChips(t *testing.T) {
 
 		// The raw JSON, expanded from the keyboard, is what the agent gets.
 		press(t, panel, "Show raw JSON of "+selectionProvider)
-		raw := `document.querySelector('details[data-raw="chip:` + selectionProvider + `"]')`
-		waitPage(t, panel, raw+`.open`)
+		raw := `document.querySelector('[data-raw="chip:` + selectionProvider + `"]')`
+		waitPage(t, panel, `!`+raw+`.hidden && `+byLabel("Show raw JSON of "+selectionProvider)+`.getAttribute("aria-expanded") === "true"`)
 		shown := eval[string](t, panel, raw+`.querySelector("pre").textContent`)
 		var got, want any
 		if err := json.Unmarshal([]byte(shown), &got); err != nil {
@@ -209,8 +209,8 @@ func TestPanelPin(t *testing.T) {
 	}
 	// The pin's raw JSON is what get_ui_context lists in "pinned".
 	press(t, panel, "Show raw JSON of pinned "+selectionProvider)
-	raw := `document.querySelector('details[data-raw="pin:` + selectionProvider + `"]')`
-	waitPage(t, panel, raw+`.open`)
+	raw := `document.querySelector('[data-raw="pin:` + selectionProvider + `"]')`
+	waitPage(t, panel, `!`+raw+`.hidden`)
 	var got any
 	if err := json.Unmarshal([]byte(eval[string](t, panel, raw+`.querySelector("pre").textContent`)), &got); err != nil {
 		t.Fatalf("the pin's raw view is not JSON: %v", err)
@@ -277,25 +277,69 @@ func TestPanelSidePanel(t *testing.T) {
 	waitPage(t, side, fmt.Sprintf(`document.body.dataset.tab === "%d"`, other))
 }
 
-// Screenshots of the panel at the popup's width, light and dark: a slice
-// selected, its raw JSON open, a pin. The panel fits the width.
-func TestPanelScreenshots(t *testing.T) {
-	b := start(t, polyfill)
-	demo, panel, _ := b.demoWithPanel()
-	eval[any](t, demo, `(() => { const s = getSelection(); s.removeAllRanges(); const r = document.createRange(); r.selectNodeContents(document.querySelector("#details")); s.addRange(r); })()`)
-	waitPage(t, panel, `document.querySelector('[data-chip="`+selectionProvider+`"]')`)
-	press(t, panel, "Pin "+viewportProvider)
-	waitPage(t, panel, `document.querySelector('[data-pin="`+viewportProvider+`"]')`)
-	press(t, panel, "Show raw JSON of "+selectionProvider)
-	waitPage(t, panel, `document.querySelector('details[data-raw="chip:`+selectionProvider+`"]').open`)
-	dir := screenshotDir(t)
-	for _, scheme := range []string{"light", "dark"} {
-		p := screenshot(t, panel, scheme, dir, "panel-"+scheme+".png")
-		t.Logf("screenshot: %s", p)
-		if w := eval[int](t, panel, `document.documentElement.scrollWidth`); w > 360 {
-			t.Errorf("in %s, the panel is %d px wide at the popup's 360 px", scheme, w)
+// The popup's first screen (375 × 600 px) answers the three questions a
+// person opens it with, without scrolling: which agents are connected; may
+// they use this site, and do they ask first; what the next prompt carries
+// (each chip's switch and pin, the pins). The rest, the tools first, comes
+// below; nothing is wider than the popup. Screenshots in light and dark.
+func TestPanelFirstScreen(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		// The demo with a slice selected, its details' text selected and,
+		// from earlier, a pin.
+		demo := b.openDemo("localhost")
+		click(t, demo, "3")
+		eval[any](t, demo, `(() => { const s = getSelection(); s.removeAllRanges(); const r = document.createRange(); r.selectNodeContents(document.querySelector("#details")); s.addRange(r); })()`)
+		b.getUIContext() // the click has reached the extension
+		if out, err := b.shimCLI("pin", viewportProvider); err != nil {
+			t.Fatalf("webmcp-shim pin %s: %v\n%s", viewportProvider, err, out)
 		}
-	}
+		panel := b.openPanel(b.tabID(localOrigin()), demo)
+		waitPage(t, panel, `document.querySelector('[data-chip="`+selectionProvider+`"] .summary')?.textContent.includes("CommitNavigation")`)
+		waitPage(t, panel, `[...document.querySelectorAll(".agents li")].some(li => li.textContent.startsWith("e2e 1"))`)
+		waitPage(t, panel, byLabel(askLabel))
+		waitPage(t, panel, `document.querySelector('[data-pin="`+viewportProvider+`"]')`)
+		waitPage(t, panel, `document.querySelector('[data-chip="ambient"] .summary')?.textContent.startsWith("Selected text")`)
+		for _, scheme := range []string{"light", "dark"} {
+			popupView(t, panel, scheme)
+			// Every control that answers the three questions, and where its bottom is.
+			var controls []struct {
+				Name   string `json:"name"`
+				Bottom int    `json:"bottom"`
+			}
+			names := []string{siteSwitch, askLabel, "Include " + selectionProvider, "Pin " + selectionProvider,
+				"Include " + viewportProvider, "Include selection and focused element", "Unpin " + viewportProvider}
+			raw := eval[string](t, panel, `(() => {
+				const labelled = (l) => [...document.querySelectorAll("[aria-label]")].find(e => e.getAttribute("aria-label") === l);
+				const found = [
+					...[...document.querySelectorAll(".agents li")].map(li => ["agent " + li.textContent, li]),
+					...`+mustJSON(names)+`.map(n => [n, labelled(n)]),
+				];
+				return JSON.stringify(found.map(([name, el]) => ({name, bottom: el ? Math.ceil(el.getBoundingClientRect().bottom + scrollY) : -1})));
+			})()`)
+			if err := json.Unmarshal([]byte(raw), &controls); err != nil {
+				t.Fatal(err)
+			}
+			if len(controls) < 7 {
+				t.Fatalf("in %s, the controls found: %+v", scheme, controls)
+			}
+			for _, c := range controls {
+				if c.Bottom < 0 || c.Bottom > popupHeight {
+					t.Errorf("in %s at %d px wide, %q ends at %d px, want it within the first %d px", scheme, popupWidth, c.Name, c.Bottom, popupHeight)
+				}
+			}
+			if h := eval[int](t, panel, `Math.ceil(document.getElementById("tools").getBoundingClientRect().top + scrollY)`); h > popupHeight {
+				t.Logf("in %s the tools start at %d px", scheme, h)
+			}
+			if w := eval[int](t, panel, `document.documentElement.scrollWidth`); w > popupWidth {
+				t.Errorf("in %s, the panel is %d px wide at the popup's %d px", scheme, w, popupWidth)
+			}
+			t.Logf("in %s the whole panel is %d px long", scheme, eval[int](t, panel, `document.documentElement.scrollHeight`))
+			if m == polyfill {
+				t.Logf("screenshot: %s", screenshot(t, panel, scheme, screenshotDir(t), "panel-"+scheme+".png"))
+			}
+		}
+	})
 }
 
 // jsonValue is v as generic JSON (maps, slices, float64s).

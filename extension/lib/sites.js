@@ -82,6 +82,27 @@ export function webOrigin(url) {
   return u.origin;
 }
 
+/**
+ * Reads the site a person typed to allow ("Allow another site"): a URL, or
+ * a bare host such as "example.com" or "localhost:8080", taken as https.
+ * Only the origin is kept: a site is its scheme, host and port. Returns
+ * {origin, assumedHttps, dropped} (dropped: the path, query or fragment left
+ * out, '' when none) or {error}, a sentence that says what to type.
+ */
+export function siteFromInput(text) {
+  const s = String(text ?? '').trim();
+  if (s === '') return { error: 'Type a site to allow, e.g. https://example.com.' };
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(s);
+  const url = hasScheme ? s : `https://${s}`;
+  const origin = webOrigin(url);
+  if (origin === '') {
+    return { error: `${s} is not a web site: type it as https://example.com (http or https, a host, and a port if it has one).` };
+  }
+  const u = new URL(url);
+  const rest = `${u.pathname === '/' ? '' : u.pathname}${u.search}${u.hash}`;
+  return { origin, assumedHttps: !hasScheme, dropped: rest };
+}
+
 /** Reports whether the parsed pattern p matches the origin string. */
 function matches(p, origin) {
   const u = new URL(origin);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_ALLOW_LIST, allowListFrom, compileAllowList, parsePattern, webOrigin } from '../lib/sites.js';
+import { DEFAULT_ALLOW_LIST, allowListFrom, compileAllowList, parsePattern, siteFromInput, webOrigin } from '../lib/sites.js';
 
 test('the default list allows loopback on any port, over http and https', () => {
   const { allows, errors } = compileAllowList(DEFAULT_ALLOW_LIST);
@@ -99,4 +99,14 @@ test('allowListFrom falls back to the default', () => {
   assert.deepEqual(allowListFrom([1, 2]), [...DEFAULT_ALLOW_LIST]);
   assert.deepEqual(allowListFrom([]), []);
   assert.deepEqual(allowListFrom(['https://a.example']), ['https://a.example']);
+});
+
+test('what a person types to allow a site: a URL keeps only its origin; a bare host is https', () => {
+  assert.deepEqual(siteFromInput('https://example.com/some/path'), { origin: 'https://example.com', assumedHttps: false, dropped: '/some/path' });
+  assert.deepEqual(siteFromInput(' example.com '), { origin: 'https://example.com', assumedHttps: true, dropped: '' });
+  assert.deepEqual(siteFromInput('localhost:8080/app?x=1#y'), { origin: 'https://localhost:8080', assumedHttps: true, dropped: '/app?x=1#y' });
+  assert.deepEqual(siteFromInput('http://127.0.0.2:3000'), { origin: 'http://127.0.0.2:3000', assumedHttps: false, dropped: '' });
+  for (const bad of ['', 'file:///etc/passwd', 'ftp://example.com', 'exa mple.com', 'https://']) {
+    assert.match(siteFromInput(bad).error, /type/i, JSON.stringify(bad));
+  }
 });

@@ -1,10 +1,12 @@
 // The panel's context strip: one chip per context provider of the tab (and
-// one for the ambient selection and focused element), each with its summary
-// in plain words, an include/exclude switch ("Include <provider id>"), an
-// expander with the raw JSON exactly as an agent receives it, and a pin
-// button ("Pin <provider id>"); then the pinned snapshots, each with
-// "Unpin". An excluded provider never leaves the browser: the worker leaves
-// it out where it merges the tab's context (lib/contexts.js).
+// one for the ambient selection and focused element), compact: a switch to
+// include or exclude it ("Include <provider id>"), its name, a button that
+// shows the raw JSON exactly as an agent receives it, and the description
+// agents are told once ("Show raw JSON of <provider id>"), a pin button
+// ("Pin <provider id>"), and its summary in plain words; then the pinned
+// snapshots, each with "Unpin". An
+// excluded provider never leaves the browser: the worker leaves it out
+// where it merges the tab's context (lib/contexts.js).
 
 import { h, fill, toggle, clockTime } from './dom.js';
 
@@ -16,11 +18,31 @@ export function chipName(chip) {
   return chip.kind === 'ambient' ? 'selection and focused element' : chip.id;
 }
 
-// A <details> expander with the raw JSON; open ones stay open across renders.
-function rawView(key, label, raw, open) {
-  return h('details', { class: 'raw', 'data-raw': key, open: open.has(key) },
-    h('summary', { 'aria-label': label }, 'Raw JSON'),
+// The raw JSON, shown on demand: a small disclosure button ("JSON", named
+// label) for the chip's first line, and the box it opens below; open ones
+// stay open across renders (openRaw holds their keys).
+let rawSeq = 0;
+function rawView(key, label, raw, openRaw, note) {
+  const id = `raw-${++rawSeq}`;
+  const open = openRaw.has(key);
+  const body = h('div', { class: 'raw', id, 'data-raw': key, hidden: !open },
+    note,
     h('pre', { class: 'json', tabindex: '0', 'aria-label': `${label}: the JSON` }, raw));
+  const button = h('button', {
+    type: 'button',
+    class: 'small quiet',
+    'aria-label': label,
+    'aria-expanded': String(open),
+    'aria-controls': id,
+    onClick: () => {
+      const now = body.hidden;
+      body.hidden = !now;
+      button.setAttribute('aria-expanded', String(now));
+      if (now) openRaw.add(key);
+      else openRaw.delete(key);
+    },
+  }, 'JSON');
+  return { button, body };
 }
 
 /** Renders the chips into el. actions: {send, refresh, report, openRaw (a Set of open expanders)}. */
@@ -56,7 +78,7 @@ export function renderChips(el, state, actions) {
     button.disabled = true;
     try {
       await actions.send('pin', { tabId: tab.id, providerId: chip.id });
-      actions.report(`Pinned ${chip.id}: it goes along with every prompt until you unpin it.`);
+      actions.report(`Pinned ${chip.id}: it goes with every prompt.`);
     } catch (e) {
       actions.report(`Could not pin ${chip.id}: ${e.message}`, true);
     } finally {
@@ -67,15 +89,13 @@ export function renderChips(el, state, actions) {
   fill(el, h('ul', { class: 'chips' }, chips.map((chip) => {
     const name = chipName(chip);
     const label = chip.kind === 'ambient' ? 'Include selection and focused element' : `Include ${chip.id}`;
+    const raw = rawView(chip.kind === AMBIENT ? `chip:${AMBIENT}` : `chip:${chip.id}`, `Show raw JSON of ${name}`, chip.raw, actions.openRaw,
+      chip.description && h('p', { class: 'muted small' }, 'Told to agents once: ', chip.description));
     return h('li', { class: chip.included ? 'chip' : 'chip excluded', 'data-chip': chip.id, 'data-kind': chip.kind },
       h('div', { class: 'row' },
-        h('code', { class: 'name' }, chip.kind === 'ambient' ? 'Selection and focus' : chip.id),
-        toggle({ label, text: chip.included ? 'Included' : 'Excluded', checked: chip.included, onChange: (on, input) => include(chip, on, input) })),
-      h('p', { class: 'summary' }, chip.note ? `Could not be read: ${chip.note}` : chip.summary || '(no summary)'),
-      !chip.included && h('p', { class: 'muted small' }, 'Excluded: agents get none of it, not in get_ui_context, the prompt hook nor a pin.'),
-      chip.description && h('p', { class: 'muted small' }, 'Told to agents once: ', chip.description),
-      h('div', { class: 'row actions' },
-        rawView(chip.kind === AMBIENT ? `chip:${AMBIENT}` : `chip:${chip.id}`, `Show raw JSON of ${name}`, chip.raw, actions.openRaw),
+        toggle({ label, text: '', checked: chip.included, onChange: (on, input) => include(chip, on, input) }),
+        h('code', { class: 'name', title: chip.kind === 'ambient' ? undefined : chip.id }, chip.kind === 'ambient' ? 'Selection and focus' : chip.id),
+        raw.button,
         chip.kind === 'provider' && h('button', {
           type: 'button',
           class: 'small',
@@ -83,7 +103,10 @@ export function renderChips(el, state, actions) {
           disabled: !chip.included || !!chip.note,
           title: chip.included ? 'Keep this snapshot with every prompt, whatever you look at next' : 'Include it first',
           onClick: (e) => pin(chip, e.currentTarget),
-        }, 'Pin')));
+        }, 'Pin')),
+      h('p', { class: 'summary', title: chip.summary || undefined }, chip.note ? `Could not be read: ${chip.note}` : chip.summary || '(no summary)'),
+      !chip.included && h('p', { class: 'muted small' }, 'Excluded: agents get none of it, not in get_ui_context, the prompt hook nor a pin.'),
+      raw.body);
   })));
 }
 
@@ -91,7 +114,7 @@ export function renderChips(el, state, actions) {
 export function renderPins(el, state, actions) {
   const { pins } = state;
   if (!pins.length) {
-    fill(el, h('p', { class: 'muted' }, 'Nothing pinned. Pin a chip to keep its snapshot with every prompt.'));
+    fill(el, h('p', { class: 'muted small' }, 'Nothing pinned: Pin keeps a snapshot with every prompt.'));
     return;
   }
   const unpin = async (p, button) => {
@@ -106,13 +129,17 @@ export function renderPins(el, state, actions) {
       actions.refresh();
     }
   };
-  fill(el, h('ul', { class: 'chips pins' }, pins.map((p) => h('li', { class: p.shared ? 'chip pinned' : 'chip pinned excluded', 'data-pin': p.providerId },
-    h('div', { class: 'row' },
-      h('code', { class: 'name' }, p.providerId),
-      h('button', { type: 'button', class: 'small', 'aria-label': `Unpin ${p.providerId}`, onClick: (e) => unpin(p, e.currentTarget) }, 'Unpin')),
-    h('p', { class: 'summary' }, p.summary || '(no summary)'),
-    h('p', { class: 'muted small' },
-      `Frozen snapshot, pinned at ${clockTime(p.pinnedAt)} from tab ${p.tabId}${p.title ? ` “${p.title}”` : ''}.`,
-      !p.shared && ' Not sent: its site is off or the provider is excluded.'),
-    rawView(`pin:${p.providerId}`, `Show raw JSON of pinned ${p.providerId}`, p.raw, actions.openRaw)))));
+  fill(el, h('h3', { id: 'pins-h' }, 'Pinned'), h('ul', { class: 'chips pins', 'aria-labelledby': 'pins-h' }, pins.map((p) => {
+    const raw = rawView(`pin:${p.providerId}`, `Show raw JSON of pinned ${p.providerId}`, p.raw, actions.openRaw,
+      h('p', { class: 'muted small' }, `Frozen snapshot, pinned at ${clockTime(p.pinnedAt)} from tab ${p.tabId}${p.title ? ` “${p.title}”` : ''}.`));
+    return h('li', { class: p.shared ? 'chip pinned' : 'chip pinned excluded', 'data-pin': p.providerId },
+      h('div', { class: 'row' },
+        h('code', { class: 'name', title: p.providerId }, p.providerId),
+        h('span', { class: 'muted small' }, clockTime(p.pinnedAt)),
+        raw.button,
+        h('button', { type: 'button', class: 'small', 'aria-label': `Unpin ${p.providerId}`, onClick: (e) => unpin(p, e.currentTarget) }, 'Unpin')),
+      h('p', { class: 'summary', title: p.summary || undefined }, p.summary || '(no summary)'),
+      !p.shared && h('p', { class: 'muted small' }, 'Not sent: its site is off or the provider is excluded.'),
+      raw.body);
+  })));
 }

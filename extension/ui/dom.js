@@ -40,7 +40,7 @@ export function toggle({ label, text, checked, disabled, onChange, describedBy }
     disabled,
     onChange: (e) => onChange(e.target.checked, e.target),
   });
-  return h('label', { class: 'switch' }, input, h('span', { class: 'track', 'aria-hidden': 'true' }), h('span', { class: 'switch-text' }, text));
+  return h('label', { class: 'switch' }, input, h('span', { class: 'track', 'aria-hidden': 'true' }), text && h('span', { class: 'switch-text' }, text));
 }
 
 /** Replaces the children of el. */

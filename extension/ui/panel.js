@@ -1,8 +1,12 @@
 // The panel: the action's popup, the side panel, or a tab
 // (ui/panel.html?tab=<id>, the id list_tabs and `webmcp-shim status` show).
 // It shows one tab (?tab=, else the active tab of its window, followed as it
-// changes in the side panel): the connection, the site's switch, the tools,
-// the context strip with the pins, the activity log and the allowed sites.
+// changes in the side panel), in the order of the questions a person opens
+// it with, the first three on the popup's first screen: which agents are
+// connected; may they use this site, and do they ask first (the switch, the
+// ask-before-acting choice); what the next prompt carries (the context
+// chips, their switches, the pins). Then the tools, one line each, and the
+// activity log and the allowed sites, collapsed.
 // Everything comes from the worker (worker/panel.js) through ui/api.js, and
 // is asked again whenever the worker names a topic that changed.
 
@@ -21,18 +25,11 @@ const inSidePanel = params.get('in') === 'sidepanel';
 document.documentElement.classList.add(fixedTab !== null ? 'mode-tab' : inSidePanel ? 'mode-side' : 'mode-popup');
 
 const report = reporter($('status'));
-/** The raw-JSON expanders that are open, kept open across renders. */
+/** The raw-JSON views that are open, kept open across renders (ui/context.js). */
 const openRaw = new Set();
 let tabId;
 let windowId;
 let last = '';
-
-document.addEventListener('toggle', (e) => {
-  const key = e.target instanceof HTMLDetailsElement ? e.target.dataset.raw : undefined;
-  if (!key) return;
-  if (e.target.open) openRaw.add(key);
-  else openRaw.delete(key);
-}, true);
 
 async function activeTab() {
   try {
@@ -133,7 +130,7 @@ function mountSiteSettings(origin) {
   root.replaceChildren();
   if (!origin) return;
   import('./site-settings.js')
-    .then((m) => settingsOrigin === origin && m.mountSiteSettings && m.mountSiteSettings(root, { send, origin }))
+    .then((m) => settingsOrigin === origin && m.mountSiteSettings && m.mountSiteSettings(root, { send, origin, compact: true }))
     .catch(() => {});
 }
 

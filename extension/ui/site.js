@@ -1,8 +1,9 @@
-// The panel's "This site" section: the tab's origin and the one switch,
-// "Let local agents use this site", that puts the origin on the allow list
-// or takes it off (worker/panel.js, site/set). Off: the site's tools leave
-// every agent at once and its context, URL and title stay in the browser.
-// The ask-before-acting settings mount beside it, in #site-consent (panel.js).
+// The panel's "This site" section: the tab's origin and title, and the one
+// switch, "Let local agents use this site", that puts the origin on the
+// allow list or takes it off (worker/panel.js, site/set). Off: the site's
+// tools leave every agent at once and its context, URL and title stay in
+// the browser. The ask-before-acting control mounts below it, in
+// #site-consent (panel.js, ui/site-settings.js).
 
 import { h, fill, toggle } from './dom.js';
 
@@ -34,10 +35,11 @@ export function renderSite(el, state, actions) {
     }
   };
   fill(el,
-    h('p', { class: 'origin' }, h('code', {}, site.origin), tab.title ? h('span', { class: 'muted' }, ` · ${tab.title}`) : null),
+    h('p', { class: 'origin', title: tab.title || undefined }, h('code', {}, site.origin), tab.title ? h('span', { class: 'muted' }, ` · ${tab.title}`) : null),
     toggle({ label: SITE_SWITCH, text: SITE_SWITCH, checked: site.allowed, onChange: change, describedBy: 'site-explain' }),
-    h('p', { id: 'site-explain', class: 'muted' }, site.allowed
-      ? 'On: agents on this computer see this site\'s tools, its URL and title, and the context below that you include.'
-      : 'Off: agents see only that a tab of this site is open; its tools, context, URL and title stay in the browser.'),
+    // On, the switch says it all: the sentence is its description, not shown.
+    h('p', { id: 'site-explain', class: 'muted small', hidden: site.allowed }, site.allowed
+      ? 'On: agents on this computer get its tools, URL, title and the context below.'
+      : 'Off: agents see only that a tab of this site is open; nothing else leaves the browser.'),
   );
 }

@@ -1,9 +1,15 @@
 // The allow list, as the panel's "Allowed sites" section and the options
 // page show it: each entry with a Remove button ("Remove <entry>"), entries
 // that turn a site off ("!origin") marked as such, the defaults marked, and
-// a field to allow one more site. Both pages render it with mountSites.
+// a field to allow one more site (a URL or a bare host, taken as https; only
+// its origin is kept, and the confirmation says so). Both pages render it
+// with mountSites.
 
+import { siteFromInput } from '../lib/sites.js';
 import { h, fill } from './dom.js';
+
+/** What the add field last said, per list element, kept across renders. */
+const fieldMessages = new WeakMap();
 
 /** Renders the list into el from {entries} (worker/panel.js sites/list). actions: {send, refresh, report}. */
 export function renderSites(el, { entries }, actions) {
@@ -19,21 +25,40 @@ export function renderSites(el, { entries }, actions) {
       actions.refresh();
     }
   };
+  const say = (text, isError = false) => {
+    fieldMessages.set(el, { text, isError });
+    const p = el.querySelector('#add-site-msg');
+    if (p) {
+      p.textContent = text;
+      p.classList.toggle('error', isError);
+    }
+    actions.report(text, isError);
+  };
   const add = async (e) => {
     e.preventDefault();
     const input = e.currentTarget.elements.site;
-    const origin = input.value.trim();
-    if (!origin) return;
+    const typed = input.value.trim();
+    const site = siteFromInput(typed);
+    if (site.error) {
+      say(site.error, true);
+      input.focus();
+      return;
+    }
+    const { origin } = site;
     try {
       await actions.send('site/set', { origin, on: true });
-      actions.report(`Agents may now use ${origin}.`);
+      const notes = [];
+      if (site.assumedHttps) notes.push('https, since you typed no scheme');
+      if (site.dropped) notes.push(`the whole site, not only ${site.dropped}`);
+      say(`Agents may now use ${origin}${notes.length ? ` (${notes.join('; ')})` : ''}.`);
       input.value = '';
     } catch (err) {
-      actions.report(`Could not allow ${origin}: ${err.message}`, true);
+      say(`Could not allow ${origin}: ${err.message}`, true);
     } finally {
       actions.refresh();
     }
   };
+  const msg = fieldMessages.get(el);
   const list = entries.length === 0
     ? h('p', { class: 'muted' }, 'No site is allowed: agents see no page\'s tools or context.')
     : h('ul', { class: 'sites' }, entries.map((s) => h('li', { 'data-entry': s.entry },
@@ -42,11 +67,15 @@ export function renderSites(el, { entries }, actions) {
         s.isDefault ? h('span', { class: 'muted small' }, ' (default)') : null),
       h('button', { type: 'button', class: 'small', 'aria-label': `Remove ${s.entry}`, onClick: (e) => remove(s.entry, e.currentTarget) }, 'Remove'))));
   fill(el, list,
-    h('form', { class: 'add-site', onSubmit: add },
+    h('form', { class: 'add-site', onSubmit: add, novalidate: true },
       h('label', { for: 'add-site-input' }, 'Allow another site'),
       h('div', { class: 'row' },
-        h('input', { id: 'add-site-input', name: 'site', type: 'url', placeholder: 'https://example.com', autocomplete: 'off', spellcheck: 'false' }),
-        h('button', { type: 'submit' }, 'Allow'))),
+        h('input', {
+          id: 'add-site-input', name: 'site', type: 'text', inputmode: 'url', placeholder: 'https://example.com',
+          autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'add-site-msg',
+        }),
+        h('button', { type: 'submit' }, 'Allow')),
+      h('p', { id: 'add-site-msg', class: msg && msg.isError ? 'small error' : 'small', 'aria-live': 'polite' }, msg ? msg.text : '')),
     h('p', { class: 'muted small' }, 'A site is its scheme, host and port. Pages of allowed sites hand their tools and the context you include to agents on this computer.'));
 }
 

@@ -1,9 +1,11 @@
-// The panel's Tools section: the tools the tab offers agents, each marked
-// read-only or acting (from the page's annotations: readOnlyHint), with its
-// description; a tool the agents do not get (its site is off) says so, and
-// the tools the extension left out (past a cap, invalid) are listed with why.
+// The panel's Tools section: the tools the tab offers agents, one line
+// each — the name, read-only or acts (from the page's annotations:
+// readOnlyHint), "not shared" while the site is off — with the title and
+// description on demand (a <details>; Markdown shown as plain text); the
+// tools the extension left out (past a cap, invalid) are listed with why.
 
 import { h, fill } from './dom.js';
+import { plainText } from './plaintext.js';
 
 /** Renders the section's body into el. */
 export function renderTools(el, state) {
@@ -19,12 +21,14 @@ export function renderTools(el, state) {
     fill(el, h('p', { class: 'muted' }, 'This tab offers no tools.'), leftOut);
     return;
   }
+  const open = new Set([...el.querySelectorAll('li.tool > details[open]')].map((d) => d.parentElement.dataset.tool));
   fill(el, h('ul', { class: 'tools' }, tools.map((t) => h('li', { class: 'tool', 'data-tool': t.name },
-    h('div', { class: 'row' },
-      h('code', { class: 'name' }, t.name),
-      h('span', { class: t.readOnly ? 'tag read' : 'tag act' }, t.readOnly ? 'read-only' : 'acts'),
-      !t.shared && h('span', { class: 'tag off' }, 'not shared')),
-    t.title && t.title !== t.name && h('div', { class: 'title' }, t.title),
-    h('p', { class: 'desc' }, t.description || '(no description)'),
-    t.frameId !== 0 && h('p', { class: 'muted small' }, `in a frame of ${t.origin}`)))), leftOut);
+    h('details', { open: open.has(t.name) },
+      h('summary', {},
+        h('code', { class: 'name' }, t.name),
+        h('span', { class: t.readOnly ? 'tag read' : 'tag act' }, t.readOnly ? 'read-only' : 'acts'),
+        !t.shared && h('span', { class: 'tag off' }, 'not shared'),
+        t.title && t.title !== t.name && h('span', { class: 'title' }, t.title)),
+      h('p', { class: 'desc' }, plainText(t.description) || '(no description)'),
+      t.frameId !== 0 && h('p', { class: 'muted small' }, `in a frame of ${t.origin}`))))), leftOut);
 }
