@@ -26,28 +26,73 @@ Options:
                         brave
   --no-browsers         do not write the manifest into the browsers' own
                         user-level folders (only --user-data-dir ones)
-  --uninstall           remove everything the install record lists
-                        (manifests of every profile included), stop the
-                        hosts it installed, and say what is left to do by
-                        hand (pass the same --prefix)
+  --uninstall           remove what the install record lists (manifests of
+                        every profile included; only the install's own
+                        places, never through a symbolic link), stop your
+                        hosts and shims that run its binaries, remove the
+                        HTTP token and the empty runtime folder, and say
+                        what is left to do by hand (pass the same --prefix)
   -h, --help            this text
 TXT
 }
 
+# say FIRST INDENT TEXT...: print TEXT wrapped at 80 columns, after FIRST on
+# its first line and after INDENT on the others; a word longer than a line
+# (a long path) gets a line of its own rather than being cut.
+say() {
+	local line="$1" indent="$2" lead=1 w words
+	shift 2
+	read -ra words <<<"$*"
+	for w in ${words[@]+"${words[@]}"}; do
+		if [ "$lead" = 1 ]; then
+			line="$line$w"
+			lead=0
+		elif [ $((${#line} + 1 + ${#w})) -le 80 ]; then
+			line="$line $w"
+		else
+			printf '%s\n' "$line"
+			line="$indent$w"
+		fi
+	done
+	printf '%s\n' "$line"
+}
+
+# cmd INDENT WORD...: print a command to copy, after INDENT, continued with
+# " \" on further lines (two columns deeper) when it does not fit in 80.
+cmd() {
+	local indent="$1" line="$1" i=0 room
+	shift
+	local words=("$@")
+	for ((i = 0; i < ${#words[@]}; i++)); do
+		room=80
+		[ $((i + 1)) = ${#words[@]} ] || room=78 # for the " \"
+		if [ "$i" = 0 ]; then
+			line="$line${words[i]}"
+		elif [ $((${#line} + 1 + ${#words[i]})) -le "$room" ]; then
+			line="$line ${words[i]}"
+		else
+			printf '%s \\\n' "$line"
+			line="$indent  ${words[i]}"
+		fi
+	done
+	printf '%s\n' "$line"
+}
+
 case "$(uname -s)" in
 Linux|Darwin) ;;
-*) echo "install.sh: $(uname -s) is not supported yet: the WebMCP bridge installs on Linux and macOS only" >&2; exit 1 ;;
+*) say "install.sh: " "  " "$(uname -s) is not supported yet: the WebMCP bridge installs on Linux and macOS only" >&2; exit 1 ;;
 esac
 
 prefix="${PREFIX:-$HOME/.local}"
 uninstall=0
 host_args=()
+profiles=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--prefix) [ $# -ge 2 ] || { echo "install.sh: --prefix needs a folder" >&2; exit 2; }; prefix="$2"; shift 2 ;;
 	--prefix=*) prefix="${1#*=}"; shift ;;
-	--user-data-dir) [ $# -ge 2 ] || { echo "install.sh: --user-data-dir needs a folder" >&2; exit 2; }; host_args+=(--user-data-dir "$2"); shift 2 ;;
-	--user-data-dir=*) host_args+=(--user-data-dir "${1#*=}"); shift ;;
+	--user-data-dir) [ $# -ge 2 ] || { echo "install.sh: --user-data-dir needs a folder" >&2; exit 2; }; host_args+=(--user-data-dir "$2"); profiles+=("$2"); shift 2 ;;
+	--user-data-dir=*) host_args+=(--user-data-dir "${1#*=}"); profiles+=("${1#*=}"); shift ;;
 	--browser) [ $# -ge 2 ] || { echo "install.sh: --browser needs a name (see --help)" >&2; exit 2; }; host_args+=(--browser "$2"); shift 2 ;;
 	--browser=*) host_args+=(--browser "${1#*=}"); shift ;;
 	--no-browsers) host_args+=(--no-browsers); shift ;;
@@ -65,7 +110,7 @@ record="$share/install-record"
 
 if [ "$uninstall" = 1 ]; then
 	if [ ! -f "$record" ] && [ ! -e "$bin/webmcp-host" ] && [ ! -e "$bin/webmcp-shim" ] && [ ! -e "$share" ]; then
-		echo "Nothing to uninstall: no WebMCP bridge in $prefix (no $record)."
+		say "" "  " "Nothing to uninstall: no WebMCP bridge in $prefix (no $record)."
 		exit 0
 	fi
 	host="$bin/webmcp-host"
@@ -89,15 +134,18 @@ if [ "$uninstall" = 1 ]; then
 		[ ! -e "$share" ] || { rm -rf "$share"; echo "removed $share"; }
 	fi
 	[ -z "$tmp" ] || rm -rf "$tmp"
+	echo
 	if [ "$status" = 0 ]; then
-		echo; echo "Removed the WebMCP bridge from $prefix."
+		say "" "  " "Removed the WebMCP bridge from $prefix."
 	else
-		echo; echo "Some of the WebMCP bridge in $prefix could not be removed: see the messages above."
+		say "" "  " "Some of the WebMCP bridge in $prefix could not be removed: see the messages above."
 	fi
-	cat <<TXT
+	cat <<'TXT'
 Left for you to do:
-  - remove the extension: chrome://extensions → WebMCP bridge → Remove, in
-    each browser and profile where you loaded it;
+  - remove the extension in each browser and profile where you loaded it:
+    chrome://extensions → WebMCP bridge → Remove. Its files are gone, so
+    until then the browser shows it as broken (a grey icon; its popup
+    shows ERR_FILE_NOT_FOUND);
   - if you registered webmcp-shim with an agent, remove it there, e.g.
     claude mcp remove webmcp, codex mcp remove webmcp, or the "webmcp"
     entry (and Claude Code's "webmcp-shim context" hook) in its settings.
@@ -106,7 +154,7 @@ TXT
 fi
 
 if ! command -v go >/dev/null 2>&1; then
-	echo "install.sh: Go is not installed or not on PATH: install Go 1.26 or later (https://go.dev/doc/install) and run ./install.sh again" >&2
+	say "install.sh: " "  " "Go is not installed or not on PATH: install Go 1.26 or later (https://go.dev/doc/install) and run ./install.sh again" >&2
 	exit 1
 fi
 
@@ -142,44 +190,63 @@ add tree "$share/extension"
 ext_id="$("$bin/webmcp-host" extension-id)"
 what="Installed"
 [ "$first" = 1 ] || what="Updated"
-cat <<TXT
-
-$what webmcp-host and webmcp-shim in $bin.
-
-Next:
-  1. Load the extension: open chrome://extensions, turn on Developer mode,
-     click "Load unpacked" and pick
-       $share/extension
-     (its ID is $ext_id; where it is loaded already, click its reload
-     button). A browser started with --user-data-dir=DIR needs
-     ./install.sh --user-data-dir DIR.
-  2. Register the shim with your agent:
-TXT
+# The browsers started with the --user-data-dir folders given.
+started=""
+for p in ${profiles[@]+"${profiles[@]}"}; do
+	started="${started:+$started or }--user-data-dir=$p"
+done
+echo
+say "" "  " "$what webmcp-host and webmcp-shim in $bin."
+echo
+if [ "$first" = 0 ] && [ -n "$started" ]; then
+	# Registering a profile after the install: only that profile needs
+	# the extension; agents reach every browser through the same shim.
+	say "Next: " "  " "load the extension in the browser started with $started: open chrome://extensions, turn on Developer mode, click \"Load unpacked\" and pick"
+	say "    " "    " "$share/extension"
+	say "  " "  " "(where it is loaded already, click its reload button). Your agents need nothing more: one shim reaches every browser. ./install.sh alone prints the other steps again."
+	exit 0
+fi
+echo "Next:"
+say "  1. " "     " "Load the extension: open chrome://extensions, turn on Developer mode, click \"Load unpacked\" and pick"
+say "       " "       " "$share/extension"
+if [ -n "$started" ]; then
+	tail="Do so in the browser started with $started too: it has extensions of its own."
+else
+	tail="A browser started with --user-data-dir=DIR needs ./install.sh --user-data-dir DIR."
+fi
+say "     " "     " "(its ID is $ext_id; where it is loaded already, click its reload button). $tail"
+echo "  2. Register the shim with your agent:"
 agents=0
 for a in claude codex gemini cursor code; do
 	command -v "$a" >/dev/null 2>&1 || continue
 	case "$a" in
-	claude) line="claude mcp add --scope user webmcp -- $bin/webmcp-shim   (and the prompt hook: $bin/webmcp-shim register claude)" ;;
-	codex) line="codex mcp add webmcp -- $bin/webmcp-shim" ;;
-	gemini) line="gemini mcp add --scope user webmcp $bin/webmcp-shim   (then trust your project's folder in gemini)" ;;
-	cursor) line="$bin/webmcp-shim register cursor --write" ;;
-	code) line="$bin/webmcp-shim register vscode --write" ;;
+	claude)
+		cmd "       " claude mcp add --scope user webmcp -- "$bin/webmcp-shim"
+		echo "       and the prompt hook, which this prints:"
+		cmd "       " "$bin/webmcp-shim" register claude
+		;;
+	codex) cmd "       " codex mcp add webmcp -- "$bin/webmcp-shim" ;;
+	gemini)
+		cmd "       " gemini mcp add --scope user webmcp "$bin/webmcp-shim"
+		say "       " "         " "(then trust your project's folder in gemini)"
+		;;
+	cursor) cmd "       " "$bin/webmcp-shim" register cursor --write ;;
+	code) cmd "       " "$bin/webmcp-shim" register vscode --write ;;
 	esac
-	echo "       $line"
 	agents=$((agents + 1))
 done
 if [ "$agents" = 0 ]; then
-	echo "       no agent CLI found on PATH; $bin/webmcp-shim register claude|codex|gemini|cursor|vscode"
-	echo "       prints what each one needs"
+	say "       " "       " "no agent CLI found on PATH; $bin/webmcp-shim register AGENT prints what AGENT (claude, codex, gemini, cursor or vscode) needs"
 else
-	echo "       (other agents: $bin/webmcp-shim register claude|codex|gemini|cursor|vscode)"
+	say "       " "       " "other agents: $bin/webmcp-shim register AGENT prints what AGENT (claude, codex, gemini, cursor or vscode) needs"
 fi
-cat <<TXT
-  3. Try it: $bin/webmcp-shim demo serves a demo app at http://127.0.0.1:8765/;
-     open it in the browser, then $bin/webmcp-shim status shows its tools.
-     If nothing shows up: $bin/webmcp-shim doctor
-TXT
+echo "  3. Try it:"
+cmd "       " "$bin/webmcp-shim" demo
+say "     " "     " "serves a demo app at http://127.0.0.1:8765/; open it in the browser, then"
+cmd "       " "$bin/webmcp-shim" status
+say "     " "     " "shows its tools. If nothing shows up:"
+cmd "       " "$bin/webmcp-shim" doctor
 case ":$PATH:" in
 *":$bin:"*) ;;
-*) echo; echo "Note: $bin is not on your PATH; the commands above use full paths, and so does everything register writes." ;;
+*) echo; say "Note: " "  " "$bin is not on your PATH; the commands above use full paths, and so does everything register writes." ;;
 esac

@@ -8,13 +8,17 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
+	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
-// fakeHome is a HOME where only Chromium has run, with no browser on PATH.
+// fakeHome is a HOME where only Chromium has run, with no browser on PATH,
+// and no runtime folder but the default one under it.
 func fakeHome(t *testing.T) string {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", "")
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", webmcp.RuntimeDirEnv} {
+		t.Setenv(v, "")
+	}
 	t.Setenv("PATH", t.TempDir())
 	if err := os.MkdirAll(filepath.Join(home, ".config", "chromium"), 0o700); err != nil {
 		t.Fatal(err)
@@ -30,8 +34,8 @@ func TestInstallAndUninstall(t *testing.T) {
 	if code := installCmd("install", []string{"--user-data-dir", profile, "--record", record}, &out, &errs); code != 0 {
 		t.Fatalf("install = %d: %s", code, errs.String())
 	}
-	for _, want := range []string{"browsers found: Chromium\n", "skipped, not installed: Chrome, ", "wrote " + filepath.Join(profile, "NativeMessagingHosts", manifest.FileName)} {
-		if !strings.Contains(out.String(), want) {
+	for _, want := range []string{"browsers found: Chromium skipped, not installed: Chrome, ", "wrote " + filepath.Join(profile, "NativeMessagingHosts", manifest.FileName)} {
+		if !strings.Contains(oneLine(out.String()), want) {
 			t.Errorf("install output lacks %q:\n%s", want, out.String())
 		}
 	}

@@ -12,8 +12,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
@@ -57,6 +59,21 @@ func toolPath(t *testing.T) string {
 	return dir
 }
 
+// checkWidth fails t for each line of out wider than 80 columns, but for a
+// line that holds a single word (a long path), maybe with " \\" after it.
+func checkWidth(t *testing.T, what, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if utf8.RuneCountInString(line) <= 80 {
+			continue
+		}
+		if words := strings.Fields(strings.TrimSuffix(line, " \\")); len(words) == 1 {
+			continue
+		}
+		t.Errorf("%s prints a line of %d columns:\n%s", what, utf8.RuneCountInString(line), line)
+	}
+}
+
 // tree lists the paths under root, but for Go's own (telemetry) files.
 func tree(t *testing.T, root string) []string {
 	var out []string
@@ -83,6 +100,8 @@ func TestInstallScript(t *testing.T) {
 	}
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, ".config", "chromium"), 0o700)
+	// Hosts and shims put their sockets in XDG_RUNTIME_DIR/webmcp.
+	xdgRuntime := bridgetest.RuntimeDir(t)
 	profile := filepath.Join(t.TempDir(), "profile")
 	goEnv := func(k string) string {
 		out, err := exec.Command("go", "env", k).Output()
@@ -95,6 +114,7 @@ func TestInstallScript(t *testing.T) {
 		"HOME=" + home, "PATH=" + toolPath(t), "LANG=C",
 		"GOCACHE=" + goEnv("GOCACHE"), "GOMODCACHE=" + goEnv("GOMODCACHE"), "GOPATH=" + goEnv("GOPATH"),
 		"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off", "CGO_ENABLED=0",
+		"XDG_RUNTIME_DIR=" + xdgRuntime,
 	}
 	before := tree(t, home)
 	run := func(args ...string) string {
@@ -107,6 +127,7 @@ func TestInstallScript(t *testing.T) {
 			t.Fatalf("install.sh %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 		t.Logf("install.sh %s:\n%s", strings.Join(args, " "), out)
+		checkWidth(t, "install.sh "+strings.Join(args, " "), string(out))
 		return string(out)
 	}
 
@@ -114,15 +135,20 @@ func TestInstallScript(t *testing.T) {
 	prefix := filepath.Join(home, ".local")
 	bin := filepath.Join(prefix, "bin")
 	for _, want := range []string{
-		"browsers found: Chromium\n", "skipped, not installed: Chrome, ",
+		"browsers found: Chromium skipped, not installed: Chrome, ",
 		"wrote " + filepath.Join(home, ".config", "chromium", "NativeMessagingHosts", manifest.FileName),
 		"wrote " + filepath.Join(profile, "NativeMessagingHosts", manifest.FileName),
 		"claude mcp add --scope user webmcp -- " + filepath.Join(bin, "webmcp-shim"),
+		"Do so in the browser started with --user-data-dir=" + profile + " too",
 		"is not on your PATH",
 	} {
-		if !strings.Contains(out, want) {
+		if !strings.Contains(oneLine(strings.ReplaceAll(out, " \\\n", " ")), want) {
 			t.Errorf("install.sh output lacks %q", want)
 		}
+	}
+	// It does not tell to do what was just done.
+	if strings.Contains(out, "./install.sh --user-data-dir DIR") {
+		t.Errorf("install.sh --user-data-dir says to run install.sh --user-data-dir")
 	}
 	if _, err := os.Stat(filepath.Join(home, ".config", "google-chrome")); err == nil {
 		t.Error("install.sh made a folder for Chrome, which is not installed")
@@ -180,8 +206,8 @@ func TestInstallScript(t *testing.T) {
 	recBefore, _ := os.ReadFile(record)
 	treeBefore := tree(t, home)
 	out = run()
-	if strings.Contains(out, "wrote ") || !strings.Contains(out, "unchanged ") || !strings.Contains(out, "Updated ") {
-		t.Errorf("second install.sh wrote something or did not say so")
+	if o := oneLine(out); strings.Contains(o, "wrote ") || !strings.Contains(o, "unchanged ") || !strings.Contains(o, "Updated ") || !strings.Contains(o, "2. Register the shim") {
+		t.Errorf("second install.sh wrote something, did not say so, or left out the next steps")
 	}
 	if recAfter, _ := os.ReadFile(record); string(recAfter) != string(recBefore) {
 		t.Errorf("second install.sh changed the record:\n%s\n---\n%s", recBefore, recAfter)
@@ -190,10 +216,19 @@ func TestInstallScript(t *testing.T) {
 		t.Errorf("second install.sh changed the files:\n%v\n---\n%v", treeBefore, d)
 	}
 
-	// A host of this install runs, as a browser would start it.
+	// Again for the profile, once installed: only the step that the
+	// profile needs.
+	out = run("--user-data-dir", profile)
+	if !strings.Contains(oneLine(out), "load the extension in the browser started with --user-data-dir="+profile) ||
+		strings.Contains(out, "Register the shim") || strings.Contains(out, "./install.sh --user-data-dir DIR") {
+		t.Errorf("install.sh --user-data-dir after the install: want only the extension's step for that profile")
+	}
+
+	// A host of this install runs, as a browser would start it, and a shim
+	// over HTTP, as one would run it by hand.
 	ctx := bridgetest.Context(t)
 	host := exec.CommandContext(ctx, filepath.Join(bin, "webmcp-host"), webmcp.ExtensionOrigin)
-	host.Env = append(os.Environ(), webmcp.RuntimeDirEnv+"="+bridgetest.RuntimeDir(t))
+	host.Env = env
 	stdin, _ := host.StdinPipe()
 	defer stdin.Close()
 	log := bridgetest.NewLog(t, "webmcp-host")
@@ -207,14 +242,44 @@ func TestInstallScript(t *testing.T) {
 	if _, err := log.Await(ctx, "listening on"); err != nil {
 		t.Fatal(err)
 	}
+	shim := exec.CommandContext(ctx, filepath.Join(bin, "webmcp-shim"), "--http", "127.0.0.1:0")
+	shim.Env = env
+	shimLog := bridgetest.NewLog(t, "webmcp-shim")
+	shim.Stderr = shimLog
+	if err := shim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	shimExited := make(chan error, 1)
+	go func() { shimExited <- shim.Wait() }()
+	if _, err := shimLog.Await(ctx, "serving MCP (Streamable HTTP)"); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile := filepath.Join(home, ".config", "webmcp-bridge", "http-token")
+	if _, err := os.Stat(tokenFile); err != nil {
+		t.Fatalf("the shim made no token: %v", err)
+	}
 
 	out = run("--uninstall")
-	for _, want := range []string{"stopped webmcp-host", "chrome://extensions", "removed " + filepath.Join(profile, "NativeMessagingHosts", manifest.FileName)} {
-		if !strings.Contains(out, want) {
+	for _, want := range []string{
+		"stopped webmcp-host (pid " + strconv.Itoa(host.Process.Pid),
+		"stopped webmcp-shim (pid " + strconv.Itoa(shim.Process.Pid) + ": webmcp-shim --http 127.0.0.1:0)",
+		"removed " + filepath.Join(profile, "NativeMessagingHosts", manifest.FileName),
+		"removed the HTTP token " + tokenFile,
+		"removed the runtime folder " + filepath.Join(xdgRuntime, "webmcp"),
+		"chrome://extensions → WebMCP bridge → Remove. Its files are gone, so until then the browser shows it as broken",
+	} {
+		if !strings.Contains(oneLine(out), want) {
 			t.Errorf("install.sh --uninstall output lacks %q", want)
 		}
 	}
+	if strings.Contains(out, "host is missing") {
+		t.Errorf("install.sh --uninstall says the extension reports a missing host: its files are gone")
+	}
 	bridgetest.Await(ctx, t, exited, "the host to exit")
+	bridgetest.Await(ctx, t, shimExited, "the shim to exit")
+	if _, err := os.Lstat(filepath.Join(xdgRuntime, "webmcp")); !os.IsNotExist(err) {
+		t.Errorf("install.sh --uninstall left the runtime folder: %v", err)
+	}
 	if after := tree(t, home); !slices.Equal(after, before) {
 		t.Errorf("install.sh --uninstall left files behind:\n%v\nwant only\n%v", after, before)
 	}

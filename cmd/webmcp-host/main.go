@@ -27,8 +27,9 @@ It is not meant to be run by hand, except to register it with the browsers:
     webmcp-host install [--user-data-dir DIR]... [--browser KEY]... [--record FILE]
         write the manifest for each installed browser (or KEY) and profile
     webmcp-host uninstall [--record FILE] [--user-data-dir DIR]...
-        remove what the install record lists and stop its hosts; without
-        a record, the manifests that name this binary
+        remove what the install record lists (only the install's own
+        places), stop your hosts and shims of the install, remove the HTTP
+        token; without a record, the manifests that name this binary
     webmcp-host extension-id
         print the extension's ID
 

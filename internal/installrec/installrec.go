@@ -11,6 +11,11 @@
 // extension) or "dir" (a folder that the install created, removed at
 // uninstall when empty). Lines starting with # are comments. install.sh
 // appends lines; webmcp-host install and uninstall read and rewrite it.
+//
+// The record is not trusted further than the places an install writes
+// ([Check]): whatever a line says, the uninstall removes only this install's
+// binaries and extension folder, manifests in NativeMessagingHosts folders,
+// and never through a symbolic link.
 package installrec
 
 import (
@@ -21,7 +26,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/webmcp-bridge/bridge/manifest"
 )
 
 // FileName is the record's name in PREFIX/share/webmcp-bridge.
@@ -52,6 +60,110 @@ type Record struct {
 // (PREFIX/bin) is: PREFIX/share/webmcp-bridge/install-record.
 func PathFor(bin string) string {
 	return filepath.Join(filepath.Dir(bin), "share", "webmcp-bridge", FileName)
+}
+
+// Prefix is the PREFIX of the install whose record is at path
+// (PREFIX/share/webmcp-bridge/install-record); ok is false for a record
+// elsewhere, whose entries may then name no binary and no extension folder.
+func Prefix(path string) (prefix string, ok bool) {
+	path = filepath.Clean(path)
+	share := filepath.Dir(path)
+	if filepath.Base(path) != FileName || filepath.Base(share) != "webmcp-bridge" || filepath.Base(filepath.Dir(share)) != "share" {
+		return "", false
+	}
+	return filepath.Dir(filepath.Dir(share)), true
+}
+
+// Binaries are the names of the files an install puts in PREFIX/bin.
+var Binaries = []string{"webmcp-host", "webmcp-shim"}
+
+// ExtensionDir is the extension's folder of the install at prefix.
+func ExtensionDir(prefix string) string {
+	return filepath.Join(prefix, "share", "webmcp-bridge", "extension")
+}
+
+// ErrNotOurs is wrapped by the errors of [Check] and [NoLinks]: the entry
+// names a place that the install does not write, or a path that goes
+// through a symbolic link and so may lead anywhere.
+var ErrNotOurs = errors.New("not a place this install writes")
+
+// Check says whether e, an entry of the record of an install at prefix (""
+// when the record is not in a prefix, see [Prefix]), names a place that
+// such an install writes, and that nothing on its way there is a symbolic
+// link. The places:
+//
+//   - File: PREFIX/bin/webmcp-host and PREFIX/bin/webmcp-shim;
+//   - Tree: PREFIX/share/webmcp-bridge/extension;
+//   - Manifest: a file named dev.webmcp.bridge.json in a folder named
+//     NativeMessagingHosts, whose parent (the browser's folder, or a
+//     --user-data-dir) is its root;
+//   - Dir: any folder that is not a link itself; the uninstall removes
+//     one only when it has just emptied it.
+//
+// Every component of the path below its root (PREFIX for a binary and the
+// extension) is checked with Lstat; a link makes the entry refused, since
+// it resolves elsewhere. A path that does not exist passes: there is
+// nothing there to remove.
+func Check(prefix string, e Entry) error {
+	var root string
+	switch e.Kind {
+	case File:
+		if prefix != "" && filepath.Dir(e.Path) == filepath.Join(prefix, "bin") && slices.Contains(Binaries, filepath.Base(e.Path)) {
+			root = prefix
+		} else if prefix == "" {
+			return fmt.Errorf("the record lists %s as a binary, but it is not in PREFIX/share/webmcp-bridge, so it names no binary: %w", e.Path, ErrNotOurs)
+		} else {
+			return fmt.Errorf("the record lists %s as a binary, but this install's are %s and %s: %w", e.Path, filepath.Join(prefix, "bin", Binaries[0]), filepath.Join(prefix, "bin", Binaries[1]), ErrNotOurs)
+		}
+	case Tree:
+		if prefix != "" && e.Path == ExtensionDir(prefix) {
+			root = prefix
+		} else if prefix == "" {
+			return fmt.Errorf("the record lists %s as the extension's folder, but it is not in PREFIX/share/webmcp-bridge, so it names none: %w", e.Path, ErrNotOurs)
+		} else {
+			return fmt.Errorf("the record lists %s as the extension's folder, but this install's is %s: %w", e.Path, ExtensionDir(prefix), ErrNotOurs)
+		}
+	case Manifest:
+		if filepath.Base(e.Path) != manifest.FileName || filepath.Base(filepath.Dir(e.Path)) != "NativeMessagingHosts" {
+			return fmt.Errorf("the record lists %s as a manifest, but a manifest is NativeMessagingHosts/%s: %w", e.Path, manifest.FileName, ErrNotOurs)
+		}
+		root = filepath.Dir(filepath.Dir(e.Path))
+	case Dir:
+		root = filepath.Dir(e.Path)
+	default:
+		return fmt.Errorf("the record lists %s as a %q, which no install writes: %w", e.Path, e.Kind, ErrNotOurs)
+	}
+	return NoLinks(root, e.Path)
+}
+
+// NoLinks checks that path is below root and that no component of it below
+// root, path itself included, is a symbolic link. It stops at the first
+// component that does not exist.
+func NoLinks(root, path string) error {
+	root, path = filepath.Clean(root), filepath.Clean(path)
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s is not in %s: %w", path, root, ErrNotOurs)
+	}
+	cur := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			to, _ := os.Readlink(cur)
+			return fmt.Errorf("%s is a symbolic link (to %s), so %s resolves elsewhere: %w", cur, to, path, ErrNotOurs)
+		}
+		if cur != path && !fi.IsDir() {
+			return fmt.Errorf("%s is not a folder, so %s is not there: %w", cur, path, ErrNotOurs)
+		}
+	}
+	return nil
 }
 
 // Load reads the record at path; a missing file is an empty record and

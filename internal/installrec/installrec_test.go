@@ -1,6 +1,7 @@
 package installrec
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,5 +60,81 @@ func TestCreatedDirs(t *testing.T) {
 	}
 	if got := PathFor("/p/bin"); got != "/p/share/webmcp-bridge/install-record" {
 		t.Errorf("PathFor = %q", got)
+	}
+}
+
+func TestPrefix(t *testing.T) {
+	if p, ok := Prefix("/p/share/webmcp-bridge/install-record"); !ok || p != "/p" {
+		t.Errorf("Prefix = %q, %v; want /p", p, ok)
+	}
+	for _, path := range []string{"/tmp/install-record", "/p/share/other/install-record", "/p/x/webmcp-bridge/install-record", "/p/share/webmcp-bridge/record"} {
+		if p, ok := Prefix(path); ok {
+			t.Errorf("Prefix(%q) = %q, want none", path, p)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "prefix")
+	os.MkdirAll(filepath.Join(prefix, "bin"), 0o755)
+	other := t.TempDir()
+	profile := t.TempDir()
+	for _, c := range []struct {
+		prefix string
+		e      Entry
+		ok     bool
+	}{
+		{prefix, Entry{Kind: File, Path: filepath.Join(prefix, "bin", "webmcp-host")}, true},
+		{prefix, Entry{Kind: File, Path: filepath.Join(prefix, "bin", "webmcp-shim")}, true},
+		{prefix, Entry{Kind: File, Path: filepath.Join(prefix, "bin", "bash")}, false},
+		{prefix, Entry{Kind: File, Path: filepath.Join(other, "bin", "webmcp-host")}, false},
+		{"", Entry{Kind: File, Path: filepath.Join(prefix, "bin", "webmcp-host")}, false},
+		{prefix, Entry{Kind: Tree, Path: filepath.Join(prefix, "share", "webmcp-bridge", "extension")}, true},
+		{prefix, Entry{Kind: Tree, Path: filepath.Join(other, "webmcp-bridge", "extension")}, false},
+		{"", Entry{Kind: Tree, Path: filepath.Join(prefix, "share", "webmcp-bridge", "extension")}, false},
+		{"", Entry{Kind: Manifest, Path: filepath.Join(profile, "NativeMessagingHosts", "dev.webmcp.bridge.json")}, true},
+		{"", Entry{Kind: Manifest, Path: filepath.Join(profile, "NativeMessagingHosts", "other.json")}, false},
+		{"", Entry{Kind: Manifest, Path: filepath.Join(profile, "dev.webmcp.bridge.json")}, false},
+		{"", Entry{Kind: Dir, Path: other}, true},
+		{"", Entry{Kind: "frob", Path: other}, false},
+	} {
+		err := Check(c.prefix, c.e)
+		if (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrNotOurs)) {
+			t.Errorf("Check(%q, %+v) = %v, want ok %v", c.prefix, c.e, err, c.ok)
+		}
+	}
+
+	// Through a link, below the root: refused; the root itself may be one.
+	os.Symlink(other, filepath.Join(profile, "NativeMessagingHosts"))
+	if err := Check("", Entry{Kind: Manifest, Path: filepath.Join(profile, "NativeMessagingHosts", "dev.webmcp.bridge.json")}); !errors.Is(err, ErrNotOurs) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Check of a manifest in a linked folder = %v", err)
+	}
+	if err := Check("", Entry{Kind: Dir, Path: filepath.Join(profile, "NativeMessagingHosts")}); !errors.Is(err, ErrNotOurs) {
+		t.Errorf("Check of a linked folder = %v", err)
+	}
+	linked := filepath.Join(t.TempDir(), "linked")
+	os.Symlink(prefix, linked)
+	if err := Check(linked, Entry{Kind: File, Path: filepath.Join(linked, "bin", "webmcp-host")}); err != nil {
+		t.Errorf("Check below a linked prefix = %v, want nil (the prefix is the user's)", err)
+	}
+}
+
+func TestNoLinks(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{root, filepath.Dir(root), filepath.Join(root, ".."), filepath.Join(root, "..", "x")} {
+		if err := NoLinks(root, p); !errors.Is(err, ErrNotOurs) {
+			t.Errorf("NoLinks(root, %q) = %v, want it refused: not below root", p, err)
+		}
+	}
+	if err := NoLinks(root, filepath.Join(root, "a", "b")); err != nil {
+		t.Errorf("NoLinks of a path that is not there = %v", err)
+	}
+	os.WriteFile(filepath.Join(root, "f"), nil, 0o644)
+	if err := NoLinks(root, filepath.Join(root, "f", "g")); !errors.Is(err, ErrNotOurs) {
+		t.Errorf("NoLinks through a file = %v", err)
+	}
+	os.Symlink(root, filepath.Join(root, "l"))
+	if err := NoLinks(root, filepath.Join(root, "l")); !errors.Is(err, ErrNotOurs) {
+		t.Errorf("NoLinks of a link = %v", err)
 	}
 }
