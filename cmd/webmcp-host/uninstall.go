@@ -171,10 +171,10 @@ func (u *uninstaller) removeManifest(prefix, host string, e installrec.Entry) {
 	case errors.Is(err, fs.ErrNotExist):
 		return
 	case err != nil:
-		say(u.stdout, "kept %s (%s): it is unreadable (%v); remove it by hand if the bridge wrote it", e.Path, e.Note, err)
+		say(u.stdout, "kept %s%s: it is unreadable (%v); remove it by hand if the bridge wrote it", e.Path, note(e), err)
 		return
 	case !namesHost(m.Path, host):
-		say(u.stdout, "kept %s (%s): it names %s, not this install's %s (another install of the bridge wrote it)", e.Path, e.Note, m.Path, host)
+		say(u.stdout, "kept %s%s: it names %s, not this install's %s (another install of the bridge wrote it)", e.Path, note(e), m.Path, host)
 		return
 	}
 	ok, err := manifest.Remove(dir)
@@ -182,12 +182,20 @@ func (u *uninstaller) removeManifest(prefix, host string, e installrec.Entry) {
 	case err != nil:
 		u.fail("%s: %v", e.Path, err)
 	case ok:
-		u.gone(e.Path, "removed %s (%s)", e.Path, e.Note)
+		u.gone(e.Path, "removed %s%s", e.Path, note(e))
 		// Remove takes the folder too when that emptied it.
 		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 			u.removed[dir] = true
 		}
 	}
+}
+
+// note is " (NOTE)" for an entry with a note (a manifest's browser).
+func note(e installrec.Entry) string {
+	if e.Note == "" {
+		return ""
+	}
+	return " (" + e.Note + ")"
 }
 
 // namesHost says whether a manifest's path p is host: the same path, the
