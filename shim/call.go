@@ -51,6 +51,14 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	// wait for a browser included.
 	cctx, cancel := s.callContext(ctx)
 	defer cancel()
+	if pt.conn.Err() != nil {
+		// Its host went away: within the browser's grace the same
+		// browser may come back, and the call goes to it then.
+		var res *mcp.CallToolResult
+		if pt, res = s.awaitReturn(ctx, cctx, key, name); res != nil {
+			return res
+		}
+	}
 	out, err := pt.conn.Call(cctx, pt.tool.TabID, pt.tool.FrameID, pt.tool.Name, args)
 	var werr *webmcp.Error
 	switch {
@@ -70,5 +78,33 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 		return results.Disconnected(err)
 	default:
 		return results.Failure(webmcp.CodeInternal, results.MaybeRan, "tool %s: %v", name, err)
+	}
+}
+
+// awaitReturn waits while the tool key is an orphan (its host went away,
+// HostGrace), until a new connection of its browser takes it over (the
+// tool to call), or its grace ends, or cctx does (a result to give).
+func (s *Server) awaitReturn(ctx, cctx context.Context, key toolKey, name string) (*pageTool, *mcp.CallToolResult) {
+	for {
+		changed := s.changes.wait()
+		s.mu.Lock()
+		pt := s.tools[key]
+		s.mu.Unlock()
+		switch {
+		case pt == nil:
+			return nil, results.Failure(webmcp.CodeBrowserGone, results.NotRun,
+				"tool %s is not available: its browser went away and did not come back (the page did not run this call); if the browser is still open, reload the page or run webmcp-shim doctor", name)
+		case pt.conn.Err() == nil:
+			return pt, nil
+		}
+		select {
+		case <-changed:
+		case <-cctx.Done():
+			if ctx.Err() != nil {
+				return nil, results.Cancelled()
+			}
+			return nil, results.Failure(webmcp.CodeTimeout, results.NotRun,
+				"tool %s timed out after %s waiting for its browser to come back; the page did not run this call", name, results.Seconds(s.opts.Timeout))
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -94,6 +95,9 @@ func (s *Server) syncHost(c *hosts.Conn) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !alive && s.keepOrphan(c) {
+		return
+	}
 	var gone []string
 	for key, pt := range s.tools {
 		if pt.conn == c && !keep[key] {
@@ -115,11 +119,24 @@ func (s *Server) syncHost(c *hosts.Conn) {
 		slices.Sort(gone)
 		s.mcp.RemoveTools(gone...)
 	}
+	added := 0
+	defer func() {
+		if added+len(gone) > 0 {
+			s.log.Info("the agent's tool list changed", "host", c.ID(), "added", added, "removed", len(gone))
+		}
+	}()
 	for _, w := range want {
 		old := s.tools[w.key]
+		// A tool of the same browser whose host went away and came back
+		// (an orphan within its grace): the agent saw no change.
+		adopt := old != nil && old.conn != c && old.conn.Err() != nil
+		mine := old != nil && (old.conn == c || adopt)
 		// Most of a change's tools are as they were: a page that registers
 		// 2,000 tools one by one brings dozens of changes of up to 2,000.
-		if old != nil && old.conn == c && old.tab == w.tab && reflect.DeepEqual(old.tool, w.tool) {
+		if mine && old.tab == w.tab && reflect.DeepEqual(old.tool, w.tool) {
+			if adopt {
+				s.adopt(w.key, old, c, w.tool, w.tab)
+			}
 			continue
 		}
 		mt, _, problem := describeTool(w.tool, w.tab)
@@ -152,7 +169,10 @@ func (s *Server) syncHost(c *hosts.Conn) {
 			s.log.Warn("cannot encode a page tool; leaving it out", "tool", w.tool.Name, "tab", w.tab.ID, "err", merr)
 			continue
 		}
-		if old != nil && old.conn == c && bytes.Equal(old.sig, sig) {
+		if mine && bytes.Equal(old.sig, sig) {
+			if adopt {
+				s.adopt(w.key, old, c, w.tool, w.tab)
+			}
 			continue
 		}
 		pt := &pageTool{conn: c, tool: w.tool, tab: w.tab, mcpTool: mt, sig: sig, output: output}
@@ -172,6 +192,7 @@ func (s *Server) syncHost(c *hosts.Conn) {
 			pt.validator = v
 		}
 		s.addTool(w.key, pt) // may still change pt: publish it after
+		added++
 		s.tools[w.key] = pt
 	}
 }
@@ -234,6 +255,69 @@ func (s *Server) addTool(key toolKey, pt *pageTool) {
 		}
 	}()
 	s.mcp.AddTool(pt.mcpTool, h)
+}
+
+// HostGrace is how long the tools of a browser whose host went away stay
+// listed: the browser restarts its host whenever the extension's service
+// worker restarts (an update, a reload), and a restarted host is back
+// within a second here (README, "What survives what"). If the same browser
+// comes back within it, the agent sees no change at all: no list_changed,
+// the same names, and calls made meanwhile wait for it (callPage). If it
+// does not, its tools go with one list_changed.
+const HostGrace = 5 * time.Second
+
+// keepOrphan keeps the tools of c, a connection that ended, listed for
+// its browser's grace, and reports whether it did: not for a browser that
+// never said which it is (nothing could come back as it), nor when
+// Options.HostGrace is negative. s.mu is held.
+func (s *Server) keepOrphan(c *hosts.Conn) bool {
+	grace := s.opts.HostGrace
+	if grace == 0 {
+		grace = HostGrace
+	}
+	if b := c.Browser(); grace < 0 || b == nil || b.Instance == "" {
+		return false
+	}
+	if _, ok := s.orphans[c]; ok {
+		return true
+	}
+	if s.orphans == nil {
+		s.orphans = map[*hosts.Conn]*time.Timer{}
+	}
+	s.orphans[c] = time.AfterFunc(grace, func() { s.endGrace(c) })
+	return true
+}
+
+// endGrace drops the tools of c that no new connection of the same
+// browser took over within the grace. Their names stay theirs (retired):
+// the browser may still come back.
+func (s *Server) endGrace(c *hosts.Conn) {
+	s.mu.Lock()
+	delete(s.orphans, c)
+	var gone []string
+	for key, pt := range s.tools {
+		if pt.conn == c {
+			gone = append(gone, pt.name)
+			delete(s.tools, key)
+			s.names.Retire(key)
+		}
+	}
+	if len(gone) > 0 {
+		slices.Sort(gone)
+		s.mcp.RemoveTools(gone...)
+		s.log.Info("the browser did not come back; its tools are gone", "tools", len(gone))
+	}
+	s.mu.Unlock()
+	s.changes.signal() // calls waiting for these tools end
+}
+
+// adopt moves an orphan (a tool of an ended connection, within its grace)
+// to c, the new connection of its browser, as it is now; the MCP tool is
+// unchanged, so the agent hears nothing. s.mu is held.
+func (s *Server) adopt(key toolKey, old *pageTool, c *hosts.Conn, tool webmcp.Tool, tab webmcp.Tab) {
+	pt := *old
+	pt.conn, pt.tool, pt.tab = c, tool, tab
+	s.tools[key] = &pt
 }
 
 // dropHost removes the tools of a host whose connection ended. Its pending

@@ -53,6 +53,10 @@ type Options struct {
 	// one to connect while none is; 0 means BrowserWait, a negative value
 	// does not wait.
 	BrowserWait time.Duration
+	// HostGrace is how long the tools of a browser whose host went away
+	// stay listed, waiting for the same browser to come back (see
+	// HostGrace); 0 means HostGrace, a negative value none.
+	HostGrace time.Duration
 	// DebuggingTools lists page tools that the page marks as meant for
 	// debugging (WebMCP's annotations.debugging); off by default, they are
 	// left out. $WEBMCP_DEBUGGING_TOOLS=1 turns it on too.
@@ -82,9 +86,12 @@ type Server struct {
 	spill   *spill.Spiller
 	agents  agents
 
-	mu    sync.Mutex // guards names and tools, and orders changes to mcp's tool set
+	mu    sync.Mutex // guards names, tools and orphans, and orders changes to mcp's tool set
 	names *toolnames.Registry[toolKey]
 	tools map[toolKey]*pageTool
+	// orphans are the ended connections whose tools are still listed,
+	// within their HostGrace, each with the timer that drops them.
+	orphans map[*hosts.Conn]*time.Timer
 }
 
 // New returns a Server with its bridge tools and no page tools yet: nothing
