@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -417,7 +416,7 @@ func TestNamesSurviveAHostRestart(t *testing.T) {
 	sc.AwaitChange(ctx, "tab 2's dup appears", bridgetest.Has("dup", "dup_2"))
 
 	sc.Drain()
-	if err := syscall.Kill(ext1.PID(), syscall.SIGKILL); err != nil {
+	if err := ext1.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	sc.AwaitChange(ctx, "the dead host's tools go", bridgetest.Lacks("dup", "dup_2"))
@@ -473,7 +472,7 @@ func TestHostRestartRecovers(t *testing.T) {
 	}()
 	bridgetest.Await(ctx, t, b.Started, "the slow call to start")
 	sc.Drain()
-	if err := syscall.Kill(ext1.PID(), syscall.SIGKILL); err != nil {
+	if err := ext1.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	if res := bridgetest.Await(ctx, t, resc, "the pending call's answer"); res == nil || !res.IsError || !strings.HasPrefix(bridgetest.Text(res), "browser disconnected: ") {

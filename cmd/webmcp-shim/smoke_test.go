@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -62,7 +61,7 @@ func TestCallThroughTheBinaries(t *testing.T) {
 	}
 
 	sc.Drain()
-	if err := syscall.Kill(ext.PID(), syscall.SIGKILL); err != nil {
+	if err := ext.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	sc.AwaitChange(ctx, "the dead host's tools go", bridgetest.Lacks("echo", "slow"))

@@ -245,6 +245,10 @@ func (e *Ext) Socket() string { return e.socket }
 // PID is the host's process id.
 func (e *Ext) PID() int { return e.cmd.Process.Pid }
 
+// Kill ends the host at once, as a crash does (SIGKILL on Unix,
+// TerminateProcess on Windows): it removes nothing it made.
+func (e *Ext) Kill() error { return e.cmd.Process.Kill() }
+
 // Send sends m to the host as one frame.
 func (e *Ext) Send(m *webmcp.Message) error {
 	var buf bytes.Buffer

@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -39,10 +38,13 @@ const (
 )
 
 // Need returns the other user, or skips t when this process is not root
-// (fails it when CI is set). It uses "nobody" and creates a user with
+// (fails it when CI is set), and always on Windows. It uses "nobody" and creates a user with
 // useradd where that does not exist.
 func Need(t testing.TB) User {
 	t.Helper()
+	if err := supported(); err != nil {
+		t.Skip(err)
+	}
 	if os.Getuid() != 0 {
 		if os.Getenv("CI") != "" {
 			t.Fatal("this test acts as another local user, which needs root; CI runs the tests as root")
@@ -150,7 +152,7 @@ func (u User) Serve(t testing.TB, socket string) *Host {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, "node", "-e", hostScript, socket)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID)}}
+	runAs(cmd, u)
 	cmd.Dir = "/"
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()

@@ -24,6 +24,9 @@ const FileName = "http-token"
 
 // Path is where the token is stored.
 func Path() (string, error) {
+	if err := supported(); err != nil {
+		return "", err
+	}
 	cfg, err := os.UserConfigDir()
 	if err != nil {
 		return "", fmt.Errorf("no config directory for the HTTP token: %w (set HOME or XDG_CONFIG_HOME)", err)
@@ -35,6 +38,9 @@ func Path() (string, error) {
 // none. It refuses a token file that others may read or that is not the
 // user's, since anyone who reads it can use the browser's tools.
 func Load(path string) (string, error) {
+	if err := supported(); err != nil {
+		return "", err
+	}
 	tok, err := read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return New(path)
@@ -46,6 +52,9 @@ func Load(path string) (string, error) {
 // any old one, and returns it. Clients that used the old token are refused
 // from then on.
 func New(path string) (string, error) {
+	if err := supported(); err != nil {
+		return "", err
+	}
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("make a token: %w", err)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package token
 
 import (
@@ -18,3 +20,6 @@ func ownedByUser(fi fs.FileInfo) error {
 	}
 	return nil
 }
+
+// supported says whether this package can keep the token private here.
+func supported() error { return nil }
