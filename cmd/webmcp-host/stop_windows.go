@@ -1,17 +1,14 @@
 package main
 
-import (
-	"fmt"
-	"io"
-)
+import "io"
 
-// stopHosts would stop the user's running hosts of the binaries paths.
-// Windows has no SIGTERM, and stopping a host there is not written yet: it
-// says so and stops none.
-func stopHosts(paths []string, stderr io.Writer) []int {
+// stopProcesses would stop the user's own processes that run one of the
+// binaries paths. Windows has no SIGTERM, and stopping hosts there is not
+// written yet: it says so, with what to do instead, and stops none.
+func stopProcesses(paths []string, stderr io.Writer) []proc {
 	if len(paths) == 0 {
 		return nil
 	}
-	fmt.Fprintf(stderr, "webmcp-host uninstall: not supported on Windows yet: stopping running hosts; close the browser to stop them\n")
+	say(stderr, "webmcp-host uninstall: not supported on Windows yet: stopping running hosts and shims; close the browser and your agents to stop them")
 	return nil
 }
