@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -93,7 +92,7 @@ func TestRestartsUnnoticed(t *testing.T) {
 			if pid <= 0 { // never kill(0): that is this process group
 				t.Fatalf("list_tabs names no host to kill")
 			}
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			if err := killPID(pid); err != nil {
 				t.Fatalf("kill host %d: %v", pid, err)
 			}
 			kills++

@@ -2,7 +2,6 @@ package shim_test
 
 import (
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,7 +41,7 @@ func TestHostRestartUnnoticed(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	sc, log, ext1, dir := restartSetup(t, time.Hour) // the grace never runs out here
 	sc.Drain()
-	if err := syscall.Kill(ext1.PID(), syscall.SIGKILL); err != nil {
+	if err := ext1.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := log.Await(ctx, "disconnected from host"); err != nil {
@@ -84,7 +83,7 @@ func TestBrowserDoesNotComeBack(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	sc, log, ext, _ := restartSetup(t, 200*time.Millisecond)
 	sc.Drain()
-	if err := syscall.Kill(ext.PID(), syscall.SIGKILL); err != nil {
+	if err := ext.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := log.Await(ctx, "disconnected from host"); err != nil {
