@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -117,7 +118,8 @@ func (b *bridge) httpShim() func(name string) *mcp.ClientSession {
 
 // TestCloseTabOwnership: a tab open_page opened is its agent's — its MCP
 // session's, not every client's of the same HTTP shim — and only until the
-// user uses it or it goes to another site.
+// user uses it or it goes to another site. The panel lists every agent of
+// the HTTP shim and drops the one that leaves.
 func TestCloseTabOwnership(t *testing.T) {
 	b := start(t, polyfill)
 	b.open(demoURL("localhost", "/?mine"))
@@ -203,6 +205,16 @@ func TestCloseTabOwnership(t *testing.T) {
 		}
 	}
 	refused(alice, away, "a tab that went to another site")
+
+	// The panel lists both agents of the one shim, live: bob leaves, and
+	// alice stays.
+	panel := b.openPanel(b.tabID(localOrigin()), nil)
+	agentListed := func(name string) string {
+		return fmt.Sprintf(`[...document.querySelectorAll(".agents li")].some(li => li.textContent.startsWith(%q))`, name+" 1")
+	}
+	waitPage(t, panel, agentListed("alice")+" && "+agentListed("bob"))
+	bob.Close()
+	waitPage(t, panel, agentListed("alice")+" && !("+agentListed("bob")+")")
 
 	// Its own, untouched tab alice closes.
 	if res := call(alice, "close_tab", map[string]any{"tabId": first}); res.IsError {
