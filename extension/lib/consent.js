@@ -86,6 +86,19 @@ export function isConsequential(tool) {
   return !!(tool && (tool.consequential === true || (tool.annotations && tool.annotations.destructiveHint === true)));
 }
 
+/** How strict each setting is: acting asks for more than consequential, which asks for more than never. */
+const STRICTNESS = Object.freeze({ [Ask.never]: 0, [Ask.consequential]: 1, [Ask.acting]: 2 });
+
+/**
+ * The stricter of two settings: a tool in a frame of another site than
+ * its tab's asks as the stricter of the frame's site and the tab's site
+ * says, so that a page of a site that never asks cannot frame one that
+ * does to act on it without asking (nor the other way round).
+ */
+export function stricterAsk(a, b) {
+  return (STRICTNESS[b] ?? 0) > (STRICTNESS[a] ?? 0) ? b : a;
+}
+
 /** Whether a call of tool (a normalised tool: lib/protocol.js) asks the user under setting ask. Read-only tools never ask. */
 export function needsConsent(ask, tool) {
   if (isReadOnly(tool)) return false;
@@ -94,7 +107,7 @@ export function needsConsent(ask, tool) {
   return false;
 }
 
-/** The key of a grant "until the browser closes". */
+/** The key of a grant "until the browser closes": the site of the frame that owns the tool, and its name. */
 export function grantKey(origin, name) {
   return `${webOrigin(origin)} ${name}`;
 }

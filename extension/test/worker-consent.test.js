@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GRANTS_KEY } from '../lib/consent.js';
-import { ask, ID, withTools } from './fakes/consent.js';
+import { DEFAULT_ALLOW_LIST } from '../lib/sites.js';
+import { ask, ID, TOOLS, withTools } from './fakes/consent.js';
 import { drain, LOCAL, localTab } from './fakes/worker.js';
 
 const call = (id, name, extra = {}) => ({ type: 'call', id, tabId: 3, frameId: 0, name, arguments: { n: 1 }, ...extra });
@@ -207,4 +208,107 @@ test('when the consent window closes, the tab the user was on is the focused tab
   chrome.closeWindow(win2);
   await drain();
   assert.equal(worker.registry.focusedTab()?.id, 3);
+});
+
+// A site that asks, framed by a loopback page that never asks: the frame's
+// site decides (the stricter of the frame's and the tab's settings), and a
+// grant is the frame's site's.
+const BANK = 'https://bank.example';
+const HOME = 'http://localhost:8080';
+async function framedBank() {
+  const w = await withTools({
+    storage: { instance: 'inst-1', allowList: [...DEFAULT_ALLOW_LIST, BANK] },
+    tabs: [localTab(3), { id: 5, windowId: 1, url: `${BANK}/`, title: 'bank' }, { id: 6, windowId: 1, url: `${HOME}/`, title: 'home' }],
+  });
+  const top = w.chrome.connectFrame({ tabId: 5, frameId: 0, url: `${BANK}/` });
+  top.deliver({ type: 'tools', tools: TOOLS });
+  const framed = w.chrome.connectFrame({ tabId: 6, frameId: 4, url: `${BANK}/embed` });
+  framed.deliver({ type: 'tools', tools: TOOLS });
+  const home = w.chrome.connectFrame({ tabId: 6, frameId: 0, url: `${HOME}/` });
+  home.deliver({ type: 'tools', tools: [{ name: 'home_act', description: 'acts' }] });
+  await drain();
+  w.host.take();
+  for (const f of [top, framed, home]) f.take();
+  return { ...w, top, framed, home };
+}
+
+test('a framed site that asks asks, whatever the tab\'s site says; the window names both sites', async () => {
+  const { chrome, host, top, framed } = await framedBank();
+  host.deliver(call('s1.1', 'act', { tabId: 5 }));
+  await drain();
+  assert.deepEqual(calls(top), [], 'bank.example as the top frame asks');
+  assert.equal(chrome.windows.creates.length, 1);
+  await ask(chrome, { type: 'consent.answer', id: 's1.1', answer: 'deny' });
+  await drain();
+
+  host.deliver(call('s1.2', 'act', { tabId: 6, frameId: 4 }));
+  await drain();
+  assert.deepEqual(calls(framed), [], 'the same tool in a frame of a localhost tab asks too');
+  assert.equal(chrome.windows.creates.length, 2);
+  const [r] = (await ask(chrome, { type: 'consent.list' })).value.requests;
+  assert.deepEqual([r.id, r.origin, r.frameOrigin, r.tabId], ['s1.2', HOME, BANK, 6]);
+  await ask(chrome, { type: 'consent.answer', id: 's1.2', answer: 'deny' });
+  await drain();
+  const msgs = host.take().filter((m) => m.type === 'error');
+  assert.deepEqual(msgs.map((m) => [m.id, m.error.code]), [['s1.1', 'declined'], ['s1.2', 'declined']]);
+  assert.match(msgs[1].error.message, /declined the call of act on https:\/\/bank\.example/);
+  assert.deepEqual(calls(framed), []);
+});
+
+test('"until the browser closes" in a frame is the frame\'s site\'s grant', async () => {
+  const { chrome, host, top, framed, home } = await framedBank();
+  host.deliver(call('1', 'act', { tabId: 6, frameId: 4 }));
+  await drain();
+  await ask(chrome, { type: 'consent.answer', id: '1', answer: 'always' });
+  await drain();
+  assert.deepEqual(calls(framed).map((m) => m.id), ['1']);
+  assert.deepEqual(chrome.storage.session.peek(GRANTS_KEY), [`${BANK} act`]);
+  host.deliver(call('2', 'act', { tabId: 5 }));
+  await drain();
+  assert.deepEqual(calls(top).map((m) => m.id), ['2'], 'bank.example\'s act goes without asking, framed or not');
+  // The loopback page's own tool never asked, and still does not.
+  host.deliver(call('3', 'home_act', { tabId: 6, frameId: 0 }));
+  assert.deepEqual(calls(home).map((m) => m.id), ['3']);
+  assert.equal(chrome.windows.creates.length, 1);
+});
+
+test('the stricter of the frame\'s and the tab\'s settings holds', async () => {
+  const { chrome, host, framed, home } = await framedBank();
+  // The framing site asks for everything; the framed one only for consequential tools.
+  assert.equal((await ask(chrome, { type: 'siteSettings.set', origin: HOME, ask: 'acting' })).ok, true);
+  assert.equal((await ask(chrome, { type: 'siteSettings.set', origin: BANK, ask: 'consequential' })).ok, true);
+  host.deliver(call('a', 'act', { tabId: 6, frameId: 4 }));
+  host.deliver(call('p', 'peek', { tabId: 6, frameId: 4 }));
+  await drain();
+  assert.deepEqual(calls(framed).map((m) => m.id), ['p'], 'read-only tools never ask');
+  assert.deepEqual((await ask(chrome, { type: 'consent.list' })).value.requests.map((r) => r.id), ['a']);
+  await ask(chrome, { type: 'consent.answer', id: 'a', answer: 'deny' });
+  await drain();
+  // Both never: nothing asks; one consequential: consequential tools ask.
+  assert.equal((await ask(chrome, { type: 'siteSettings.set', origin: HOME, ask: 'never' })).ok, true);
+  assert.equal((await ask(chrome, { type: 'siteSettings.set', origin: BANK, ask: 'never' })).ok, true);
+  host.deliver(call('b', 'commit', { tabId: 6, frameId: 4 }));
+  await drain();
+  assert.deepEqual(calls(framed).map((m) => m.id), ['b']);
+  assert.equal((await ask(chrome, { type: 'siteSettings.set', origin: HOME, ask: 'consequential' })).ok, true);
+  host.deliver(call('c', 'commit', { tabId: 6, frameId: 4 }));
+  host.deliver(call('d', 'home_act', { tabId: 6, frameId: 0 }));
+  await drain();
+  assert.deepEqual(calls(framed), [], 'a consequential tool in a frame of a tab that asks for those asks');
+  assert.deepEqual(calls(home).map((m) => m.id), ['d']);
+  assert.deepEqual((await ask(chrome, { type: 'consent.list' })).value.requests.map((r) => r.id), ['c']);
+});
+
+test('a frame whose site is not allowed offers nothing, in a tab that is allowed', async () => {
+  const { chrome, host } = await framedBank();
+  const mail = chrome.connectFrame({ tabId: 3, frameId: 2, url: 'https://mail.example/inbox' });
+  mail.deliver({ type: 'tools', tools: TOOLS });
+  await drain();
+  host.take();
+  host.deliver(call('m', 'act', { tabId: 3, frameId: 2 }));
+  await drain();
+  const [m] = host.take().filter((x) => x.type === 'error');
+  assert.equal(m.error.code, 'not_allowed');
+  assert.deepEqual(mail.take().filter((x) => x.type === 'call'), []);
+  assert.equal(chrome.windows.creates.length, 0);
 });

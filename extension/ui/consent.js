@@ -73,9 +73,9 @@ function render(requests) {
   always.addEventListener('click', arming.guard(() => answer(r.id, 'always')));
   show(
     node('p', { id: 'summary' }, node('strong', {}, r.agent), ' wants to use ',
-      node('span', { class: 'tool-name' }, r.tool), ' on ', node('strong', {}, r.origin), '.'),
+      node('span', { class: 'tool-name' }, r.tool), ' on ', node('strong', {}, r.frameOrigin || r.origin), r.frameOrigin ? `, framed by ${r.origin}` : '', '.'),
     node('dl', {},
-      node('dt', {}, 'Site'), node('dd', {}, r.origin, r.frameOrigin ? ` (in a frame of ${r.frameOrigin})` : ''),
+      node('dt', {}, 'Site'), node('dd', {}, r.frameOrigin ? `${r.frameOrigin}, framed by ${r.origin}` : r.origin),
       node('dt', {}, 'Tool'), node('dd', {}, node('span', { class: 'tool-name' }, r.tool), r.title ? ` — ${r.title}` : ''),
       r.description ? node('dt', {}, 'What it does') : null, r.description ? node('dd', {}, r.description, ' (as the page says)') : null,
       node('dt', {}, 'Agent'), node('dd', {}, r.agent),
@@ -116,7 +116,7 @@ function renderOpen(r) {
 function renderQueue(requests) {
   const rest = requests.slice(1);
   queue.hidden = rest.length === 0;
-  queueList.replaceChildren(...rest.map((r) => node('li', {}, r.kind === 'open' ? `${r.agent}: open ${r.origin}` : `${r.agent}: ${r.tool} on ${r.origin}`)));
+  queueList.replaceChildren(...rest.map((r) => node('li', {}, r.kind === 'open' ? `${r.agent}: open ${r.origin}` : `${r.agent}: ${r.tool} on ${r.frameOrigin || r.origin}`)));
   document.getElementById('queue-h').textContent = `Also waiting (${rest.length})`;
 }
 

@@ -6,6 +6,12 @@
 // same window also asks about an agent's wish to open a page of a site the
 // user has not allowed (askOpen: allow once, allow and add the site, deny).
 //
+// A call's site is the origin of the frame that owns the tool, which may
+// differ from its tab's (a framed page): it asks as the stricter of the
+// two sites' settings say, and its grant "until the browser closes" is the
+// frame's site's (and tool's). A request's origin is the tab's, and its
+// frameOrigin the frame's when that differs.
+//
 // The router asks needs() before a call goes to its frame, and awaits
 // ask() when it does: that resolves once, with {allow: true} or
 // {allow: false, how: 'deny' | 'closed' | 'timeout' | 'failed', message}.
@@ -22,8 +28,13 @@
 // and hears 'consent' and 'siteSettings' on the UI Port when they change.
 
 import {
-  GRANTS_KEY, SETTINGS_KEY, consentWait, foldArguments, grantKey, isLoopbackDefault, needsConsent, settingsOf, withSettings,
+  GRANTS_KEY, SETTINGS_KEY, consentWait, foldArguments, grantKey, isLoopbackDefault, needsConsent, settingsOf, stricterAsk, withSettings,
 } from '../lib/consent.js';
+
+/** The site of a queued call: its frame's origin (which its grant is keyed by). */
+function siteOf(r) {
+  return r.frameOrigin || r.origin;
+}
 
 /** The consent window's page. */
 export const CONSENT_PAGE = 'ui/consent.html';
@@ -103,15 +114,22 @@ export class Consent {
     return this.describe(origin);
   }
 
-  /** Whether a call of tool on site origin waits for the user. */
-  needs(origin, tool) {
-    if (!needsConsent(this.settingsFor(origin).ask, tool)) return false;
-    return !this.grants.has(grantKey(origin, tool.name));
+  /**
+   * Whether a call of tool waits for the user: site is the origin of the
+   * frame that owns the tool, tabOrigin its tab's (the same for a top
+   * frame). The stricter of their settings holds; a grant is the site's.
+   */
+  needs(site, tool, tabOrigin = site) {
+    const ask = stricterAsk(this.settingsFor(site).ask, this.settingsFor(tabOrigin).ask);
+    if (!needsConsent(ask, tool)) return false;
+    return !this.grants.has(grantKey(site, tool.name));
   }
 
   /**
    * Queues a call for the user's answer and shows it in the consent window.
-   * req: {id, tabId, tabTitle, origin, frameOrigin, tool, arguments, agent, timeout}.
+   * req: {id, tabId, tabTitle, origin, frameOrigin, tool, arguments, agent, timeout}:
+   * origin is the tab's, frameOrigin the tool's frame's (the window shows
+   * it when it differs).
    * @returns {Promise<{allow: boolean, how?: string, message?: string}>}
    */
   ask(req) {
@@ -191,11 +209,11 @@ export class Consent {
     } else if (answer === 'deny') {
       this.settle(id, { allow: false, how: 'deny', message: 'the user denied it' });
     } else if (answer === 'always') {
-      const key = grantKey(r.origin, r.tool);
+      const key = grantKey(siteOf(r), r.tool);
       this.grants.add(key);
       // Every waiting call of the same tool on the same site goes too.
       for (const other of [...this.queue.values()]) {
-        if (grantKey(other.origin, other.tool) === key) this.settle(other.id, { allow: true, how: 'always' });
+        if (other.kind !== 'open' && grantKey(siteOf(other), other.tool) === key) this.settle(other.id, { allow: true, how: 'always' });
       }
       try {
         if (this.chrome.storage.session) await this.chrome.storage.session.set({ [GRANTS_KEY]: [...this.grants] });

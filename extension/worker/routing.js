@@ -6,6 +6,7 @@
 // the pages (the host has answered them with no_browser).
 //
 // Ask-before-acting (consent.js): a call that needs the user's consent
+// (by the settings of its frame's site and its tab's site, the stricter)
 // waits for it before it goes to the frame; declined, it is answered with
 // `declined` and never reaches the page. A call that ends while it waits
 // (cancel, tab closed, navigated, host lost) leaves the consent queue.
@@ -69,24 +70,28 @@ export class CallRouter {
       this.log.warn(`call ${m.id} is already under way; the repeated call is ignored`);
       return;
     }
+    // The call's site is its frame's, which may be framed by another site:
+    // the stricter of the two settings holds (consent.js).
     const tab = this.registry.tabs.get(m.tabId);
-    const origin = webOrigin(tab && tab.url);
-    const tool = this.registry.frames.get(frameKey(m.tabId, m.frameId)).tools.get(m.name);
-    const ask = !!this.consent && this.consent.needs(origin, tool);
-    if (this.activity) this.activity.start({ ...m, origin, tabTitle: tab && tab.title }, ask);
+    const tabOrigin = webOrigin(tab && tab.url);
+    const frame = this.registry.frames.get(frameKey(m.tabId, m.frameId));
+    const site = frame.origin;
+    const tool = frame.tools.get(m.name);
+    const ask = !!this.consent && this.consent.needs(site, tool, tabOrigin);
+    if (this.activity) this.activity.start({ ...m, origin: site, tabTitle: tab && tab.title }, ask);
     if (!ask) {
       this.dispatch(m, conn);
       return;
     }
     this.consent.ask({
-      id: m.id, tabId: m.tabId, tabTitle: tab && tab.title, origin, frameOrigin: conn.origin, tool, arguments: m.arguments, timeout: m.timeout,
+      id: m.id, tabId: m.tabId, tabTitle: tab && tab.title, origin: tabOrigin, frameOrigin: site, tool, arguments: m.arguments, timeout: m.timeout,
       agent: this.agents && this.agents.nameFor ? this.agents.nameFor(m.id) : 'an agent',
     }).then((answer) => {
       const c = this.pending.has(m.id) ? this.pending.take(m.id) : undefined;
       if (!c) return; // it ended while it waited (cancelled, navigated, tab closed)
       if (!answer.allow) {
         this.reply(errorMessage(m.id, Code.declined,
-          `the user declined the call of ${m.name} on ${origin} (${answer.message || 'declined'}); the page's tool did not run. ` +
+          `the user declined the call of ${m.name} on ${site} (${answer.message || 'declined'}); the page's tool did not run. ` +
           'Do not call it again unless the user asks you to.'), declinedForUser(answer));
         return;
       }
