@@ -13,6 +13,10 @@ function setup({ askOpen, agentOf = () => '' } = {}) {
   const chrome = fakeChrome();
   const clock = new FakeClock();
   const registry = new Registry({ allows: compileAllowList(DEFAULT_ALLOW_LIST).allows });
+  // The allow list follows storage, as worker/tabs.js makes it.
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && STORAGE_KEY in changes) registry.setAllows(compileAllowList(changes[STORAGE_KEY].newValue).allows);
+  });
   let next = 50;
   chrome.tabs.created = [];
   const made = new Map();
@@ -35,17 +39,23 @@ function setup({ askOpen, agentOf = () => '' } = {}) {
     nameFor: (id) => `agent ${id.split('.')[0]}`,
   };
   const opener = new Opener({ chrome, registry, agents, askOpen, clock: clock.api, log: { warn() {} } });
-  // The page loads and its frame reports tools.
-  const load = async (tabId, tools = []) => {
+  // The page loads (at url: where it landed) and its frame reports tools.
+  const load = async (tabId, tools = [], { url = 'http://localhost:8765/', title = 'Trace viewer' } = {}) => {
     for (let i = 0; i < 100 && !chrome.tabs.created.some((t) => t.id === tabId); i++) await drain();
     assert.ok(chrome.tabs.created.some((t) => t.id === tabId), `tab ${tabId} was not opened`);
-    made.get(tabId).status = 'complete';
-    registry.upsertTab({ id: tabId, title: 'Trace viewer', url: 'http://localhost:8765/' });
-    registry.setFrame(tabId, 0, 'http://localhost:8765', tools.map((name) => ({ name, description: name })));
-    chrome.tabs.onUpdated.emit(tabId, { status: 'complete' }, { id: tabId, url: 'http://localhost:8765/', title: 'Trace viewer' });
+    Object.assign(made.get(tabId), { status: 'complete', url, title });
+    registry.upsertTab({ id: tabId, title, url });
+    registry.setFrame(tabId, 0, new URL(url).origin, tools.map((name) => ({ name, description: name })));
+    chrome.tabs.onUpdated.emit(tabId, { status: 'complete' }, { id: tabId, url, title });
     await drain();
   };
-  return { chrome, clock, registry, opener, load };
+  // The tab navigates after its load (a script, a late redirect).
+  const navigate = (tabId, url, title) => {
+    Object.assign(made.get(tabId), { url, title });
+    registry.upsertTab({ id: tabId, title, url });
+    chrome.tabs.onUpdated.emit(tabId, { url }, { id: tabId, url, title });
+  };
+  return { chrome, clock, registry, opener, load, navigate };
 }
 
 test('pageURL takes http(s) only', () => {
@@ -109,14 +119,14 @@ test('a site not allowed asks the user: deny opens nothing, add allows the site'
   await drain();
   const stored = await chrome.storage.local.get(STORAGE_KEY);
   assert.ok(stored[STORAGE_KEY].includes('https://bank.example'), JSON.stringify(stored));
-  await load(50, []);
+  await load(50, [], { url: 'https://bank.example/' });
   await clock.advance(TOOLS_WAIT);
   assert.equal((await added).output.tabId, 50);
 
   reply = 'once';
   const once = opener.open('s2.3', { url: 'https://other.example/' });
   await drain();
-  await load(51, ['hidden_tool']);
+  await load(51, ['hidden_tool'], { url: 'https://other.example/' });
   const out = (await once).output;
   assert.deepEqual(out.tools, [], 'the tools of a site allowed once stay hidden');
   const again = await chrome.storage.local.get(STORAGE_KEY);
@@ -180,5 +190,89 @@ test('closeTab: the tab is the agent\'s, not its shim\'s, and only until the use
   await open('s1.41', 53);
   opener.used(53);
   assert.equal((await opener.close('s1.51', { tabId: 53 })).code, Code.notAllowed, 'a tab the user used');
+  assert.deepEqual(chrome.tabs.removed, [50]);
+});
+
+// A redirect from an allowed site to one that is not: the page is where it
+// landed, and that site is asked about before anything of it leaves.
+const START = 'http://127.0.0.1:9999/r?to=https://mail.example/inbox';
+const INBOX = { url: 'https://mail.example/inbox?token=SECRET', title: 'Inbox (3) — secret@mail.example' };
+const leaks = (answer) => /SECRET|inbox|Inbox/.test(JSON.stringify(answer));
+
+test('a redirect to a site not allowed asks; Deny closes the tab and tells nothing of the page', async () => {
+  const asked = [];
+  let answered;
+  const { chrome, opener, load } = setup({ askOpen: (q) => (asked.push(q), new Promise((r) => { answered = r; })) });
+  const answer = opener.open('s1.1', { url: START });
+  await drain();
+  await load(50, ['read_mail'], INBOX);
+  let done = false;
+  answer.then(() => { done = true; });
+  await drain();
+  assert.equal(done, false, 'nothing is answered before the user is asked');
+  assert.deepEqual(asked.map((q) => [q.id, q.origin, q.url, q.from]), [['s1.1', 'https://mail.example', INBOX.url, 'http://127.0.0.1:9999']]);
+  answered('deny');
+  const r = await answer;
+  assert.equal(r.code, Code.declined);
+  assert.match(r.message, /redirected to https:\/\/mail\.example, a site the user has not allowed/);
+  assert.ok(!leaks(r), JSON.stringify(r));
+  assert.deepEqual(chrome.tabs.removed, [50], 'the tab open_page opened is closed');
+});
+
+test('without a consent window, a redirect to a site not allowed is refused and its tab closed', async () => {
+  const { chrome, opener, load } = setup();
+  const answer = opener.open('s1.1', { url: START });
+  await drain();
+  await load(50, ['read_mail'], INBOX);
+  const r = await answer;
+  assert.equal(r.code, Code.notAllowed);
+  assert.ok(!leaks(r), JSON.stringify(r));
+  assert.deepEqual(chrome.tabs.removed, [50]);
+});
+
+test('a redirect allowed once answers with the page but not its tools; one added brings them', async () => {
+  let reply = 'once';
+  const { chrome, opener, load, clock } = setup({ askOpen: async () => reply });
+  const once = opener.open('s1.1', { url: START });
+  await drain();
+  await load(50, ['read_mail'], INBOX);
+  assert.deepEqual((await once).output, { tabId: 50, url: INBOX.url, title: INBOX.title, tools: [] });
+
+  reply = 'add';
+  const added = opener.open('s1.2', { url: START });
+  await drain();
+  await load(51, ['read_mail'], INBOX);
+  await clock.advance(TOOLS_WAIT);
+  const out = (await added).output;
+  assert.deepEqual([out.url, out.tools], [INBOX.url, ['read_mail']]);
+  assert.ok((await chrome.storage.local.get(STORAGE_KEY))[STORAGE_KEY].includes('https://mail.example'));
+  assert.deepEqual(chrome.tabs.removed, []);
+});
+
+test('a site allowed once that redirects to another site not allowed asks again for that one', async () => {
+  const asked = [];
+  const { chrome, opener, load } = setup({ askOpen: async (q) => (asked.push(q.origin), asked.length === 1 ? 'once' : 'deny') });
+  const answer = opener.open('s1.1', { url: 'https://news.example/go' });
+  await drain();
+  await load(50, [], INBOX);
+  const r = await answer;
+  assert.deepEqual(asked, ['https://news.example', 'https://mail.example']);
+  assert.equal(r.code, Code.declined);
+  assert.ok(!leaks(r));
+  assert.deepEqual(chrome.tabs.removed, [50]);
+});
+
+test('a tab that moves on to a site not allowed while its tools are awaited asks before the answer tells of it', async () => {
+  const asked = [];
+  const { chrome, opener, load, navigate, clock } = setup({ askOpen: async (q) => (asked.push(q.origin), 'deny') });
+  const answer = opener.open('s1.1', { url: 'http://localhost:8765/' });
+  await drain();
+  await load(50, []);
+  navigate(50, INBOX.url, INBOX.title);
+  await clock.advance(TOOLS_WAIT);
+  const r = await answer;
+  assert.deepEqual(asked, ['https://mail.example']);
+  assert.equal(r.code, Code.declined);
+  assert.ok(!leaks(r), JSON.stringify(r));
   assert.deepEqual(chrome.tabs.removed, [50]);
 });

@@ -73,3 +73,26 @@ test('a cancel from the agent ends the question', async () => {
   assert.deepEqual((await ask(chrome, { type: 'consent.list' })).value.requests, []);
   assert.equal(chrome.tabs.created.length, 0);
 });
+
+test('a redirect to a site not allowed asks in the consent window; Deny closes the tab, and nothing of the page reaches the host', async () => {
+  const { chrome, host } = await boot();
+  chrome.tabs.removed = [];
+  chrome.tabs.remove = async (id) => chrome.tabs.removed.push(id);
+  const create = chrome.tabs.create;
+  chrome.tabs.create = async (opts) => {
+    const tab = await create(opts);
+    Object.assign(tab, { url: 'https://mail.example/inbox?token=SECRET', title: 'Inbox — secret@mail.example' });
+    chrome.tabs.onUpdated.emit(tab.id, { status: 'complete' }, { ...tab });
+    return tab;
+  };
+  host.deliver(open('s1.4', 'http://127.0.0.1:9999/r?to=https://mail.example/inbox'));
+  await drain();
+  const { requests } = (await ask(chrome, { type: 'consent.list' })).value;
+  assert.deepEqual(requests.map((r) => [r.kind, r.origin, r.from]), [['open', 'https://mail.example', 'http://127.0.0.1:9999']]);
+  assert.equal((await ask(chrome, { type: 'consent.answer', id: 's1.4', answer: 'deny' })).ok, true);
+  await drain();
+  const sent = host.take();
+  assert.deepEqual(sent.filter((m) => m.id === 's1.4').map((m) => [m.type, m.error && m.error.code]), [['error', 'declined']]);
+  assert.doesNotMatch(JSON.stringify(sent), /SECRET|Inbox/);
+  assert.deepEqual(chrome.tabs.removed, [70]);
+});

@@ -104,7 +104,7 @@ function renderOpen(r) {
   show(
     node('p', { id: 'summary' }, node('strong', {}, r.agent), ' wants to open ', node('strong', {}, r.origin), '.'),
     node('dl', {},
-      node('dt', {}, 'Page'), node('dd', {}, r.url),
+      node('dt', {}, 'Page'), node('dd', {}, r.url, r.from ? ` (the agent opened ${r.from}, which led here)` : ''),
       node('dt', {}, 'Agent'), node('dd', {}, r.agent)),
     node('p', { class: 'wm-muted' }, 'Allow once opens the page in a new tab; its tools stay hidden from agents. ' +
       'Allow and add this site also lets local agents use the site (you can turn it off in the panel).'),

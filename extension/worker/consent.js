@@ -165,8 +165,10 @@ export class Consent {
   /**
    * Queues an agent's request to open a page of a site the user has not
    * allowed (worker/opener.js), in the same window as the calls.
-   * req: {id, agent, origin, url}. It waits until the user answers, the
-   * window closes, or drop(id) (the agent cancelled).
+   * req: {id, agent, origin, url, from?}: from is the origin of the URL the
+   * agent gave when the page redirected (or navigated) from there to url.
+   * It waits until the user answers, the window closes, or drop(id) (the
+   * agent cancelled).
    * @returns {Promise<'once' | 'add' | 'deny'>} open the tab once, open it
    *   and allow the site, or not at all
    */
@@ -177,6 +179,7 @@ export class Consent {
         id: req.id,
         origin: req.origin,
         url: String(req.url || '').slice(0, 2000),
+        from: req.from || undefined,
         agent: req.agent || 'an agent',
         since: this.clock.now(),
         deadline: null,

@@ -11,6 +11,14 @@
 // part): allow once (the tab opens, its tools stay hidden), allow and add
 // the site to the allow list, or deny (an error the agent reads as the
 // user's no).
+//
+// What counts is where the tab landed, not the URL the agent gave: after
+// the load (a redirect, a navigation before the load ended), and again
+// before the answer (a navigation while the tools were awaited), a tab on
+// a site that is neither allowed nor allowed once by this request asks the
+// same question about that site; on a no the tab closes and the agent gets
+// the error, nothing of the page. The answer carries the url and title
+// only of a page the user allowed.
 
 import { Code } from '../lib/protocol.js';
 import { STORAGE_KEY, allowListFrom, setSiteAllowed, webOrigin } from '../lib/sites.js';
@@ -104,35 +112,75 @@ export class Opener {
     if (params.background !== undefined && typeof params.background !== 'boolean') {
       return { code: Code.badRequest, message: 'openPage: "background" must be true or false' };
     }
-    let allowed = this.registry.allows(p.origin);
-    if (!allowed) {
-      const agent = this.agents.nameFor(id);
-      const answer = this.askOpen ? await this.askOpen({ id, agent, origin: p.origin, url: p.url }) : 'deny';
-      if (answer === 'deny') {
-        return {
-          code: this.askOpen ? Code.declined : Code.notAllowed,
-          message: this.askOpen
-            ? `the user declined to open ${p.origin}; do not ask again unless the user says so`
-            : `${p.origin} is not a site the user allowed; the user can allow it in the WebMCP bridge extension`,
-        };
-      }
-      if (answer === 'add') {
-        const stored = await this.chrome.storage.local.get(STORAGE_KEY);
-        await this.chrome.storage.local.set({ [STORAGE_KEY]: setSiteAllowed(allowListFrom(stored[STORAGE_KEY]), p.origin, true) });
-        allowed = true;
-      }
+    /** Origins that are not allowed but that the user let this request open: origin -> 'once' | 'add'. */
+    const consented = new Map();
+    if (!this.registry.allows(p.origin)) {
+      const no = await this.askAbout(id, { origin: p.origin, url: p.url }, consented);
+      if (no) return no;
     }
     const win = await this.chrome.windows.getLastFocused().catch(() => null);
     const tab = await this.chrome.tabs.create({ url: p.url, active: !params.background, ...(win ? { windowId: win.id } : {}) });
     const mine = { by: this.owner(id), origin: p.origin, loaded: false };
     this.opened.set(tab.id, mine);
-    const loaded = await this.waitLoaded(tab.id);
-    const now = this.registry.tabs.get(tab.id) || loaded;
-    mine.origin = (now && now.url && webOrigin(now.url)) || p.origin;
+    await this.waitLoaded(tab.id);
+    let at = await this.landed(id, tab.id, p, consented);
+    if (at.code) return at;
+    // From now on a navigation to another site is no longer the opening's own (a redirect): see topFrame.
+    mine.origin = at.origin || p.origin;
     mine.loaded = true;
-    const tools = allowed ? await this.waitTools(tab.id) : [];
-    const t = this.registry.tabs.get(tab.id) || loaded || tab;
-    return { output: { tabId: tab.id, url: t.url || p.url, title: t.title || '', tools } };
+    let tools = [];
+    if (this.registry.allows(at.origin) || consented.get(at.origin) === 'add') tools = await this.waitTools(tab.id);
+    at = await this.landed(id, tab.id, p, consented); // it may have moved on meanwhile
+    if (at.code) return at;
+    if (!this.registry.allows(at.origin) && consented.get(at.origin) !== 'add') tools = [];
+    return { output: { tabId: tab.id, url: at.url, title: at.title, tools } };
+  }
+
+  /**
+   * Asks the user about opening a page of a site that is not allowed
+   * (page: {origin, url, from?}); records a yes in consented and returns
+   * nothing, or returns the error that answers the request.
+   */
+  async askAbout(id, page, consented) {
+    const agent = this.agents.nameFor(id);
+    const answer = this.askOpen ? await this.askOpen({ id, agent, ...page }) : 'deny';
+    const redirect = page.from ? `${page.from} redirected to ${page.origin}, a site the user has not allowed; ` : '';
+    if (answer === 'deny') {
+      if (!this.askOpen) {
+        return { code: Code.notAllowed, message: `${redirect || `${page.origin} is not a site the user allowed; `}the user can allow it in the WebMCP bridge extension` };
+      }
+      return { code: Code.declined, message: `${redirect}the user declined to open ${page.origin}; do not ask again unless the user says so` };
+    }
+    if (answer === 'add') {
+      const stored = await this.chrome.storage.local.get(STORAGE_KEY);
+      await this.chrome.storage.local.set({ [STORAGE_KEY]: setSiteAllowed(allowListFrom(stored[STORAGE_KEY]), page.origin, true) });
+    }
+    consented.set(page.origin, answer);
+    return undefined;
+  }
+
+  /**
+   * Where the tab opened for request id is now: {origin, url, title}, of a
+   * site that is allowed or that the user let this request open; a tab on
+   * any other site asks the user first, and on a no it closes and the
+   * error comes back ({code, message}). A tab gone, or not on a web page
+   * (yet), tells nothing but the URL the agent gave.
+   */
+  async landed(id, tabId, p, consented) {
+    for (;;) {
+      const t = await this.chrome.tabs.get(tabId).catch(() => null);
+      const url = t && typeof t.url === 'string' ? t.url : '';
+      const origin = webOrigin(url);
+      if (origin === '') return { origin: '', url: p.url, title: '' };
+      if (this.registry.allows(origin) || consented.has(origin)) return { origin, url, title: (t && t.title) || '' };
+      const no = await this.askAbout(id, { origin, url, from: p.origin }, consented);
+      if (no) {
+        await this.chrome.tabs.remove(tabId).catch(() => {}); // the user may have closed it
+        this.opened.delete(tabId);
+        return no;
+      }
+      // Allowed: look again, for it may have moved on while the user thought.
+    }
   }
 
   /** The agent cancelled request id: a question to the user about it ends. */
