@@ -1,6 +1,7 @@
 // The service worker, wired: startWorker builds the parts, registers every
-// listener at once (so that events wake the worker), and starts: the allow
-// list, pins and profile instance id from storage, the browser's name, the
+// listener at once (so that events wake the worker), and starts: storage
+// closed to content scripts, the allow list, pins and profile instance id
+// from storage, the browser's name, the
 // tabs that exist, then the host link. Everything it takes from the browser
 // comes in env, so that tests run it with a fake chrome and clock.
 //
@@ -62,6 +63,31 @@ export function extensionVersion(chrome) {
     return String(chrome.runtime.getManifest().version || '');
   } catch {
     return '';
+  }
+}
+
+/**
+ * Closes chrome.storage.local and chrome.storage.session to content
+ * scripts (TRUSTED_CONTEXTS: the worker and the extension's own pages
+ * only). storage.local holds the allow list, the site settings and the
+ * exclusions, which the worker applies as they change; content scripts
+ * run in the web page's renderer process, and a renderer a page took over
+ * must not be able to write them. No content script uses storage. A
+ * browser without setAccessLevel for an area, or one that refuses it,
+ * gets a warning; the worker goes on.
+ */
+export async function restrictStorage(chrome, log) {
+  for (const name of ['local', 'session']) {
+    const area = chrome.storage && chrome.storage[name];
+    if (!area || typeof area.setAccessLevel !== 'function') {
+      log.warn(`chrome.storage.${name}.setAccessLevel is missing (an older browser): content scripts may still use storage.${name}`);
+      continue;
+    }
+    try {
+      await area.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' });
+    } catch (e) {
+      log.warn(`could not close chrome.storage.${name} to content scripts: ${e && e.message ? e.message : e}`);
+    }
   }
 }
 
@@ -205,6 +231,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
   chrome.runtime.onInstalled.addListener(() => {});
 
   async function start() {
+    await restrictStorage(chrome, log);
     const stored = await chrome.storage.local.get([STORAGE_KEY, INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY]);
     tabs.setExclusions(stored[EXCLUSIONS_KEY]);
     tabs.setAllowList(stored[STORAGE_KEY]);

@@ -1,7 +1,8 @@
 // A small fake of the chrome.* API the extension uses, for tests in Node:
 // events, Ports (runtime.connectNative, runtime.onConnect, runtime.connect),
 // tabs, windows (with create, update, remove for popups), action (the
-// badge), storage.local and storage.session. A FakePort records what the code under
+// badge), storage.local and storage.session (each recording its access
+// level). A FakePort records what the code under
 // test posts on it (posted) and lets the test play the other end
 // (deliver, close).
 
@@ -200,6 +201,11 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
       local: {
         /** Set failWrites to make set reject. */
         failWrites: null,
+        /** The access level set with setAccessLevel (undefined: never set). */
+        accessLevel: undefined,
+        async setAccessLevel({ accessLevel }) {
+          chrome.storage.local.accessLevel = accessLevel;
+        },
         async get(keys) {
           const out = {};
           for (const k of Array.isArray(keys) ? keys : [keys]) if (store.has(k)) out[k] = JSON.parse(JSON.stringify(store.get(k)));
@@ -220,6 +226,11 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
         },
       },
       session: {
+        /** The access level set with setAccessLevel (undefined: never set). */
+        accessLevel: undefined,
+        async setAccessLevel({ accessLevel }) {
+          chrome.storage.session.accessLevel = accessLevel;
+        },
         async get(keys) {
           const out = {};
           for (const k of Array.isArray(keys) ? keys : [keys]) if (sessionStore.has(k)) out[k] = JSON.parse(JSON.stringify(sessionStore.get(k)));

@@ -15,10 +15,12 @@ export function localTab(id, extra = {}) {
 
 /**
  * Boots the worker. opts go to fakeChrome (tabs, storage, focusedWindow);
- * settle: also let the first state go out (default true).
+ * settle: also let the first state go out (default true); patch(chrome):
+ * changes the fake before the worker starts.
  */
-export async function bootWorker({ settle = true, ...opts } = {}) {
+export async function bootWorker({ settle = true, patch, ...opts } = {}) {
   const chrome = fakeChrome({ storage: { instance: 'inst-1' }, ...opts });
+  if (patch) patch(chrome);
   const clock = new FakeClock();
   const warnings = [];
   const log = { info() {}, warn: (...a) => warnings.push(a.join(' ')) };

@@ -1,0 +1,32 @@
+// The worker closes chrome.storage to content scripts at start: the allow
+// list, the site settings and the exclusions (storage.local) and this
+// session's grants and activity (storage.session) are for the extension's
+// own pages and the worker alone. A browser without setAccessLevel, or
+// one that refuses it for an area, gets a warning, and the worker goes on.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bootWorker } from './fakes/worker.js';
+
+test('the worker closes storage.local and storage.session to content scripts at start', async () => {
+  const { chrome, warnings, host } = await bootWorker();
+  assert.equal(chrome.storage.local.accessLevel, 'TRUSTED_CONTEXTS');
+  assert.equal(chrome.storage.session.accessLevel, 'TRUSTED_CONTEXTS');
+  assert.deepEqual(warnings.filter((w) => /storage/.test(w)), []);
+  assert.ok(host, 'the host link opened');
+});
+
+test('without setAccessLevel, or when the browser refuses it, the worker says so and starts', async () => {
+  const { chrome, warnings, host } = await bootWorker({
+    patch: (c) => {
+      delete c.storage.local.setAccessLevel;
+      c.storage.session.setAccessLevel = async () => {
+        throw new Error('Access level can only be set for session storage');
+      };
+    },
+  });
+  assert.ok(host, 'the host link opened');
+  assert.deepEqual(chrome.storage.local.accessLevel, undefined);
+  assert.ok(warnings.some((w) => /chrome\.storage\.local\.setAccessLevel is missing/.test(w)), warnings.join('\n'));
+  assert.ok(warnings.some((w) => /chrome\.storage\.session to content scripts: Access level can only be set/.test(w)), warnings.join('\n'));
+});
