@@ -46,7 +46,7 @@ function setup({ askOpen, agentOf = () => '' } = {}) {
     Object.assign(made.get(tabId), { status: 'complete', url, title });
     registry.upsertTab({ id: tabId, title, url });
     registry.setFrame(tabId, 0, new URL(url).origin, tools.map((name) => ({ name, description: name })));
-    chrome.tabs.onUpdated.emit(tabId, { status: 'complete' }, { id: tabId, url, title });
+    chrome.tabs.onUpdated.emit(tabId, { status: 'complete' }, { id: tabId, url, title, status: 'complete' });
     await drain();
   };
   // The tab navigates after its load (a script, a late redirect).
@@ -275,4 +275,18 @@ test('a tab that moves on to a site not allowed while its tools are awaited asks
   assert.equal(r.code, Code.declined);
   assert.ok(!leaks(r), JSON.stringify(r));
   assert.deepEqual(chrome.tabs.removed, [50]);
+});
+
+test('a new tab\'s empty first document is no load: the answer waits for the page', async () => {
+  const { chrome, opener, load } = setup();
+  const answer = opener.open('s1.1', { url: 'http://localhost:8765/' });
+  let done = false;
+  answer.then(() => { done = true; });
+  await drain();
+  chrome.tabs.onUpdated.emit(50, { status: 'complete' }, { id: 50, url: '', pendingUrl: 'http://localhost:8765/', status: 'complete' });
+  chrome.tabs.onUpdated.emit(50, { status: 'complete' }, { id: 50, url: 'about:blank', status: 'complete' });
+  await drain();
+  assert.equal(done, false);
+  await load(50, ['t']);
+  assert.deepEqual((await answer).output, { tabId: 50, url: 'http://localhost:8765/', title: 'Trace viewer', tools: ['t'] });
 });

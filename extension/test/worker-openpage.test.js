@@ -78,14 +78,18 @@ test('a redirect to a site not allowed asks in the consent window; Deny closes t
   const { chrome, host } = await boot();
   chrome.tabs.removed = [];
   chrome.tabs.remove = async (id) => chrome.tabs.removed.push(id);
-  const create = chrome.tabs.create;
-  chrome.tabs.create = async (opts) => {
-    const tab = await create(opts);
-    Object.assign(tab, { url: 'https://mail.example/inbox?token=SECRET', title: 'Inbox — secret@mail.example' });
-    chrome.tabs.onUpdated.emit(tab.id, { status: 'complete' }, { ...tab });
-    return tab;
+  // As in Chromium: without the "tabs" permission, tabs.get leaves url and title out.
+  chrome.tabs.create = async () => {
+    const tab = { id: 70, windowId: 1, status: 'loading' };
+    chrome.tabs.created.push(tab);
+    return { ...tab };
   };
   host.deliver(open('s1.4', 'http://127.0.0.1:9999/r?to=https://mail.example/inbox'));
+  await drain();
+  // The redirect's page starts: its relay connects, and its tab loads.
+  chrome.connectFrame({ tabId: 70, url: 'https://mail.example/inbox?token=SECRET', title: 'Inbox — secret@mail.example' });
+  chrome.tabs.created[0].status = 'complete';
+  chrome.tabs.onUpdated.emit(70, { status: 'complete' }, { id: 70, windowId: 1, status: 'complete' });
   await drain();
   const { requests } = (await ask(chrome, { type: 'consent.list' })).value;
   assert.deepEqual(requests.map((r) => [r.kind, r.origin, r.from]), [['open', 'https://mail.example', 'http://127.0.0.1:9999']]);

@@ -13,12 +13,15 @@
 // user's no).
 //
 // What counts is where the tab landed, not the URL the agent gave: after
-// the load (a redirect, a navigation before the load ended), and again
-// before the answer (a navigation while the tools were awaited), a tab on
-// a site that is neither allowed nor allowed once by this request asks the
-// same question about that site; on a no the tab closes and the agent gets
-// the error, nothing of the page. The answer carries the url and title
-// only of a page the user allowed.
+// the load and the wait for its tools (a redirect, a navigation before the
+// load ended or while the tools were awaited), a tab on a site that is
+// neither allowed nor allowed by the user for this request asks the same
+// question about that site; on a no the tab closes and the agent gets the
+// error, nothing of the page. The answer carries the url and title only of
+// a page the user allowed. The extension has no "tabs" permission: it
+// learns where a tab is from the relay of a page that registers tools or
+// context providers; of a page with neither it learns nothing, and the
+// answer then carries the URL the agent gave.
 
 import { Code } from '../lib/protocol.js';
 import { STORAGE_KEY, allowListFrom, setSiteAllowed, webOrigin } from '../lib/sites.js';
@@ -123,17 +126,38 @@ export class Opener {
     const mine = { by: this.owner(id), origin: p.origin, loaded: false };
     this.opened.set(tab.id, mine);
     await this.waitLoaded(tab.id);
-    let at = await this.landed(id, tab.id, p, consented);
+    // Its tools, or news that it landed on a site whose tools stay hidden;
+    // then where it is now, asked about when it is not allowed.
+    const first = await this.waitTools(tab.id, consented);
+    const at = await this.landed(id, tab.id, p, consented);
     if (at.code) return at;
     // From now on a navigation to another site is no longer the opening's own (a redirect): see topFrame.
     mine.origin = at.origin || p.origin;
     mine.loaded = true;
     let tools = [];
-    if (this.registry.allows(at.origin) || consented.get(at.origin) === 'add') tools = await this.waitTools(tab.id);
-    at = await this.landed(id, tab.id, p, consented); // it may have moved on meanwhile
-    if (at.code) return at;
-    if (!this.registry.allows(at.origin) && consented.get(at.origin) !== 'add') tools = [];
+    if (this.shows(at.origin, consented)) tools = at.asked ? await this.waitTools(tab.id, consented) : first;
     return { output: { tabId: tab.id, url: at.url, title: at.title, tools } };
+  }
+
+  /** Whether the tools of a site reach agents: it is allowed, or the user just added it for this request. */
+  shows(origin, consented) {
+    return origin !== '' && (this.registry.allows(origin) || consented.get(origin) === 'add');
+  }
+
+  /**
+   * Where a tab is, as far as the extension knows: {origin, url, title},
+   * origin '' while it does not know. The browser gives a tab's url and
+   * title only to extensions with the "tabs" permission or host
+   * permissions, which this one does without; the registry has them from
+   * the relays' Ports (their sender's tab), which connect as a page with
+   * tools or context providers registers them.
+   * @param {chrome.tabs.Tab | null} t the tab as chrome.tabs.get gave it
+   */
+  whereIs(t, tabId) {
+    const known = this.registry.tabs.get(tabId);
+    const url = (t && typeof t.url === 'string' && t.url) || (known && known.url) || '';
+    const title = (t && t.title) || (known && known.title) || '';
+    return { origin: webOrigin(url), url, title };
   }
 
   /**
@@ -160,26 +184,27 @@ export class Opener {
   }
 
   /**
-   * Where the tab opened for request id is now: {origin, url, title}, of a
-   * site that is allowed or that the user let this request open; a tab on
-   * any other site asks the user first, and on a no it closes and the
-   * error comes back ({code, message}). A tab gone, or not on a web page
-   * (yet), tells nothing but the URL the agent gave.
+   * Where the tab opened for request id is now: {origin, url, title,
+   * asked}, of a site that is allowed or that the user let this request
+   * open (asked: the user was asked on the way); a tab on any other site
+   * asks the user first, and on a no it closes and the error comes back
+   * ({code, message}). A tab gone, or whose page the extension does not
+   * know, tells nothing but the URL the agent gave.
    */
   async landed(id, tabId, p, consented) {
+    let asked = false;
     for (;;) {
       const t = await this.chrome.tabs.get(tabId).catch(() => null);
-      const url = t && typeof t.url === 'string' ? t.url : '';
-      const origin = webOrigin(url);
-      if (origin === '') return { origin: '', url: p.url, title: '' };
-      if (this.registry.allows(origin) || consented.has(origin)) return { origin, url, title: (t && t.title) || '' };
-      const no = await this.askAbout(id, { origin, url, from: p.origin }, consented);
+      const at = t ? this.whereIs(t, tabId) : { origin: '' };
+      if (at.origin === '') return { origin: '', url: p.url, title: '', asked };
+      if (this.registry.allows(at.origin) || consented.has(at.origin)) return { ...at, asked };
+      const no = await this.askAbout(id, { origin: at.origin, url: at.url, from: p.origin }, consented);
       if (no) {
         await this.chrome.tabs.remove(tabId).catch(() => {}); // the user may have closed it
         this.opened.delete(tabId);
         return no;
       }
-      // Allowed: look again, for it may have moved on while the user thought.
+      asked = true; // and look again: it may have moved on while the user thought
     }
   }
 
@@ -188,7 +213,13 @@ export class Opener {
     if (this.dropAsk) this.dropAsk(id);
   }
 
-  /** Resolves with the tab once it has loaded (or LOAD_WAIT passed, or it closed). */
+  /**
+   * Resolves with the tab once it has loaded a web page (or LOAD_WAIT
+   * passed, or it closed). A tab that says "complete" of an empty
+   * document, or with a navigation pending, has not loaded the page. (The
+   * browser leaves url out of the tabs of sites the extension has no host
+   * permission for, which is all of them: see landed.)
+   */
   waitLoaded(tabId) {
     return new Promise((resolve) => {
       let settled = false;
@@ -200,8 +231,9 @@ export class Opener {
         this.clock.clearTimeout(timer);
         resolve(tab);
       };
+      const loaded = (tab) => !!tab && tab.status === 'complete' && !tab.pendingUrl && (tab.url === undefined || webOrigin(tab.url) !== '');
       const onUpdated = (id, change, tab) => {
-        if (id === tabId && change.status === 'complete') done(tab);
+        if (id === tabId && change.status === 'complete' && loaded(tab)) done(tab);
       };
       const onRemoved = (id) => {
         if (id === tabId) done(null);
@@ -211,18 +243,24 @@ export class Opener {
       this.chrome.tabs.onRemoved.addListener(onRemoved);
       // It may have loaded before the listeners were there.
       this.chrome.tabs.get(tabId).then((tab) => {
-        if (tab && tab.status === 'complete') done(tab);
+        if (loaded(tab)) done(tab);
       }, () => done(null));
     });
   }
 
-  /** The names of the tools the tab's allowed frames offer, once there are some (at most TOOLS_WAIT). */
-  waitTools(tabId) {
+  /**
+   * The names of the tools the tab's allowed frames offer, once there are
+   * some (at most TOOLS_WAIT); none once the tab is known to be on a site
+   * whose tools stay hidden (consented: see open).
+   */
+  waitTools(tabId, consented) {
     const until = this.clock.now() + TOOLS_WAIT;
     return new Promise((resolve) => {
       const look = () => {
         const names = this.toolsOf(tabId);
-        if (names.length > 0 || this.clock.now() >= until) resolve(names);
+        const { origin } = this.whereIs(null, tabId);
+        if (origin !== '' && !this.shows(origin, consented)) resolve([]);
+        else if (names.length > 0 || this.clock.now() >= until) resolve(names);
         else this.clock.setTimeout(look, LOOK_EVERY);
       };
       look();

@@ -294,10 +294,11 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
 
     /**
      * A frame's relay connects: returns the worker's end of its Port (what
-     * the worker posts is in posted; deliver sends to the worker).
+     * the worker posts is in posted; deliver sends to the worker). Its
+     * sender's tab is the open tab, else one at url with title.
      */
-    connectFrame({ tabId, frameId = 0, url, origin, name = 'webmcp-frame', senderId = id }) {
-      const tab = openTabs.get(tabId) || { id: tabId, windowId: 1, active: false, url, title: '' };
+    connectFrame({ tabId, frameId = 0, url, origin, name = 'webmcp-frame', senderId = id, title = '' }) {
+      const tab = openTabs.get(tabId) || { id: tabId, windowId: 1, active: false, url, title };
       const sender = { id: senderId, tab: { ...tab }, frameId, url };
       if (origin) sender.origin = origin;
       const port = new FakePort(chrome.runtime, name, sender);
