@@ -100,11 +100,9 @@ func TestConsentFramed(t *testing.T) {
 		framed := fmt.Sprintf("http://localhost:%d", port)
 		framing := fmt.Sprintf("http://127.0.0.1:%d", port)
 
-		// The user sets the framed site to ask, in the extension's own page.
-		settings, _ := b.open(extURL("ui/site-settings.html?origin=" + url.QueryEscape(framed)))
-		waitPage(t, settings, `document.querySelector("input[value=acting]")`)
-		clickNamed(t, settings, "radio", askActing)
-		waitPage(t, settings, savedAsk("acting"))
+		// The user sets the framed site to ask (TestConsent does it with the
+		// site settings' controls).
+		b.setAsk(framed, "acting")
 
 		page, _ := b.open(framing + "/frame?src=" + url.QueryEscape(framed+"/tools"))
 		waitPage(t, page, `document.body.dataset.ready === "true"`)
