@@ -1,6 +1,6 @@
 module github.com/webmcp-bridge/bridge
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/chromedp/cdproto v0.159.0
@@ -10,6 +10,8 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )
 
+require github.com/Microsoft/go-winio v0.6.4
+
 require (
 	github.com/evanw/esbuild v0.28.2
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
@@ -17,7 +19,7 @@ require (
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
-	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.41.0
+	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/sys v0.49.0
 	golang.org/x/time v0.15.0 // indirect
 )

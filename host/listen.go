@@ -15,7 +15,7 @@ import (
 // at the host's own path was left by a dead process that had the same pid,
 // and is removed; so are other hosts' sockets that nothing listens on any
 // more, when no process has their pid (webmcp.RemoveStaleSockets).
-func listen(dir string, pid int, log *logger) (*net.UnixListener, error) {
+func listen(dir string, pid int, log *logger) (net.Listener, error) {
 	if err := webmcp.EnsureRuntimeDir(dir); err != nil {
 		return nil, err
 	}
@@ -29,14 +29,9 @@ func listen(dir string, pid int, log *logger) (*net.UnixListener, error) {
 		}
 		log.Printf("removed a stale socket left at %s by an earlier process", path)
 	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	ln, err := webmcp.Listen(path)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", path, err)
-	}
-	// The directory is private already; the socket is made private too.
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("make the socket %s private: %w", path, err)
+		return nil, err
 	}
 	removed, err := webmcp.RemoveStaleSockets(context.Background(), dir, path)
 	for _, p := range removed {

@@ -14,7 +14,7 @@ import (
 const RuntimeDirEnv = "WEBMCP_RUNTIME_DIR"
 
 // SocketPattern matches the host sockets in the runtime directory.
-const SocketPattern = "host-*.sock"
+const SocketPattern = "host-*" + endpointExt
 
 // ErrUntrusted is wrapped by the errors of [CheckRuntimeDir],
 // [EnsureRuntimeDir] and [CheckSocket] when the directory or a socket in it
@@ -55,7 +55,7 @@ func EnsureRuntimeDir(dir string) error {
 		return fmt.Errorf("create the parent of the runtime directory %s: %w", dir, err)
 	}
 	// Mkdir does not follow a symbolic link at dir: it fails with "exists".
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := mkdirPrivate(dir); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("create runtime directory %s: %w", dir, err)
 	}
 	return CheckRuntimeDir(dir)
@@ -80,22 +80,7 @@ func CheckRuntimeDir(dir string) error {
 	if !fi.IsDir() {
 		return untrusted(dir, "is not a directory", "remove it (rm %s) and restart the browser", dir)
 	}
-	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
-		return untrusted(dir, fmt.Sprintf("is owned by uid %d, not by you (uid %d)", uid, os.Getuid()),
-			"another local user may be trying to stand in for your browser; have it removed (as root: rm -r %s), or set %s (or XDG_RUNTIME_DIR) to a private directory for the browser and your agents alike", dir, RuntimeDirEnv)
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return untrusted(dir, fmt.Sprintf("is open to other users (mode %v)", perm),
-			"check that no socket in it is someone else's, then chmod 700 %s and restart the browser", dir)
-	}
-	// A parent that anyone may write to, without the sticky bit (which
-	// /tmp has), lets anyone rename dir away and put their own in its place.
-	parent := filepath.Dir(dir)
-	if pfi, err := os.Stat(parent); err == nil && pfi.Mode().Perm()&0o002 != 0 && pfi.Mode()&fs.ModeSticky == 0 {
-		return untrusted(dir, fmt.Sprintf("is in %s, which every user may write to (mode %v)", parent, pfi.Mode().Perm()),
-			"set %s to a directory in a private place, e.g. under your HOME", RuntimeDirEnv)
-	}
-	return nil
+	return checkDirPrivate(dir, fi)
 }
 
 // CheckSocket checks, without following symbolic links, that path is a
@@ -108,14 +93,7 @@ func CheckSocket(path string) error {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return untrusted(path, "is a symbolic link, not a host's socket", "remove it (rm %s)", path)
 	}
-	if fi.Mode()&fs.ModeSocket == 0 {
-		return untrusted(path, "is not a socket", "remove it (rm %s)", path)
-	}
-	if uid, ok := fileOwner(fi); ok && uid != os.Getuid() {
-		return untrusted(path, fmt.Sprintf("is owned by uid %d, not by you (uid %d)", uid, os.Getuid()),
-			"another local user may be trying to stand in for your browser; have it removed (as root: rm %s)", path)
-	}
-	return nil
+	return checkEndpoint(path, fi)
 }
 
 // untrusted is an error wrapping ErrUntrusted: what is wrong with path, and
@@ -131,7 +109,7 @@ func HostSockets(dir string) ([]string, error) {
 
 // SocketPath is the socket of the host with the given process id.
 func SocketPath(dir string, pid int) string {
-	return filepath.Join(dir, "host-"+strconv.Itoa(pid)+".sock")
+	return filepath.Join(dir, "host-"+strconv.Itoa(pid)+endpointExt)
 }
 
 // SocketPID is the process id in a host socket's name, as [SocketPath]
@@ -142,7 +120,7 @@ func SocketPID(path string) (pid int, ok bool) {
 	if !found {
 		return 0, false
 	}
-	s, found = strings.CutSuffix(s, ".sock")
+	s, found = strings.CutSuffix(s, endpointExt)
 	if !found {
 		return 0, false
 	}

@@ -3,7 +3,6 @@ package webmcp
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"time"
 )
@@ -50,8 +49,7 @@ func RemoveStaleSockets(ctx context.Context, dir, keep string) (removed []string
 			continue
 		}
 		dctx, cancel := context.WithTimeout(ctx, staleDialTimeout)
-		var d net.Dialer
-		c, derr := d.DialContext(dctx, "unix", p)
+		c, derr := Dial(dctx, p)
 		cancel()
 		if derr == nil {
 			c.Close()

@@ -103,8 +103,7 @@ func Dial(ctx context.Context, path string, opts ConnOptions) (*Conn, error) {
 	if err := webmcp.CheckSocket(path); err != nil {
 		return nil, err
 	}
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "unix", path)
+	nc, err := webmcp.Dial(ctx, path)
 	if err != nil {
 		return nil, err
 	}
