@@ -3,8 +3,12 @@ package bridgetest
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
+
+	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // Timeout bounds every wait of a test. Nothing should come near it: it only
@@ -29,6 +33,14 @@ func RuntimeDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	if runtime.GOOS == "windows" {
+		// A new directory in the temporary one inherits its access list;
+		// the runtime directory must be private (webmcp.EnsureRuntimeDir).
+		dir = filepath.Join(dir, "r")
+		if err := webmcp.EnsureRuntimeDir(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return dir
 }
 

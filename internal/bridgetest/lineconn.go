@@ -38,10 +38,11 @@ func NewLineConn(t testing.TB, c net.Conn) *LineConn {
 	return l
 }
 
-// DialLine connects to the Unix socket at path.
+// DialLine connects to the host endpoint at path (a Unix socket, or on
+// Windows the file naming a named pipe).
 func DialLine(t testing.TB, path string) *LineConn {
 	t.Helper()
-	c, err := net.Dial("unix", path)
+	c, err := webmcp.Dial(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,10 +185,11 @@ type Listener struct {
 	conns chan net.Conn
 }
 
-// Listen listens on the Unix socket path until the test ends.
+// Listen listens on a host endpoint at path (a Unix socket, or on Windows a
+// named pipe and the file naming it) until the test ends.
 func Listen(t testing.TB, path string) *Listener {
 	t.Helper()
-	ln, err := net.Listen("unix", path)
+	ln, err := webmcp.Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}

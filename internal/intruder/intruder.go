@@ -230,21 +230,13 @@ func (h *Host) Received(t testing.TB) (bytes, conns int) {
 // String names the host for test messages.
 func (h *Host) String() string { return fmt.Sprintf("fake host pid %d at %s", h.PID, h.Socket) }
 
-// Abandon leaves a socket at dir/host-<pid>.sock that nothing listens on,
-// named after a process that has ended, as a crashed host does, and returns
-// its path.
+// Abandon leaves an endpoint at dir/host-<pid>.sock (Windows:
+// host-<pid>.pipe) that nothing listens on, named after a process that has
+// ended, as a crashed host does, and returns its path.
 func Abandon(t testing.TB, dir string) string {
 	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "host-"+strconv.Itoa(cmd.Process.Pid)+".sock")
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln.SetUnlinkOnClose(false)
-	ln.Close()
+	pid := deadPID(t)
+	path := filepath.Join(dir, "host-"+strconv.Itoa(pid)+endpointExt)
+	AbandonAt(t, path)
 	return path
 }

@@ -3,7 +3,6 @@ package hosts
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/internal/intruder"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -77,12 +77,8 @@ func TestPoolFollowsSockets(t *testing.T) {
 
 func TestPoolStaleSocket(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
-	ln, err := net.Listen("unix", webmcp.SocketPath(dir, 2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
-	ln.Close() // a host that crashed left its socket
+	// A socket that nothing listens on, named after a live process.
+	intruder.AbandonAt(t, webmcp.SocketPath(dir, os.Getpid()))
 
 	pool := NewPool(PoolOptions{Dir: dir, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet})
 	defer pool.Close()
@@ -94,8 +90,8 @@ func TestPoolStaleSocket(t *testing.T) {
 		t.Fatalf("second scan: %v, want none", errs)
 	}
 	// A new host replaces the socket: it is tried at once.
-	os.Remove(webmcp.SocketPath(dir, 2))
-	h := bridgetest.Listen(t, webmcp.SocketPath(dir, 2))
+	os.Remove(webmcp.SocketPath(dir, os.Getpid()))
+	h := bridgetest.Listen(t, webmcp.SocketPath(dir, os.Getpid()))
 	if errs := pool.Scan(bridgetest.Context(t)); len(errs) != 0 {
 		t.Fatalf("scan after the socket was replaced: %v", errs)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/intruder"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -93,10 +94,7 @@ func TestIntruderSocketMovedIn(t *testing.T) {
 // TestStaleSocketRemoved: a socket left by a host that crashed is removed
 // by the first shim that finds nothing listening and its process gone.
 func TestStaleSocketRemoved(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	dir := bridgetest.RuntimeDir(t)
 	stale := intruder.Abandon(t, dir)
 
 	errs, conns := scanOnce(t, dir)
