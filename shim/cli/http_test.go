@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
@@ -253,7 +254,10 @@ func TestHTTPAllowHost(t *testing.T) {
 // the session goes on.
 func TestHTTPMessageSizes(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	ctx := bridgetest.Context(t)
+	// A hang guard for 21 MiB through the race detector on a busy machine:
+	// bridgetest.Timeout is too short for that (CI ran out of it once).
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
 	dir := bridgetest.RuntimeDir(t)
 	p := bridgetest.NewPage()
 	p.Handle("size", func(_ context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
