@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/webmcp-bridge/bridge/internal/version"
 	"io"
 	"strconv"
 
@@ -158,7 +159,7 @@ func (h *host) sendHostHello() {
 	b, err := json.Marshal(&webmcp.Message{
 		Type:     webmcp.TypeHello,
 		Protocol: webmcp.ProtocolVersion,
-		Host:     &webmcp.HostInfo{PID: h.pid, Socket: h.socket},
+		Host:     &webmcp.HostInfo{PID: h.pid, Socket: h.socket, Version: version.Version},
 	})
 	if err == nil {
 		err = h.toBrowser(b)

@@ -2,6 +2,7 @@ package host
 
 import (
 	"encoding/json"
+	"github.com/webmcp-bridge/bridge/internal/version"
 
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -79,7 +80,7 @@ func (h *host) helloLine(session string) []byte {
 		Type:     webmcp.TypeHello,
 		Protocol: webmcp.ProtocolVersion,
 		Session:  session,
-		Host:     &webmcp.HostInfo{PID: h.pid, Socket: h.socket},
+		Host:     &webmcp.HostInfo{PID: h.pid, Socket: h.socket, Version: version.Version},
 		Browser:  h.browser,
 	})
 }

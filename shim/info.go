@@ -28,6 +28,7 @@ type TabInfo struct {
 type HostStatus struct {
 	Socket  string          `json:"socket"`
 	PID     int             `json:"pid,omitempty"`
+	Version string          `json:"version,omitempty"` // the host's version; "" from a host older than versions in its hello
 	Session string          `json:"session,omitempty"`
 	Browser *webmcp.Browser `json:"browser,omitempty"` // nil while the browser has not said hello
 	Tabs    []TabInfo       `json:"tabs"`
@@ -120,7 +121,7 @@ func (s *Server) Hosts() []HostStatus {
 func hostStatus(c *hosts.Conn) HostStatus {
 	snap := c.Snapshot()
 	b := c.Browser()
-	hs := HostStatus{Socket: c.Path(), PID: c.Host().PID, Session: c.Session(), Browser: b, Tabs: []TabInfo{}}
+	hs := HostStatus{Socket: c.Path(), PID: c.Host().PID, Version: c.Host().Version, Session: c.Session(), Browser: b, Tabs: []TabInfo{}}
 	counts := map[int]int{}
 	for _, t := range snap.Tools {
 		counts[t.TabID]++

@@ -205,6 +205,10 @@ type Browser struct {
 type HostInfo struct {
 	PID    int    `json:"pid"`
 	Socket string `json:"socket,omitempty"`
+	// Version is the host's release version (package internal/version);
+	// empty from a host older than this field. doctor compares it with
+	// the shim's own, to tell a host still running from before an update.
+	Version string `json:"version,omitempty"`
 }
 
 // ClientInfo describes a shim (or another client) to its host.

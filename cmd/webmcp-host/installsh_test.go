@@ -19,6 +19,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
+	"github.com/webmcp-bridge/bridge/internal/version"
 	"github.com/webmcp-bridge/bridge/manifest"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -182,7 +183,7 @@ func TestInstallScript(t *testing.T) {
 		return r
 	}
 	r := doctor()
-	for _, want := range []string{"ok webmcp-shim and webmcp-host in " + bin, "info extension WebMCP bridge ",
+	for _, want := range []string{"ok webmcp-shim and webmcp-host " + version.Version + " in " + bin, "info extension WebMCP bridge ",
 		"ok Chromium: the browser may start " + filepath.Join(bin, "webmcp-host"),
 		"ok --user-data-dir " + profile + ": the browser may start", "problem no runtime directory"} {
 		if !r.has(want) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/host"
 	"github.com/webmcp-bridge/bridge/internal/profiling"
+	"github.com/webmcp-bridge/bridge/internal/version"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -32,6 +33,8 @@ It is not meant to be run by hand, except to register it with the browsers:
         token; without a record, the manifests that name this binary
     webmcp-host extension-id
         print the extension's ID
+    webmcp-host --version
+        print its version (the same as webmcp-shim's and the extension's)
 
 (install.sh runs these; see its --help.)
 
@@ -57,6 +60,10 @@ func main() {
 func run() int {
 	if args := os.Args[1:]; len(args) > 0 && (args[0] == "install" || args[0] == "uninstall") {
 		return installCmd(args[0], args[1:], os.Stdout, os.Stderr)
+	}
+	if args := os.Args[1:]; len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		fmt.Println("webmcp-host", version.Version)
+		return 0
 	}
 	if args := os.Args[1:]; len(args) == 1 && args[0] == "extension-id" {
 		fmt.Println(webmcp.ExtensionID)

@@ -84,8 +84,13 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	fs.BoolVar(&hf.allowRemote, "allow-remote", false, "")
 	fs.Var(&hf.hosts, "allow-host", "")
 	fs.Var(&hf.origins, "allow-origin", "")
+	showVersion := fs.Bool("version", false, "")
 	if code, ok := parse(fs, args, env); !ok {
 		return code
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, "webmcp-shim", version())
+		return ExitOK
 	}
 	rest := fs.Args()
 	httpOnly := hf.allowRemote || len(hf.hosts) > 0 || len(hf.origins) > 0
@@ -222,6 +227,7 @@ Flags:
                        host.docker.internal
   --allow-origin URL   accept requests with Origin: URL (repeatable), and
                        answer that page's CORS preflights
+  --version            print webmcp-shim's version
   -h, --help           this text
 
 Environment:

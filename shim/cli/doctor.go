@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -123,7 +124,7 @@ func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
 		if installed {
 			d.problem(LinkBinaries, "%s is missing: run ./install.sh again", host)
 		} else {
-			d.info(LinkBinaries, "no webmcp-host beside this webmcp-shim (%s): not an installed copy, so the manifests are not compared with it", self)
+			d.info(LinkBinaries, "no webmcp-host beside this webmcp-shim %s (%s): not an installed copy, so the manifests are not compared with it", version(), self)
 		}
 		return "", rec
 	}
@@ -136,7 +137,18 @@ func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
 	case strings.TrimSpace(string(out)) != webmcp.ExtensionID:
 		d.problem(LinkBinaries, "%s is another version (it knows the extension as %q, this shim as %s): run ./install.sh again", host, strings.TrimSpace(string(out)), webmcp.ExtensionID)
 	default:
-		d.ok(LinkBinaries, "webmcp-shim and webmcp-host in %s", bin)
+		// A host older than --version takes it for the extension's
+		// origin and fails.
+		out, _ := exec.CommandContext(ctx, host, "--version").Output()
+		hv := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "webmcp-host"))
+		switch {
+		case hv == "":
+			d.problem(LinkBinaries, "%s is older than this webmcp-shim %s (it does not tell its version): install both again, from the same release (./install.sh, or the installer of a release archive)", host, version())
+		case hv != version():
+			d.problem(LinkBinaries, "%s is version %s, this webmcp-shim %s: install both again, from the same release (./install.sh, or the installer of a release archive)", host, hv, version())
+		default:
+			d.ok(LinkBinaries, "webmcp-shim and webmcp-host %s in %s", version(), bin)
+		}
 	}
 	if installed {
 		ext := filepath.Join(filepath.Dir(bin), "share", "webmcp-bridge", "extension")
@@ -329,8 +341,16 @@ func (d *doctor) checkHosts(ctx context.Context, env *Env) {
 		case h.Browser.ExtensionID != "" && h.Browser.ExtensionID != webmcp.ExtensionID:
 			d.problem(LinkHost, "host pid %d was started by extension %s, not the bridge's %s: load the extension from the folder install.sh printed", h.PID, h.Browser.ExtensionID, webmcp.ExtensionID)
 			continue
+		case h.Version != version():
+			was := "an older webmcp-host"
+			if h.Version != "" {
+				was = "webmcp-host " + h.Version
+			}
+			d.problem(LinkHost, "host pid %d of %s is %s, this webmcp-shim is %s: it still runs from before an update (or from another install); reload the extension in chrome://extensions or restart the browser, so that it starts the installed host (if that does not help, run the installer again)", h.PID, h.Browser.Name, was, version())
 		case d.extVersion != "" && h.Browser.ExtensionVersion != "" && h.Browser.ExtensionVersion != d.extVersion:
 			d.problem(LinkHost, "%s runs the extension %s, but %s is installed: reload the extension in chrome://extensions (or load it from the folder install.sh printed)", h.Browser.Name, h.Browser.ExtensionVersion, d.extVersion)
+		case d.extVersion == "" && h.Browser.ExtensionVersion != "" && h.Browser.ExtensionVersion != version():
+			d.problem(LinkHost, "%s runs the extension %s, this webmcp-shim is %s: load the extension of the same release in chrome://extensions (or reload it there after an update)", h.Browser.Name, h.Browser.ExtensionVersion, version())
 		}
 		allowed := 0
 		for _, t := range h.Tabs {
@@ -338,8 +358,8 @@ func (d *doctor) checkHosts(ctx context.Context, env *Env) {
 				allowed++
 			}
 		}
-		d.ok(LinkHost, "%s %s (host pid %d, extension %s): %s, %d on allowed sites, %s", h.Browser.Name, h.Browser.Version, h.PID,
-			extensionLabel(h.Browser), plural(len(h.Tabs), "tab"), allowed, plural(h.Tools, "tool"))
+		d.ok(LinkHost, "%s %s (host pid %d, webmcp-host %s, extension %s): %s, %d on allowed sites, %s", h.Browser.Name, h.Browser.Version, h.PID,
+			cmp.Or(h.Version, "older than versions"), extensionLabel(h.Browser), plural(len(h.Tabs), "tab"), allowed, plural(h.Tools, "tool"))
 		if h.Tools == 0 {
 			d.info(LinkTools, "no page offers tools yet: open a page that registers WebMCP tools on an allowed site (e.g. webmcp-shim demo)")
 		}

@@ -196,3 +196,71 @@ func TestDoctorRemovesStaleSocket(t *testing.T) {
 		t.Errorf("problems = %q, want only no live host", p)
 	}
 }
+
+// fakeHost listens on a host socket in dir and answers each shim with hello
+// (a host's hello line) and an empty state: a host of another release.
+func fakeHost(t *testing.T, dir, hello string) {
+	t.Helper()
+	ln, err := net.Listen("unix", webmcp.SocketPath(dir, os.Getpid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				r.ReadString('\n') // the shim's hello
+				c.Write([]byte(hello + "\n" + `{"type":"state","tabs":[],"tools":[]}` + "\n"))
+				for {
+					if _, err := r.ReadString('\n'); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+}
+
+// doctor names a host, or an extension, of another version than the shim
+// (one still running from before an update), and says what to do.
+func TestDoctorVersionMismatch(t *testing.T) {
+	browser := func(extVersion string) string {
+		return `"browser":{"name":"Chromium","version":"156","extensionId":"` + webmcp.ExtensionID + `","extensionVersion":"` + extVersion + `"}`
+	}
+	for _, tc := range []struct {
+		name  string
+		hello string
+		says  []string
+	}{
+		{"old host", `{"type":"hello","protocol":1,"session":"s1","host":{"pid":1,"version":"0.0.9"},` + browser(version()) + `}`,
+			[]string{"host pid 1 of Chromium is webmcp-host 0.0.9, this webmcp-shim is " + version(), "reload the extension in chrome://extensions or restart the browser"}},
+		{"host older than versions", `{"type":"hello","protocol":1,"session":"s1","host":{"pid":1},` + browser(version()) + `}`,
+			[]string{"is an older webmcp-host, this webmcp-shim is " + version(), "restart the browser"}},
+		{"extension not reloaded", `{"type":"hello","protocol":1,"session":"s1","host":{"pid":1,"version":"` + version() + `"},` + browser("0.0.9") + `}`,
+			[]string{"Chromium runs the extension 0.0.9, this webmcp-shim is " + version(), "reload it there"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			profile := doctorHome(t)
+			dir := bridgetest.RuntimeDir(t)
+			fakeHost(t, dir, tc.hello)
+			r := runCLI(bridgetest.Context(t), t, dir, "", "doctor", "--json", "--user-data-dir", profile)
+			r.expect(t, "doctor --json", 1)
+			d := doctorJSON(t, r)
+			got := d.problems(LinkHost)
+			if d.Problems != 1 || len(got) != 1 {
+				t.Fatalf("want exactly one problem, of link %s; got %+v", LinkHost, d)
+			}
+			for _, want := range tc.says {
+				if !strings.Contains(got[0], want) {
+					t.Errorf("problem %q lacks %q", got[0], want)
+				}
+			}
+		})
+	}
+}

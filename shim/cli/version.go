@@ -1,11 +1,7 @@
 package cli
 
-import "runtime/debug"
+import bridgeversion "github.com/webmcp-bridge/bridge/internal/version"
 
-// version is the main module's version as the build recorded it, or "dev".
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+// version is the bridge's version (package internal/version), which the
+// shim tells MCP clients and prints for --version.
+func version() string { return bridgeversion.Version }
