@@ -7,7 +7,8 @@ usage() {
 Usage: ./install.sh [--prefix DIR] [--user-data-dir DIR]... [--browser KEY]...
                     [--no-browsers] [--uninstall]
 
-Builds webmcp-host and webmcp-shim, installs them into PREFIX/bin, copies the
+Builds webmcp-host and webmcp-shim (from a release archive: takes the ones
+beside it, with no Go needed), installs them into PREFIX/bin, copies the
 extension to PREFIX/share/webmcp-bridge/extension, and writes the
 native-messaging manifest (dev.webmcp.bridge.json) that lets the extension
 start webmcp-host: for every supported browser installed on this system
@@ -103,6 +104,13 @@ while [ $# -gt 0 ]; do
 done
 
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# A release archive holds the binaries beside this script and no go.mod;
+# a source checkout has go.mod, and builds (a webmcp-host that go build
+# left at its root is not taken).
+prebuilt=0
+if [ ! -e "$src/go.mod" ] && [ -x "$src/webmcp-host" ] && [ -x "$src/webmcp-shim" ]; then
+	prebuilt=1
+fi
 case "$prefix" in /*) ;; *) prefix="$PWD/$prefix" ;; esac
 bin="$prefix/bin"
 share="$prefix/share/webmcp-bridge"
@@ -115,7 +123,9 @@ if [ "$uninstall" = 1 ]; then
 	fi
 	host="$bin/webmcp-host"
 	tmp=""
-	if [ ! -x "$host" ]; then
+	if [ ! -x "$host" ] && [ "$prebuilt" = 1 ]; then
+		host="$src/webmcp-host"
+	elif [ ! -x "$host" ]; then
 		# The record lists what to remove, but webmcp-host reads it.
 		tmp="$(mktemp -d)"
 		(cd "$src" && go build -trimpath -o "$tmp/" ./cmd/webmcp-host)
@@ -153,7 +163,7 @@ TXT
 	exit "$status"
 fi
 
-if ! command -v go >/dev/null 2>&1; then
+if [ "$prebuilt" = 0 ] && ! command -v go >/dev/null 2>&1; then
 	say "install.sh: " "  " "Go is not installed or not on PATH: install Go 1.26 or later (https://go.dev/doc/install) and run ./install.sh again" >&2
 	exit 1
 fi
@@ -176,7 +186,15 @@ first=1
 [ ! -f "$record" ] || first=0
 mkdirs "$share"
 mkdirs "$bin"
-(cd "$src" && go build -trimpath -o "$bin/" ./cmd/webmcp-host ./cmd/webmcp-shim)
+if [ "$prebuilt" = 1 ]; then
+	# Beside, then renamed over: a running host or shim keeps its old file.
+	for b in webmcp-host webmcp-shim; do
+		cp "$src/$b" "$bin/$b.new"
+		mv -f "$bin/$b.new" "$bin/$b"
+	done
+else
+	(cd "$src" && go build -trimpath -o "$bin/" ./cmd/webmcp-host ./cmd/webmcp-shim)
+fi
 add file "$bin/webmcp-host"
 add file "$bin/webmcp-shim"
 rm -rf "$share/extension.new"

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/webmcp-bridge/bridge/internal/version"
+)
+
+// Targets are the OS/ARCH pairs of a release.
+var Targets = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"}
+
+// Options say what Build builds.
+type Options struct {
+	Source  string    // the repository's root
+	Out     string    // the folder for the release files
+	Version string    // "" for internal/version's; a leading "v" is dropped
+	Targets []string  // OS/ARCH pairs
+	Log     io.Writer // progress lines; nil for none
+}
+
+// File is one release file that Build wrote.
+type File struct {
+	Path string
+	Size int64
+}
+
+// entry is one file of an archive: its path inside, mode and content.
+type entry struct {
+	name string
+	mode int64
+	data []byte
+}
+
+// chromeVersion is what Chrome takes as an extension's version.
+var chromeVersion = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,3}$`)
+
+// Build builds the release files (see the package doc) and returns them,
+// SHA256SUMS last.
+func Build(opts Options) ([]File, error) {
+	v := strings.TrimPrefix(opts.Version, "v")
+	if v == "" {
+		v = version.Version
+	}
+	if !chromeVersion.MatchString(v) {
+		return nil, fmt.Errorf("version %q is not 1 to 4 dot-separated numbers (like 0.2.0), which the extension's manifest needs", v)
+	}
+	for _, t := range opts.Targets {
+		if !slices.Contains(Targets, t) {
+			return nil, fmt.Errorf("unknown target %q: use OS/ARCH among %s", t, strings.Join(Targets, ", "))
+		}
+	}
+	logf := func(format string, args ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, format+"\n", args...)
+		}
+	}
+	if err := cleanOut(opts.Out); err != nil {
+		return nil, err
+	}
+	ext, err := extensionFiles(filepath.Join(opts.Source, "extension"), v)
+	if err != nil {
+		return nil, err
+	}
+	var common []entry
+	for _, f := range []struct {
+		name string
+		mode int64
+	}{{"install.sh", 0o755}, {"README.md", 0o644}, {"LICENSE", 0o644}} {
+		b, err := os.ReadFile(filepath.Join(opts.Source, f.name))
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w (run the release command from the repository's root)", f.name, err)
+		}
+		common = append(common, entry{f.name, f.mode, b})
+	}
+	for _, e := range ext {
+		common = append(common, entry{"extension/" + e.name, e.mode, e.data})
+	}
+	mtime := modTime()
+	tmp, err := os.MkdirTemp("", "webmcp-release-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+
+	var files []File
+	for _, t := range opts.Targets {
+		goos, goarch, _ := strings.Cut(t, "/")
+		logf("building %s", t)
+		bins, err := buildBinaries(opts.Source, filepath.Join(tmp, goos+"_"+goarch), goos, goarch, v)
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("webmcp-bridge_%s_%s_%s", v, goos, goarch)
+		entries := append(bins, common...)
+		var f File
+		if goos == "windows" {
+			f, err = writeZip(filepath.Join(opts.Out, name+".zip"), name+"/", entries, mtime)
+		} else {
+			f, err = writeTarGz(filepath.Join(opts.Out, name+".tar.gz"), name+"/", entries, mtime)
+		}
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	f, err := writeZip(filepath.Join(opts.Out, "webmcp-bridge-extension_"+v+".zip"), "", ext, mtime)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, f)
+	sums, err := writeSums(filepath.Join(opts.Out, "SHA256SUMS"), files)
+	if err != nil {
+		return nil, err
+	}
+	return append(files, sums), nil
+}
+
+// cleanOut makes dir, removing the release files of an earlier run.
+func cleanOut(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, "webmcp-bridge*"))
+	for _, f := range append(old, filepath.Join(dir, "SHA256SUMS")) {
+		if err := os.RemoveAll(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// extensionFiles reads the extension's folder but for its Node tests, with
+// version v in its manifest.
+func extensionFiles(dir, v string) ([]entry, error) {
+	var out []entry
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == "test" || rel == "node_modules" || (rel != "." && strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") || !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if rel == "manifest.json" {
+			if b, err = setManifestVersion(b, v); err != nil {
+				return err
+			}
+		}
+		out = append(out, entry{rel, 0o644, b})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the extension: %w", err)
+	}
+	if !slices.ContainsFunc(out, func(e entry) bool { return e.name == "manifest.json" }) {
+		return nil, fmt.Errorf("no manifest.json in %s", dir)
+	}
+	return out, nil
+}
+
+// manifestVersion is the manifest's top-level "version" (the first one).
+var manifestVersion = regexp.MustCompile(`"version"\s*:\s*"[^"]*"`)
+
+// setManifestVersion sets the manifest's version to v, keeping the rest
+// of the file as it is (its key, so the unpacked ID stays the same).
+func setManifestVersion(b []byte, v string) ([]byte, error) {
+	loc := manifestVersion.FindIndex(b)
+	if loc == nil {
+		return nil, fmt.Errorf("extension/manifest.json has no \"version\"")
+	}
+	return slices.Concat(b[:loc[0]], []byte(`"version": "`+v+`"`), b[loc[1]:]), nil
+}
+
+// buildBinaries builds webmcp-host and webmcp-shim for goos/goarch into dir.
+func buildBinaries(src, dir, goos, goarch, v string) ([]entry, error) {
+	cmd := exec.Command("go", "build", "-trimpath", "-o", dir+string(filepath.Separator),
+		"-ldflags", "-s -w -X github.com/webmcp-bridge/bridge/internal/version.Version="+v,
+		"./cmd/webmcp-host", "./cmd/webmcp-shim")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build for %s/%s: %v\n%s", goos, goarch, err, out)
+	}
+	exe := ""
+	if goos == "windows" {
+		exe = ".exe"
+	}
+	var out []entry
+	for _, name := range []string{"webmcp-host" + exe, "webmcp-shim" + exe} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, entry{name, 0o755, b})
+	}
+	return out, nil
+}
+
+// modTime is the files' time in the archives: $SOURCE_DATE_EPOCH, for
+// reproducible archives, else now.
+func modTime() time.Time {
+	if s, err := strconv.ParseInt(os.Getenv("SOURCE_DATE_EPOCH"), 10, 64); err == nil {
+		return time.Unix(s, 0).UTC()
+	}
+	return time.Now().UTC().Truncate(time.Second)
+}
+
+// dirs lists the folders that the entries' paths need, parents first.
+func dirs(entries []entry) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range entries {
+		for d := path.Dir(e.name); d != "."; d = path.Dir(d) {
+			if seen[d] {
+				break
+			}
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func writeTarGz(file, prefix string, entries []entry, mtime time.Time) (File, error) {
+	var buf bytes.Buffer
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	tw := tar.NewWriter(gz)
+	hdr := func(h *tar.Header) error {
+		h.ModTime, h.Uname, h.Gname, h.Format = mtime, "root", "root", tar.FormatPAX
+		return tw.WriteHeader(h)
+	}
+	if err := hdr(&tar.Header{Typeflag: tar.TypeDir, Name: prefix, Mode: 0o755}); err != nil {
+		return File{}, err
+	}
+	for _, d := range dirs(entries) {
+		if err := hdr(&tar.Header{Typeflag: tar.TypeDir, Name: prefix + d + "/", Mode: 0o755}); err != nil {
+			return File{}, err
+		}
+	}
+	for _, e := range entries {
+		if err := hdr(&tar.Header{Typeflag: tar.TypeReg, Name: prefix + e.name, Mode: e.mode, Size: int64(len(e.data))}); err != nil {
+			return File{}, err
+		}
+		if _, err := tw.Write(e.data); err != nil {
+			return File{}, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return File{}, err
+	}
+	if err := gz.Close(); err != nil {
+		return File{}, err
+	}
+	return writeFile(file, buf.Bytes())
+}
+
+func writeZip(file, prefix string, entries []entry, mtime time.Time) (File, error) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		h := &zip.FileHeader{Name: prefix + e.name, Method: zip.Deflate, Modified: mtime}
+		h.SetMode(fs.FileMode(e.mode))
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			return File{}, err
+		}
+		if _, err := w.Write(e.data); err != nil {
+			return File{}, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return File{}, err
+	}
+	return writeFile(file, buf.Bytes())
+}
+
+// writeSums writes the SHA-256 of each file, as sha256sum does.
+func writeSums(file string, files []File) (File, error) {
+	var b strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			return File{}, err
+		}
+		sum := sha256.Sum256(data)
+		fmt.Fprintf(&b, "%s  %s\n", hex.EncodeToString(sum[:]), filepath.Base(f.Path))
+	}
+	return writeFile(file, []byte(b.String()))
+}
+
+func writeFile(file string, data []byte) (File, error) {
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return File{}, err
+	}
+	return File{Path: file, Size: int64(len(data))}, nil
+}
