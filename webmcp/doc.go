@@ -34,9 +34,9 @@
 //
 // hello — first message on each link, in both directions.
 //
-//	extension -> host: {"type":"hello","protocol":1,"browser":{"name":"Chromium","version":"156.0.8078.73","instance":"4b1f…","extensionId":"…"}}
-//	host -> extension: {"type":"hello","protocol":1,"host":{"pid":4242,"socket":"…/host-4242.sock"}}
-//	host -> shim:      {"type":"hello","protocol":1,"session":"s3","host":{"pid":4242,"socket":"…/host-4242.sock"},"browser":{…}}
+//	extension -> host: {"type":"hello","protocol":1,"browser":{"name":"Chromium","version":"156.0.8078.73","instance":"4b1f…","extensionId":"…","extensionVersion":"0.1.0"}}
+//	host -> extension: {"type":"hello","protocol":1,"host":{"pid":4242,"socket":"…/host-4242.sock","version":"0.1.0"}}
+//	host -> shim:      {"type":"hello","protocol":1,"session":"s3","host":{"pid":4242,"socket":"…/host-4242.sock","version":"0.1.0"},"browser":{…}}
 //	shim -> host:      {"type":"hello","protocol":1,"client":{"name":"webmcp-shim","pid":777}}
 //
 // The host names each shim connection with a session id ("s3"); the shim
