@@ -21,7 +21,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/internal/version"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -60,12 +59,15 @@ func TestArchiveInstallsWithoutGo(t *testing.T) {
 	if !slices.Contains(Targets, target) {
 		t.Skipf("no release for %s", target)
 	}
+	// A release tag's version, not the committed one: it must reach the
+	// binaries and the extension's manifest alike.
+	const v = "9.8.7"
 	out := t.TempDir()
-	files, err := Build(Options{Source: "..", Out: out, Targets: []string{target}})
+	files, err := Build(Options{Source: "..", Out: out, Version: "v" + v, Targets: []string{target}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := "webmcp-bridge_" + version.Version + "_" + runtime.GOOS + "_" + runtime.GOARCH
+	name := "webmcp-bridge_" + v + "_" + runtime.GOOS + "_" + runtime.GOARCH
 	var names []string
 	for _, f := range files {
 		names = append(names, filepath.Base(f.Path))
@@ -73,7 +75,7 @@ func TestArchiveInstallsWithoutGo(t *testing.T) {
 			t.Errorf("%s: %v, size %d, Build said %d", f.Path, err, fi.Size(), f.Size)
 		}
 	}
-	ext := "webmcp-bridge-extension_" + version.Version + ".zip"
+	ext := "webmcp-bridge-extension_" + v + ".zip"
 	if want := []string{name + ".tar.gz", ext, "SHA256SUMS"}; !slices.Equal(names, want) {
 		t.Fatalf("release files = %q, want %q", names, want)
 	}
@@ -113,8 +115,8 @@ func TestArchiveInstallsWithoutGo(t *testing.T) {
 			json.NewDecoder(r).Decode(&manifest)
 			r.Close()
 		}
-		if manifest.Version != version.Version || manifest.Key == "" {
-			t.Errorf("the zip's manifest.json: version %q, key %q; want version %s and the key (the unpacked ID)", manifest.Version, manifest.Key, version.Version)
+		if manifest.Version != v || manifest.Key == "" {
+			t.Errorf("the zip's manifest.json: version %q, key %q; want version %s and the key (the unpacked ID)", manifest.Version, manifest.Key, v)
 		}
 	})
 
@@ -127,6 +129,11 @@ func TestArchiveInstallsWithoutGo(t *testing.T) {
 	for _, f := range []string{"webmcp-host", "webmcp-shim", "install.sh", "README.md", "LICENSE", "extension/manifest.json", "extension/background.js"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("the archive lacks %s: %v", f, err)
+		}
+	}
+	for _, f := range []string{"go.mod", "extension/test"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("the archive holds %s", f)
 		}
 	}
 
@@ -152,8 +159,11 @@ func TestArchiveInstallsWithoutGo(t *testing.T) {
 			t.Errorf("installed %s is not the archive's", f)
 		}
 	}
+	if b, err := os.ReadFile(filepath.Join(home, ".local", "share", "webmcp-bridge", "extension", "manifest.json")); err != nil || !strings.Contains(string(b), `"version": "`+v+`"`) {
+		t.Errorf("the installed extension's manifest.json lacks version %s: %v\n%s", v, err, b)
+	}
 	shim := filepath.Join(bin, "webmcp-shim")
-	if b, err := run(env, shim, "--version"); err != nil || b != "webmcp-shim "+version.Version+"\n" {
+	if b, err := run(env, shim, "--version"); err != nil || b != "webmcp-shim "+v+"\n" {
 		t.Errorf("webmcp-shim --version = %q, %v", b, err)
 	}
 
@@ -172,8 +182,8 @@ func TestArchiveInstallsWithoutGo(t *testing.T) {
 	if err != nil {
 		t.Errorf("doctor: %v\n%s", err, doc)
 	}
-	for _, want := range []string{"ok       webmcp-shim and webmcp-host " + version.Version + " in " + bin,
-		"the browser may start " + filepath.Join(bin, "webmcp-host"), "webmcp-host " + version.Version + ", extension", "1 tool", "All good"} {
+	for _, want := range []string{"ok       webmcp-shim and webmcp-host " + v + " in " + bin,
+		"the browser may start " + filepath.Join(bin, "webmcp-host"), "webmcp-host " + v + ", extension", "1 tool", "All good"} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, doc)
 		}
@@ -200,4 +210,21 @@ func run(env []string, name string, args ...string) (string, error) {
 	cmd.Env = env
 	b, err := cmd.CombinedOutput()
 	return string(b), err
+}
+
+func TestVersionsRefused(t *testing.T) {
+	for _, v := range []string{"1.2.3-rc.1", "v1.2.3.4.5", "x"} {
+		if _, err := Build(Options{Source: "..", Out: t.TempDir(), Version: v}); err == nil || !strings.Contains(err.Error(), "dot-separated numbers") {
+			t.Errorf("Build of version %q: %v, want it refused", v, err)
+		}
+	}
+}
+
+func TestSetManifestVersion(t *testing.T) {
+	in := "{\n  \"manifest_version\": 3,\n  \"name\": \"x\",\n  \"version\":\"0.1.0\",\n  \"key\": \"K\"\n}\n"
+	want := "{\n  \"manifest_version\": 3,\n  \"name\": \"x\",\n  \"version\": \"2.0\",\n  \"key\": \"K\"\n}\n"
+	got, err := setManifestVersion([]byte(in), "2.0")
+	if err != nil || string(got) != want {
+		t.Errorf("setManifestVersion = %q, %v; want %q", got, err, want)
+	}
 }
