@@ -32,6 +32,7 @@ type Options struct {
 	Out     string    // the folder for the release files
 	Version string    // "" for internal/version's; a leading "v" is dropped
 	Targets []string  // OS/ARCH pairs
+	NPM     bool      // also the npm packages' folders, in Out/npm
 	Log     io.Writer // progress lines; nil for none
 }
 
@@ -100,6 +101,7 @@ func Build(opts Options) ([]File, error) {
 	defer os.RemoveAll(tmp)
 
 	var files []File
+	built := map[string][]entry{}
 	for _, t := range opts.Targets {
 		goos, goarch, _ := strings.Cut(t, "/")
 		logf("building %s", t)
@@ -107,6 +109,7 @@ func Build(opts Options) ([]File, error) {
 		if err != nil {
 			return nil, err
 		}
+		built[t] = bins
 		name := fmt.Sprintf("webmcp-bridge_%s_%s_%s", v, goos, goarch)
 		entries := append(bins, common...)
 		var f File
@@ -129,6 +132,11 @@ func Build(opts Options) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.NPM {
+		if err := writeNPM(filepath.Join(opts.Out, "npm"), v, common, built); err != nil {
+			return nil, fmt.Errorf("writing the npm packages: %w", err)
+		}
+	}
 	return append(files, sums), nil
 }
 
@@ -138,7 +146,7 @@ func cleanOut(dir string) error {
 		return err
 	}
 	old, _ := filepath.Glob(filepath.Join(dir, "webmcp-bridge*"))
-	for _, f := range append(old, filepath.Join(dir, "SHA256SUMS")) {
+	for _, f := range append(old, filepath.Join(dir, "SHA256SUMS"), filepath.Join(dir, "npm")) {
 		if err := os.RemoveAll(f); err != nil {
 			return err
 		}

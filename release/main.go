@@ -8,7 +8,9 @@
 //     LICENSE;
 //   - webmcp-bridge-extension_VERSION.zip: the extension, manifest.json at
 //     its root, as the Chrome Web Store takes it;
-//   - SHA256SUMS, in the format of sha256sum -c.
+//   - SHA256SUMS, in the format of sha256sum -c;
+//   - with -npm, the npm packages' folders in npm/ (see writeNPM): publish
+//     the systems' packages, then webmcp-bridge.
 //
 // Run it from the repository's root:
 //
@@ -39,9 +41,10 @@ func main() {
 	var targets string
 	flag.StringVar(&opts.Version, "version", "", "the version to build (default: internal/version's)")
 	flag.StringVar(&opts.Out, "out", "dist", "the folder to write into (emptied first)")
+	flag.BoolVar(&opts.NPM, "npm", false, "also write the npm packages' folders into OUT/npm (then npm pack or npm publish each, the systems' first)")
 	flag.StringVar(&targets, "targets", strings.Join(Targets, ","), "comma-separated OS/ARCH pairs")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: go run ./release [-version V] [-out DIR] [-targets OS/ARCH,...]\n\nBuilds the release archives, the extension's zip and SHA256SUMS (see go doc ./release).\n\n")
+		fmt.Fprintf(os.Stderr, "Usage: go run ./release [-version V] [-out DIR] [-targets OS/ARCH,...] [-npm]\n\nBuilds the release archives, the extension's zip and SHA256SUMS (see go doc ./release).\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
+	"github.com/webmcp-bridge/bridge/internal/version"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -227,4 +228,81 @@ func TestSetManifestVersion(t *testing.T) {
 	if err != nil || string(got) != want {
 		t.Errorf("setManifestVersion = %q, %v; want %q", got, err, want)
 	}
+}
+
+// The npm packages, packed with npm pack and installed from those
+// tarballs into an empty prefix, with no Go on PATH and no registry:
+// npx webmcp-bridge install runs the installer on the platform package's
+// binaries, and npx webmcp-bridge runs webmcp-shim.
+func TestNPMInstallsWithoutGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the release")
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("no npm")
+	}
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("install.sh runs on Linux and macOS")
+	}
+	target := runtime.GOOS + "/" + runtime.GOARCH
+	out := t.TempDir()
+	if _, err := Build(Options{Source: "..", Out: out, Targets: []string{target}, NPM: true}); err != nil {
+		t.Fatal(err)
+	}
+	nos, cpu := npmPlatform(runtime.GOOS, runtime.GOARCH)
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".config", "chromium"), 0o700)
+	path := noGoPath(t)
+	node, _ := exec.LookPath("node")
+	path = filepath.Dir(npm) + ":" + filepath.Dir(node) + ":" + path
+	if _, err := lookPathIn("go", path); err == nil {
+		t.Skipf("go is beside npm or node (%s)", path)
+	}
+	env := []string{"PATH=" + path, "HOME=" + home, "LANG=C", webmcp.RuntimeDirEnv + "=" + bridgetest.RuntimeDir(t),
+		"npm_config_cache=" + filepath.Join(t.TempDir(), "npm-cache"), "npm_config_update_notifier=false"}
+	npmRun := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(npm, args...)
+		cmd.Dir, cmd.Env = dir, env
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("npm %s: %v\n%s", strings.Join(args, " "), err, b)
+		}
+		return string(b)
+	}
+	tarballs := t.TempDir()
+	for _, pkg := range []string{"webmcp-bridge-" + nos + "-" + cpu, "webmcp-bridge"} {
+		npmRun(filepath.Join(out, "npm", pkg), "pack", "--pack-destination", tarballs)
+	}
+	v := version.Version
+	main := filepath.Join(tarballs, "webmcp-bridge-"+v+".tgz")
+	plat := filepath.Join(tarballs, "webmcp-bridge-"+nos+"-"+cpu+"-"+v+".tgz")
+	prefix := t.TempDir()
+	npmRun(prefix, "install", "--offline", "--no-audit", "--no-fund", plat, main)
+
+	if b := npmRun(prefix, "exec", "--offline", "--", "webmcp-bridge", "--version"); !strings.Contains(b, "webmcp-shim "+v) {
+		t.Errorf("npx webmcp-bridge --version:\n%s", b)
+	}
+	if b := npmRun(prefix, "exec", "--offline", "--", "webmcp-bridge", "install"); !strings.Contains(b, "Installed webmcp-host and webmcp-shim in") {
+		t.Errorf("npx webmcp-bridge install:\n%s", b)
+	}
+	bin := filepath.Join(home, ".local", "bin")
+	doc, _ := run(env, filepath.Join(bin, "webmcp-shim"), "doctor")
+	for _, want := range []string{"ok       webmcp-shim and webmcp-host " + v + " in " + bin, "the browser may start " + filepath.Join(bin, "webmcp-host")} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, doc)
+		}
+	}
+}
+
+// lookPathIn finds file in the folders of path.
+func lookPathIn(file, path string) (string, error) {
+	for _, d := range filepath.SplitList(path) {
+		p := filepath.Join(d, file)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	return "", os.ErrNotExist
 }
