@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
 	"github.com/webmcp-bridge/bridge/nativemsg"
 	"github.com/webmcp-bridge/bridge/webmcp"
@@ -68,6 +69,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestSocketAndDirModes(t *testing.T) {
+	bridgetest.UnixOnly(t, "file modes of the runtime directory and socket")
 	// Chrome on Windows passes --parent-window=N; it must not matter.
 	ext, _ := start(t, nil, fakeext.Options{Args: []string{"--parent-window=0"}})
 	dir := filepath.Dir(ext.Socket())

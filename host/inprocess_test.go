@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/webmcp-bridge/bridge/host"
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/nativemsg"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -133,7 +134,7 @@ func TestSlowShimDisconnected(t *testing.T) {
 
 	// The slow shim reads its hello and state, makes a call, and then
 	// reads no more.
-	slow, err := net.Dial("unix", p.socket)
+	slow, err := webmcp.Dial(ctx, p.socket)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,6 +185,7 @@ func TestSlowShimDisconnected(t *testing.T) {
 }
 
 func TestStaleSocketRemoved(t *testing.T) {
+	bridgetest.UnixOnly(t, "Unix sockets left by dead hosts (webmcp: TestRemoveStaleEndpoints)")
 	ctx := testCtx(t)
 	dir := runtimeDir(t)
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -225,6 +227,7 @@ func TestStaleSocketRemoved(t *testing.T) {
 }
 
 func TestOwnPathTakenByAFile(t *testing.T) {
+	bridgetest.UnixOnly(t, "a file that is not a socket at the host path")
 	dir := runtimeDir(t)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/intruder"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -17,6 +18,7 @@ import (
 // directory's path, or a directory open to others, is refused; the host
 // neither follows the link nor changes any mode.
 func TestListenRefusesARuntimeDirNotPrivate(t *testing.T) {
+	bridgetest.UnixOnly(t, "symbolic links and modes of the runtime directory (webmcp: TestRuntimeDirOpenToOthers)")
 	base := t.TempDir()
 	target := filepath.Join(base, "target")
 	if err := os.Mkdir(target, 0o755); err != nil {
@@ -63,6 +65,7 @@ func TestListenRefusesARuntimeDirOfAnotherUser(t *testing.T) {
 // TestListenRemovesSocketsOfHostsThatAreGone: a host that starts removes
 // the sockets that crashed hosts left, and keeps those of live hosts.
 func TestListenRemovesSocketsOfHostsThatAreGone(t *testing.T) {
+	bridgetest.UnixOnly(t, "Unix sockets left by dead hosts (webmcp: TestRemoveStaleEndpoints)")
 	dir := filepath.Join(t.TempDir(), "run")
 	if err := webmcp.EnsureRuntimeDir(dir); err != nil {
 		t.Fatal(err)

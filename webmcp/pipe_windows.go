@@ -37,7 +37,7 @@ func (l *pipeListener) newInstance(first bool) (windows.Handle, error) {
 		flags |= windows.FILE_FLAG_FIRST_PIPE_INSTANCE
 	}
 	mode := uint32(windows.PIPE_TYPE_BYTE | windows.PIPE_READMODE_BYTE | windows.PIPE_WAIT | windows.PIPE_REJECT_REMOTE_CLIENTS)
-	h, err := windows.CreateNamedPipe(l.name16, flags, mode, windows.PIPE_UNLIMITED_INSTANCES, 64<<10, 64<<10, 0, l.sa)
+	h, err := windows.CreateNamedPipe(l.name16, flags, mode, windows.PIPE_UNLIMITED_INSTANCES, pipeBuffer, pipeBuffer, 0, l.sa)
 	if err != nil {
 		if first && (errors.Is(err, windows.ERROR_ACCESS_DENIED) || errors.Is(err, windows.ERROR_PIPE_BUSY)) {
 			return 0, fmt.Errorf("the named pipe %s exists already, made by someone else: %w", l.pipe, ErrUntrusted)
@@ -158,3 +158,7 @@ func (c *pipeConn) SetWriteDeadline(t time.Time) error { return c.f.SetWriteDead
 
 // Fd is the pipe's handle, for [CheckPeer].
 func (c *pipeConn) Fd() uintptr { return c.f.Fd() }
+
+// pipeBuffer is the size the pipe's buffers are asked for in each
+// direction, near what a Unix socket holds.
+const pipeBuffer = 1 << 20

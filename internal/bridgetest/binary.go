@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,20 @@ const (
 	HostPackage = "github.com/webmcp-bridge/bridge/cmd/webmcp-host"
 	ShimPackage = "github.com/webmcp-bridge/bridge/cmd/webmcp-shim"
 )
+
+// BinDirEnv names a directory of prebuilt binaries (webmcp-host,
+// webmcp-shim; .exe on Windows) that [Binary] uses instead of building
+// them: for tests run where no Go toolchain is, e.g. the Windows build of
+// the tests under Wine.
+const BinDirEnv = "WEBMCP_TEST_BIN_DIR"
+
+// exeSuffix ends the name of an executable on this system.
+func exeSuffix() string {
+	if runtime.GOOS == "windows" {
+		return ".exe"
+	}
+	return ""
+}
 
 var bins struct {
 	mu    sync.Mutex
@@ -52,6 +67,13 @@ func Binary(t testing.TB, pkg string) string {
 		t.Fatal("bridgetest.Binary needs bridgetest.Main in TestMain")
 	}
 	if bin, ok := bins.built[pkg]; ok {
+		return bin
+	}
+	if d := os.Getenv(BinDirEnv); d != "" {
+		bin := filepath.Join(d, filepath.Base(pkg)+exeSuffix())
+		if _, err := os.Stat(bin); err != nil {
+			t.Fatalf("%s is set, but: %v", BinDirEnv, err)
+		}
 		return bin
 	}
 	bin := filepath.Join(bins.dir, filepath.Base(pkg))

@@ -56,3 +56,12 @@ func Await[T any](ctx context.Context, t testing.TB, ch <-chan T, what string) T
 	}
 	panic("unreachable")
 }
+
+// UnixOnly skips t on Windows: it tests what only Unix sockets and file
+// modes do (why says what); the Windows counterparts are tested apart.
+func UnixOnly(t testing.TB, why string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix only: " + why)
+	}
+}
