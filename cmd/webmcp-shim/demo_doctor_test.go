@@ -43,6 +43,7 @@ func TestDemoRefusesNonLoopback(t *testing.T) {
 func TestDoctorWithoutInstall(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", "")
+	shimBin(t) // built before the hang guard starts: a cold build on a busy machine takes longer
 	r := runCLI(bridgetest.Context(t), t, bridgetest.RuntimeDir(t)+"/none", "", "doctor")
 	r.expect(t, "doctor without an installation", 1)
 	for _, want := range []string{"no native-messaging manifest", "./install.sh", "no runtime directory", "problems found"} {
