@@ -6,6 +6,8 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +28,15 @@ func (b *bridge) setAsk(origin, ask string) {
 	}
 }
 
-// waitGone waits until target id is gone, woken by the browser's target events.
+// waitGone waits until target id is gone.
 func (b *bridge) waitGone(id target.ID) {
+	b.t.Helper()
+	b.waitTargetsGone(fmt.Sprintf("target %s", id), func(in *target.Info) bool { return in.TargetID == id })
+}
+
+// waitTargetsGone waits, woken by the browser's target events, until no
+// target matches; what names them in a failure.
+func (b *bridge) waitTargetsGone(what string, match func(*target.Info) bool) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.browser, 20*time.Second)
 	defer cancel()
@@ -38,17 +47,13 @@ func (b *bridge) waitGone(id target.ID) {
 		if err != nil {
 			b.t.Fatalf("list targets: %v", err)
 		}
-		there := false
-		for _, in := range infos {
-			there = there || in.TargetID == id
-		}
-		if !there {
+		if !slices.ContainsFunc(infos, match) {
 			return
 		}
 		select {
 		case <-woke:
 		case <-ctx.Done():
-			b.t.Fatalf("target %s never went away", id)
+			b.t.Fatalf("%s never went away", what)
 		}
 	}
 }

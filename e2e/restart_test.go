@@ -31,41 +31,29 @@ func TestRestartsUnnoticed(t *testing.T) {
 		defer cancel()
 
 		var (
-			seq, ok, inFlight, protocol, other atomic.Int64
-			problems                           sync.Map
-			okc                                = make(chan struct{}, 1)
-			stop                               = make(chan struct{})
-			wg                                 sync.WaitGroup
+			ok, inFlight, protocol, other atomic.Int64
+			problems                      sync.Map
+			okc                           = make(chan struct{}, 1)
+			stop                          = make(chan struct{})
 		)
-		for range 4 {
-			wg.Go(func() {
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					want := "call-" + strconv.FormatInt(seq.Add(1), 10)
-					res, err := agent.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": want}})
-					switch {
-					case err != nil:
-						protocol.Add(1)
-						problems.Store(err.Error(), true)
-					case res.IsError && (strings.HasPrefix(text(res), "browser disconnected: ") || strings.Contains(text(res), "The page may have run this call")):
-						inFlight.Add(1) // under way at a kill or as the worker stopped: "pageRan": "maybe"
-					case res.IsError || !strings.Contains(text(res), want):
-						other.Add(1)
-						problems.Store(text(res), true)
-					default:
-						ok.Add(1)
-						select {
-						case okc <- struct{}{}:
-						default:
-						}
-					}
+		wait := callEchoes(agent, 4, stop, func(want string, res *mcp.CallToolResult, err error, _ bool) {
+			switch {
+			case err != nil:
+				protocol.Add(1)
+				problems.Store(err.Error(), true)
+			case res.IsError && (strings.HasPrefix(text(res), "browser disconnected: ") || strings.Contains(text(res), "The page may have run this call")):
+				inFlight.Add(1) // under way at a kill or as the worker stopped: "pageRan": "maybe"
+			case res.IsError || !strings.Contains(text(res), want):
+				other.Add(1)
+				problems.Store(text(res), true)
+			default:
+				ok.Add(1)
+				select {
+				case okc <- struct{}{}:
+				default:
 				}
-			})
-		}
+			}
+		})
 		// Calls go through again: n good answers after now.
 		recovered := func(what string) {
 			t.Helper()
@@ -99,7 +87,7 @@ func TestRestartsUnnoticed(t *testing.T) {
 			recovered("host " + strconv.Itoa(pid) + " was killed")
 		}
 		close(stop)
-		wg.Wait()
+		wait()
 
 		t.Logf("%d calls went through, %d were under way at a kill; %d protocol errors, %d other failures", ok.Load(), inFlight.Load(), protocol.Load(), other.Load())
 		problems.Range(func(k, _ any) bool {

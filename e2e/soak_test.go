@@ -31,38 +31,23 @@ func BenchmarkHostRestart(b *testing.B) {
 	br.waitTool("echo")
 
 	var (
-		seq, ok, failed, lost, wrong atomic.Int64
-		lastOK                       atomic.Int64 // unix nanos of the latest good answer
-		stop                         = make(chan struct{})
-		wg                           sync.WaitGroup
+		ok, failed, lost, wrong atomic.Int64
+		lastOK                  atomic.Int64 // unix nanos of the latest good answer
+		stop                    = make(chan struct{})
 	)
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				want := "call-" + strconv.FormatInt(seq.Add(1), 10)
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a call that never ends counts as lost
-				res, err := br.client.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": want}})
-				timedOut := ctx.Err() != nil
-				cancel()
-				switch {
-				case err != nil && timedOut:
-					lost.Add(1)
-				case err != nil || res.IsError:
-					failed.Add(1)
-				case !strings.Contains(text(res), want) || strings.Count(text(res), "call-") != 1:
-					wrong.Add(1)
-				default:
-					ok.Add(1)
-					lastOK.Store(time.Now().UnixNano())
-				}
-			}
-		})
-	}
+	wait := callEchoes(br.client, 4, stop, func(want string, res *mcp.CallToolResult, err error, timedOut bool) {
+		switch {
+		case err != nil && timedOut:
+			lost.Add(1)
+		case err != nil || res.IsError:
+			failed.Add(1)
+		case !strings.Contains(text(res), want) || strings.Count(text(res), "call-") != 1:
+			wrong.Add(1)
+		default:
+			ok.Add(1)
+			lastOK.Store(time.Now().UnixNano())
+		}
+	})
 
 	var recoveries []time.Duration
 	for b.Loop() {
@@ -94,7 +79,7 @@ func BenchmarkHostRestart(b *testing.B) {
 		}
 	}
 	close(stop)
-	wg.Wait()
+	wait()
 
 	slices.Sort(recoveries)
 	var sum time.Duration
@@ -141,4 +126,35 @@ func killPID(pid int) error {
 		return err
 	}
 	return p.Kill()
+}
+
+// callEchoes starts n callers that call the demo's echo tool through cs,
+// each call with a text of its own ("call-N", the want of each), until
+// stop is closed; each answer goes to each, from the callers' goroutines.
+// A call that has no answer within 30 s ends (timedOut): a call that never
+// ends is a failure to count, not a hang. It returns a function that waits
+// for the callers to end.
+func callEchoes(cs *mcp.ClientSession, n int, stop <-chan struct{}, each func(want string, res *mcp.CallToolResult, err error, timedOut bool)) (wait func()) {
+	var (
+		seq atomic.Int64
+		wg  sync.WaitGroup
+	)
+	for range n {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				want := "call-" + strconv.FormatInt(seq.Add(1), 10)
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": want}})
+				timedOut := ctx.Err() != nil
+				cancel()
+				each(want, res, err, timedOut)
+			}
+		})
+	}
+	return wg.Wait
 }

@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -180,28 +179,10 @@ func TestOpenPageRedirect(t *testing.T) {
 	})
 }
 
-// waitNoPage waits, woken by the browser's target events, until no page
-// target's URL starts with prefix.
+// waitNoPage waits until no page target's URL starts with prefix.
 func (b *bridge) waitNoPage(prefix string) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.browser, 20*time.Second)
-	defer cancel()
-	woke := make(chan struct{}, 1)
-	listenTargets(ctx, woke)
-	for {
-		infos, err := chromedp.Targets(ctx)
-		if err != nil {
-			b.t.Fatalf("list targets: %v", err)
-		}
-		if !slices.ContainsFunc(infos, func(in *target.Info) bool { return in.Type == "page" && strings.HasPrefix(in.URL, prefix) }) {
-			return
-		}
-		select {
-		case <-woke:
-		case <-ctx.Done():
-			b.t.Fatalf("a page of %s is still open", prefix)
-		}
-	}
+	b.waitTargetsGone("a page of "+prefix, func(in *target.Info) bool { return in.Type == "page" && strings.HasPrefix(in.URL, prefix) })
 }
 
 // TestStorageClosedToContentScripts: the extension's content script (its

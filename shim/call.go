@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/shim/hosts"
@@ -55,12 +56,22 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 		// Its host went away: within the browser's grace the same
 		// browser may come back, and the call goes to it then.
 		var res *mcp.CallToolResult
-		if pt, res = s.awaitReturn(ctx, cctx, key, name); res != nil {
+		if pt, res = s.awaitReturn(ctx, cctx, key, name, pt.conn); res != nil {
 			return res
 		}
 	}
 	out, err := pt.conn.Call(cctx, pt.tool.TabID, pt.tool.FrameID, pt.tool.Name, args)
 	var werr *webmcp.Error
+	if errors.Is(err, hosts.ErrNotSent) || errors.As(err, &werr) && werr.Code == webmcp.CodeNoBrowser {
+		// It never reached the page: its host was going away (it ended
+		// as the call was sent, or its browser had left it). Once more,
+		// to the browser's next host, if it comes within the grace.
+		var res *mcp.CallToolResult
+		if pt, res = s.awaitReturn(ctx, cctx, key, name, pt.conn); res != nil {
+			return res
+		}
+		out, err = pt.conn.Call(cctx, pt.tool.TabID, pt.tool.FrameID, pt.tool.Name, args)
+	}
 	switch {
 	case err == nil:
 		res := results.FromOutput(out)
@@ -81,10 +92,16 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	}
 }
 
-// awaitReturn waits while the tool key is an orphan (its host went away,
-// HostGrace), until a new connection of its browser takes it over (the
-// tool to call), or its grace ends, or cctx does (a result to give).
-func (s *Server) awaitReturn(ctx, cctx context.Context, key toolKey, name string) (*pageTool, *mcp.CallToolResult) {
+// awaitReturn waits until the tool key is served by another connection
+// than gone, a live one: the same browser's next host took it over (the
+// tool to call). It ends early, with a result to give, when the tool goes
+// (its grace ended: HostGrace), when gone stays for a whole grace (a host
+// that lives on without its browser), or when cctx ends.
+func (s *Server) awaitReturn(ctx, cctx context.Context, key toolKey, name string, gone *hosts.Conn) (*pageTool, *mcp.CallToolResult) {
+	notBack := results.Failure(webmcp.CodeBrowserGone, results.NotRun,
+		"tool %s is not available: its browser went away and did not come back (the page did not run this call); if the browser is still open, reload the page or run webmcp-shim doctor", name)
+	grace := time.NewTimer(s.hostGrace())
+	defer grace.Stop()
 	for {
 		changed := s.changes.wait()
 		s.mu.Lock()
@@ -92,13 +109,14 @@ func (s *Server) awaitReturn(ctx, cctx context.Context, key toolKey, name string
 		s.mu.Unlock()
 		switch {
 		case pt == nil:
-			return nil, results.Failure(webmcp.CodeBrowserGone, results.NotRun,
-				"tool %s is not available: its browser went away and did not come back (the page did not run this call); if the browser is still open, reload the page or run webmcp-shim doctor", name)
-		case pt.conn.Err() == nil:
+			return nil, notBack
+		case pt.conn != gone && pt.conn.Err() == nil:
 			return pt, nil
 		}
 		select {
 		case <-changed:
+		case <-grace.C:
+			return nil, notBack
 		case <-cctx.Done():
 			if ctx.Err() != nil {
 				return nil, results.Cancelled()

@@ -271,10 +271,7 @@ const HostGrace = 5 * time.Second
 // never said which it is (nothing could come back as it), nor when
 // Options.HostGrace is negative. s.mu is held.
 func (s *Server) keepOrphan(c *hosts.Conn) bool {
-	grace := s.opts.HostGrace
-	if grace == 0 {
-		grace = HostGrace
-	}
+	grace := s.hostGrace()
 	if b := c.Browser(); grace < 0 || b == nil || b.Instance == "" {
 		return false
 	}
@@ -286,6 +283,14 @@ func (s *Server) keepOrphan(c *hosts.Conn) bool {
 	}
 	s.orphans[c] = time.AfterFunc(grace, func() { s.endGrace(c) })
 	return true
+}
+
+// hostGrace is Options.HostGrace, or HostGrace when it is 0.
+func (s *Server) hostGrace() time.Duration {
+	if s.opts.HostGrace == 0 {
+		return HostGrace
+	}
+	return s.opts.HostGrace
 }
 
 // endGrace drops the tools of c that no new connection of the same

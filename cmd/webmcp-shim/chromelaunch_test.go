@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
@@ -21,7 +22,10 @@ import (
 // call that times out is cancelled in the page. Run under Wine, it is the
 // Windows integration test.
 func TestChromeLaunchThroughTheBinaries(t *testing.T) {
-	ctx := bridgetest.Context(t)
+	// A hang guard for two binaries' builds, 2 MiB each way and an 8 s
+	// timeout on a busy machine: bridgetest.Timeout is too short for that.
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
 	dir := bridgetest.RuntimeDir(t)
 	p := bridgetest.NewPage()
 	b := bridgetest.NewBlocker()
@@ -40,7 +44,9 @@ func TestChromeLaunchThroughTheBinaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	bridgetest.AwaitHostBrowser(t, ext.Socket())
-	sc := startShim(t, dir, "--timeout", "1s")
+	// The timeout ends the slow call; the 2 MiB call must fit in it on a
+	// busy machine with the race detector (1 s did not, once).
+	sc := startShim(t, dir, "--timeout", "8s")
 	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(3, "Editor")}, []webmcp.Tool{bridgetest.Tool(3, "measure"), bridgetest.Tool(3, "slow")}); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +62,7 @@ func TestChromeLaunchThroughTheBinaries(t *testing.T) {
 	}
 
 	res = sc.Call(ctx, "slow", nil)
-	if !res.IsError || !strings.HasPrefix(bridgetest.Text(res), "timed out after 1s; the call was cancelled in the page.") {
+	if !res.IsError || !strings.HasPrefix(bridgetest.Text(res), "timed out after 8s; the call was cancelled in the page.") {
 		t.Errorf("slow = %q, isError %v", bridgetest.Text(res), res.IsError)
 	}
 	id := bridgetest.Await(ctx, t, b.Started, "the slow call to start")

@@ -33,6 +33,11 @@ const writeTimeout = 10 * time.Second
 // the host exited (its browser went away) or the shim closed it.
 var ErrClosed = errors.New("connection to the browser's host closed")
 
+// ErrNotSent is wrapped, with ErrClosed, in the error of a call or request
+// that never left the shim: its connection had ended, or ended as it was
+// sent. The page did not run it.
+var ErrNotSent = errors.New("it was not sent")
+
 // errShimClosed marks a connection that the shim itself closed.
 var errShimClosed = errors.New("the shim closed it")
 
@@ -256,15 +261,18 @@ func (c *Conn) roundTrip(ctx context.Context, msg func(id string) any) (json.Raw
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		return nil, err
+		return nil, fmt.Errorf("%w (%w)", err, ErrNotSent)
 	}
 	id := c.session + "." + strconv.FormatUint(c.next.Add(1), 10)
 	c.pending[id] = ch
 	c.mu.Unlock()
 
 	if err := c.send(msg(id)); err != nil {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
 		c.end(fmt.Errorf("%w: sending a message failed: %v", ErrClosed, err))
-		// end answered the call; fall through to read that answer.
+		return nil, fmt.Errorf("%w (%w)", c.Err(), ErrNotSent)
 	}
 	select {
 	case a := <-ch:
