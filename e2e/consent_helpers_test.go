@@ -101,7 +101,9 @@ func counts(t testing.TB, site context.Context) map[string]int {
 // by the browser's target events, and returns its id.
 func (b *bridge) consentTarget(seen map[target.ID]bool) target.ID {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.browser, 20*time.Second)
+	// A hang guard only: under two busy loops a window once took longer
+	// than 20 s to open.
+	ctx, cancel := context.WithTimeout(b.browser, time.Minute)
 	defer cancel()
 	woke := make(chan struct{}, 1)
 	listenTargets(ctx, woke)
