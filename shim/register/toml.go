@@ -201,33 +201,9 @@ func (sc *tomlScanner) value() error {
 	case sc.peek("'"):
 		return sc.literalString()
 	case sc.peek("["):
-		sc.i++
-		for {
-			sc.skipBlank()
-			if sc.peek("]") {
-				sc.i++
-				return nil
-			}
-			if err := sc.value(); err != nil {
-				return err
-			}
-			sc.skipBlank()
-			switch {
-			case sc.peek(","):
-				sc.i++
-			case sc.peek("]"):
-			default:
-				return sc.errorf("an array's values must be separated by commas")
-			}
-		}
+		return sc.list("]", "an array's values", sc.value)
 	case sc.peek("{"):
-		sc.i++
-		for {
-			sc.skipBlank()
-			if sc.peek("}") {
-				sc.i++
-				return nil
-			}
+		return sc.list("}", "an inline table's entries", func() error {
 			if _, err := sc.key(); err != nil {
 				return err
 			}
@@ -236,18 +212,8 @@ func (sc *tomlScanner) value() error {
 			}
 			sc.i++
 			sc.skipSpace()
-			if err := sc.value(); err != nil {
-				return err
-			}
-			sc.skipBlank()
-			switch {
-			case sc.peek(","):
-				sc.i++
-			case sc.peek("}"):
-			default:
-				return sc.errorf("an inline table's entries must be separated by commas")
-			}
-		}
+			return sc.value()
+		})
 	}
 	// A number, boolean or date: up to a space, comment, comma or bracket;
 	// a date and a time may be separated by one space.
@@ -494,4 +460,29 @@ func unquoteBasic(q string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// list reads the items of an array or inline table, from after its opening
+// bracket to its closing one (end): items separated by commas, what naming
+// them in an error.
+func (sc *tomlScanner) list(end, what string, item func() error) error {
+	sc.i++
+	for {
+		sc.skipBlank()
+		if sc.peek(end) {
+			sc.i++
+			return nil
+		}
+		if err := item(); err != nil {
+			return err
+		}
+		sc.skipBlank()
+		switch {
+		case sc.peek(","):
+			sc.i++
+		case sc.peek(end):
+		default:
+			return sc.errorf("%s must be separated by commas", what)
+		}
+	}
 }
