@@ -13,6 +13,9 @@ import (
 // on Unix the endpoint is the host's socket itself.
 const endpointExt = ".sock"
 
+// EndpointNoun names a host's endpoint in messages.
+const EndpointNoun = "host socket"
+
 // Listen listens on a new Unix socket at path, readable and writable by its
 // owner only. Closing the listener removes the socket.
 func Listen(path string) (net.Listener, error) {

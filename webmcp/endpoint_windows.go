@@ -24,6 +24,10 @@ import (
 // open to every user of the machine).
 const endpointExt = ".pipe"
 
+// EndpointNoun names a host's endpoint in messages: on Windows it is the
+// file that names the host's pipe.
+const EndpointNoun = "host endpoint"
+
 // pipePrefix begins the name of every host's pipe. [Dial] opens no other
 // name, so a file in the runtime directory cannot send a shim to a remote
 // server or another device.
@@ -33,8 +37,8 @@ const pipePrefix = `\\.\pipe\webmcp-`
 const maxEndpointFile = 256
 
 // Listen creates the host's named pipe, then the file at path that names
-// it. The pipe's security descriptor lets in the user alone (a protected
-// DACL with one entry: the user's SID), it is created only if no pipe of
+// it. The pipe's security descriptor makes the user its owner and lets in
+// the user alone (a protected DACL with one entry: the user's SID), it is created only if no pipe of
 // that name exists (FILE_CREATE: the first instance), and it refuses
 // remote clients. Closing the listener removes the file and the pipe.
 func Listen(path string) (net.Listener, error) {
@@ -47,7 +51,7 @@ func Listen(path string) (net.Listener, error) {
 		return nil, fmt.Errorf("name the host's pipe: %w", err)
 	}
 	name := pipePrefix + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(b)
-	sd, err := windows.SecurityDescriptorFromString("D:P(A;;GA;;;" + sid.String() + ")")
+	sd, err := windows.SecurityDescriptorFromString("O:" + sid.String() + "D:P(A;;GA;;;" + sid.String() + ")")
 	if err != nil {
 		return nil, fmt.Errorf("make the pipe's access list: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/webmcp-bridge/bridge/internal/winacl"
 	"golang.org/x/sys/windows"
 )
 
@@ -11,7 +12,10 @@ import (
 // user: the pipe's client process (GetNamedPipeClientProcessId) on the
 // host's end, its server process (GetNamedPipeServerProcessId) on the
 // shim's, and the user SID of that process's token. A process whose owner
-// cannot be read counts as another user's. The host runs it on every shim
+// cannot be read counts as another user's. On the shim's end it also
+// refuses a pipe that is not the user's alone (its owner another, or an
+// access list that lets others in, as a pipe created first by someone
+// else would be): a host's pipe never is. The host runs it on every shim
 // that connects, and the shim on every host it dials, before sending
 // anything.
 func CheckPeer(c net.Conn) error {
@@ -41,6 +45,17 @@ func CheckPeer(c net.Conn) error {
 	}
 	if !windows.EqualSid(theirs, mine) {
 		return fmt.Errorf("the peer, process %d of user %s, is not of your user %s: %w", pid, theirs, mine, ErrUntrusted)
+	}
+	if side == "server" {
+		// A host's pipe is the user's and lets in the user alone (see
+		// Listen): one that lets in others was not made by a host.
+		sd, err := winacl.OfHandle(h)
+		if err != nil {
+			return fmt.Errorf("the pipe of process %d may not be a host's: its owner and access list cannot be read (%v): %w", pid, err, ErrUntrusted)
+		}
+		if err := winacl.Check(sd, mine, winacl.UserOnly); err != nil {
+			return fmt.Errorf("the pipe of process %d %v, so it is no host's pipe and is %w", pid, err, ErrUntrusted)
+		}
 	}
 	return nil
 }

@@ -280,7 +280,13 @@ func (d *doctor) checkSockets(ctx context.Context) bool {
 				d.info(LinkSocket, "removed %s, left by host pid %d, which is gone (a crash, or a browser killed)", s, pid)
 				continue
 			}
-			d.problem(LinkSocket, "host socket %s does not answer (%v): if no browser of yours runs, remove it (rm %s); else restart the browser", s, err, s)
+			if errors.Is(err, webmcp.ErrUntrusted) {
+				// The file is the user's, the process or pipe behind
+				// it is not (CheckPeer): nothing was sent to it.
+				d.problem(LinkSocket, "POSSIBLE ATTACK: %v. It is not used; find out what made it before you remove it (%s)", err, removeCmd(s))
+				continue
+			}
+			d.problem(LinkSocket, "%s %s does not answer (%v): if no browser of yours runs, remove it (%s); else restart the browser", webmcp.EndpointNoun, s, err, removeCmd(s))
 			continue
 		}
 		wait := time.NewTimer(ConnectWait)
@@ -315,7 +321,7 @@ func (d *doctor) noHost(dir string) {
 		"the browser is not running, or the WebMCP bridge extension is not loaded in it (chrome://extensions → Developer mode → Load unpacked → the extension folder install.sh printed)",
 		"a browser started with --user-data-dir DIR needs ./install.sh --user-data-dir DIR (check it with webmcp-shim doctor --user-data-dir DIR)",
 		"the extension cannot start the host: its service worker console (chrome://extensions → WebMCP bridge → service worker) says why; \"Specified native messaging host not found\" means no manifest for that browser or profile",
-		fmt.Sprintf("the browser and this command disagree on the runtime directory: %s (and XDG_RUNTIME_DIR) must be the same for both; here it is %s", webmcp.RuntimeDirEnv, dir),
+		fmt.Sprintf("the browser and this command disagree on the runtime directory: %s must be the same for both; here it is %s", runtimeDirVars, dir),
 	}
 	if d.json {
 		return
@@ -385,7 +391,7 @@ func (d *doctor) trustedSockets(dir string) []string {
 		case err == nil:
 			out = append(out, s)
 		case errors.Is(err, webmcp.ErrUntrusted) && !d.reported[s]:
-			d.problem(LinkSocket, "POSSIBLE ATTACK: the host socket %v. It is not used", err)
+			d.problem(LinkSocket, "POSSIBLE ATTACK: the %s %v. It is not used", webmcp.EndpointNoun, err)
 			if d.reported == nil {
 				d.reported = map[string]bool{}
 			}
@@ -416,6 +422,18 @@ func (d *doctor) finish(env *Env) int {
 		return ExitFail
 	}
 	return ExitOK
+}
+
+// runtimeDirVars are the variables that choose the runtime directory.
+var runtimeDirVars = map[bool]string{false: webmcp.RuntimeDirEnv + " (and XDG_RUNTIME_DIR)", true: webmcp.RuntimeDirEnv}[runtime.GOOS == "windows"]
+
+// removeCmd is the command that removes the file at path, in the user's
+// shell: rm, or on Windows del (cmd and PowerShell both have it).
+func removeCmd(path string) string {
+	if runtime.GOOS == "windows" {
+		return `del "` + path + `"`
+	}
+	return "rm " + path
 }
 
 func executable(path string) bool {

@@ -117,7 +117,7 @@ func Dial(ctx context.Context, path string, opts ConnOptions) (*Conn, error) {
 	// another user, not even the hello.
 	if err := webmcp.CheckPeer(nc); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("host socket %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", webmcp.EndpointNoun, path, err)
 	}
 	log := opts.Logger
 	if log == nil {
