@@ -16,7 +16,7 @@ import (
 
 // Dir is the folder under the user's config directory (os.UserConfigDir:
 // $XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application Support on
-// macOS) that holds the token file.
+// macOS, %AppData% on Windows) that holds the token file.
 const Dir = "webmcp-bridge"
 
 // FileName is the token file's name in Dir.
@@ -24,9 +24,6 @@ const FileName = "http-token"
 
 // Path is where the token is stored.
 func Path() (string, error) {
-	if err := supported(); err != nil {
-		return "", err
-	}
 	cfg, err := os.UserConfigDir()
 	if err != nil {
 		return "", fmt.Errorf("no config directory for the HTTP token: %w (set HOME or XDG_CONFIG_HOME)", err)
@@ -38,9 +35,6 @@ func Path() (string, error) {
 // none. It refuses a token file that others may read or that is not the
 // user's, since anyone who reads it can use the browser's tools.
 func Load(path string) (string, error) {
-	if err := supported(); err != nil {
-		return "", err
-	}
 	tok, err := read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return New(path)
@@ -48,13 +42,11 @@ func Load(path string) (string, error) {
 	return tok, err
 }
 
-// New writes a fresh token to path (mode 0600, its folder 0700), replacing
-// any old one, and returns it. Clients that used the old token are refused
-// from then on.
+// New writes a fresh token to path (mode 0600, its folder 0700; on Windows
+// owned by the user with an access list that lets in the user alone),
+// replacing any old one, and returns it. Clients that used the old token
+// are refused from then on.
 func New(path string) (string, error) {
-	if err := supported(); err != nil {
-		return "", err
-	}
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("make a token: %w", err)
@@ -63,12 +55,11 @@ func New(path string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("create the folder of the HTTP token: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), FileName+".*")
+	tmp, err := createPrivate(filepath.Dir(path))
 	if err != nil {
 		return "", fmt.Errorf("write the HTTP token: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	// CreateTemp makes the file 0600.
 	if _, err := tmp.WriteString(tok + "\n"); err != nil {
 		tmp.Close()
 		return "", fmt.Errorf("write the HTTP token: %w", err)
@@ -90,11 +81,8 @@ func read(path string) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("the HTTP token %s is not a regular file (a symlink?): remove it and run webmcp-shim token --new", path)
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("the HTTP token %s may be read by others (mode %v): anyone who read it can use your browser's tools; run webmcp-shim token --new to make a new one", path, fi.Mode().Perm())
-	}
-	if err := ownedByUser(fi); err != nil {
-		return "", fmt.Errorf("the HTTP token %s: %w; remove it and run webmcp-shim token --new", path, err)
+	if err := checkPrivate(path, fi); err != nil {
+		return "", err
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
