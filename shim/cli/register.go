@@ -68,7 +68,7 @@ func runRegister(ctx context.Context, env *Env, args []string) int {
 	}
 	plan, err := register.For(client, register.Env{
 		Shim: shim, Home: home, GOOS: runtime.GOOS,
-		XDGConfig: os.Getenv("XDG_CONFIG_HOME"), CodexHome: os.Getenv("CODEX_HOME"), Project: proj,
+		XDGConfig: os.Getenv("XDG_CONFIG_HOME"), AppData: os.Getenv("APPDATA"), CodexHome: os.Getenv("CODEX_HOME"), Project: proj,
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "webmcp-shim register: %v\n", err)

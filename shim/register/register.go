@@ -27,10 +27,13 @@ type Env struct {
 	Shim string
 	// Home is the user's home directory.
 	Home string
-	// GOOS is "linux" or "darwin"; it picks VS Code's folder.
+	// GOOS is "linux", "darwin" or "windows"; it picks VS Code's folder
+	// and how commands are quoted.
 	GOOS string
 	// XDGConfig is $XDG_CONFIG_HOME ("" means ~/.config).
 	XDGConfig string
+	// AppData is %APPDATA% on Windows ("" means Home\AppData\Roaming).
+	AppData string
 	// CodexHome is $CODEX_HOME ("" means ~/.codex).
 	CodexHome string
 	// Project is the project folder for project-scoped config files,
@@ -104,25 +107,51 @@ func For(client string, env Env) (*Plan, error) {
 	return p, nil
 }
 
-// HookCommand is the prompt hook's command for Claude Code.
-func HookCommand(shim string) string {
+// HookCommand is the prompt hook's command for Claude Code. Claude Code
+// runs hooks through a POSIX shell, on Windows through Git Bash, where a
+// backslash is an escape: there the path goes with forward slashes, which
+// Git Bash and Windows both take.
+func HookCommand(shim, goos string) string {
+	if goos == "windows" {
+		shim = strings.ReplaceAll(shim, `\`, "/")
+	}
 	return shellQuote(shim) + " context --hook claude"
+}
+
+// cliArgs are the last words of an agent's own `mcp add` command: "--"
+// and the shim's path, quoted for the user's shell (see winQuote on
+// Windows).
+func cliArgs(env Env) string {
+	if env.GOOS == "windows" {
+		// PowerShell drops a bare -- before a script (agents installed
+		// with npm are run through .ps1 files); quoted, it passes.
+		return `"--" ` + winQuote(env.Shim)
+	}
+	return "-- " + shellQuote(env.Shim)
+}
+
+// quoteFor quotes s for the shell of env's system.
+func quoteFor(env Env, s string) string {
+	if env.GOOS == "windows" {
+		return winQuote(s)
+	}
+	return shellQuote(s)
 }
 
 func claude(env Env) *Plan {
 	p := &Plan{Client: "Claude Code"}
 	settings := filepath.Join(env.Home, ".claude", "settings.json")
 	if env.Project != "" {
-		p.Command = "claude mcp add --scope project " + ServerName + " -- " + shellQuote(env.Shim)
+		p.Command = "claude mcp add --scope project " + ServerName + " " + cliArgs(env)
 		p.Edits = append(p.Edits, serverEntry(filepath.Join(env.Project, ".mcp.json"), "mcpServers",
 			spec{Type: "stdio", Command: env.Shim, Args: []string{}}))
 		settings = filepath.Join(env.Project, ".claude", "settings.json")
 	} else {
-		p.Command = "claude mcp add --scope user " + ServerName + " -- " + shellQuote(env.Shim)
+		p.Command = "claude mcp add --scope user " + ServerName + " " + cliArgs(env)
 		p.Edits = append(p.Edits, serverEntry(filepath.Join(env.Home, ".claude.json"), "mcpServers",
 			spec{Type: "stdio", Command: env.Shim, Args: []string{}}))
 	}
-	p.Edits = append(p.Edits, claudeHook(settings, HookCommand(env.Shim)))
+	p.Edits = append(p.Edits, claudeHook(settings, HookCommand(env.Shim, env.GOOS)))
 	p.Notes = append(p.Notes, "Check it with: claude mcp list (webmcp should say Connected).")
 	return p
 }
@@ -139,7 +168,7 @@ func codex(env Env) *Plan {
 	want := map[string]any{"command": env.Shim, "args": []any{}}
 	return &Plan{
 		Client:  "Codex",
-		Command: "codex mcp add " + ServerName + " -- " + shellQuote(env.Shim),
+		Command: "codex mcp add " + ServerName + " " + cliArgs(env),
 		Edits: []*Edit{{Path: path, What: "the MCP server", Snippet: snippet, merge: func(old []byte) ([]byte, bool, error) {
 			out, same, err := tomlMerge(string(old), key, snippet, body, want)
 			return []byte(out), same, err
@@ -155,7 +184,7 @@ func gemini(env Env) *Plan {
 	}
 	return &Plan{
 		Client:  "Gemini CLI",
-		Command: "gemini mcp add --scope user " + ServerName + " " + shellQuote(env.Shim),
+		Command: "gemini mcp add --scope user " + ServerName + " " + quoteFor(env, env.Shim),
 		Edits:   []*Edit{serverEntry(path, "mcpServers", spec{Command: env.Shim, Args: []string{}})},
 		Notes: []string{"Gemini CLI starts MCP servers only in folders you trust: start gemini in your project and trust the folder when it asks (or /permissions); then /mcp lists webmcp.",
 			"Check it with: gemini mcp list."},
@@ -181,6 +210,12 @@ func vscode(env Env) *Plan {
 		path = filepath.Join(env.Project, ".vscode", "mcp.json")
 	case env.GOOS == "darwin":
 		path = filepath.Join(env.Home, "Library", "Application Support", "Code", "User", "mcp.json")
+	case env.GOOS == "windows":
+		cfg := env.AppData
+		if cfg == "" {
+			cfg = filepath.Join(env.Home, "AppData", "Roaming")
+		}
+		path = filepath.Join(cfg, "Code", "User", "mcp.json")
 	default:
 		cfg := env.XDGConfig
 		if cfg == "" {
@@ -363,6 +398,23 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// winQuote quotes s for the Windows shells, PowerShell and cmd, when it
+// needs it: in double quotes, which both take, unless s holds a character
+// that one of them would still expand there ($ and ` in PowerShell, %
+// and ! in cmd); then in PowerShell's single quotes (' doubled), which
+// take everything literally. A Windows path holds no ".
+func winQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(`\/._-+=:,@`, r))
+	}) < 0 {
+		return s
+	}
+	if !strings.ContainsAny(s, "$`%!\"") {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -2,19 +2,39 @@ package register
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-const shim = "/opt/web mcp/bin/webmcp-shim" // a space, to test quoting
+// shim is the shim's path in the tests: with a space, to test quoting.
+var shim = map[bool]string{false: "/opt/web mcp/bin/webmcp-shim", true: `C:\Program Files\web mcp\bin\webmcp-shim.exe`}[runtime.GOOS == "windows"]
 
 func testEnv(t *testing.T) Env {
-	home := t.TempDir()
-	return Env{Shim: shim, Home: home, GOOS: "linux"}
+	return Env{Shim: shim, Home: tempDir(t), GOOS: runtime.GOOS}
+}
+
+// tempDir is a temporary folder, removed with the test file by file:
+// os.RemoveAll (and so t.TempDir) fails on files under Wine.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "reg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		var all []string
+		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error { all = append(all, p); return nil })
+		for i := len(all) - 1; i >= 0; i-- {
+			os.Remove(all[i])
+		}
+	})
+	return dir
 }
 
 func apply(t *testing.T, p *Plan) []Result {
@@ -64,7 +84,9 @@ func TestJSONClients(t *testing.T) {
 		{"claude", "proj/.mcp.json", "mcpServers", func(e *Env) { e.Project = filepath.Join(e.Home, "proj") }},
 		{"gemini", ".gemini/settings.json", "mcpServers", nil},
 		{"cursor", ".cursor/mcp.json", "mcpServers", nil},
-		{"vscode", ".config/Code/User/mcp.json", "servers", nil},
+		{"vscode", ".config/Code/User/mcp.json", "servers", func(e *Env) { e.GOOS = "linux" }},
+		{"vscode", "AppData/Roaming/Code/User/mcp.json", "servers", func(e *Env) { e.GOOS = "windows" }},
+		{"vscode", "Roaming/Code/User/mcp.json", "servers", func(e *Env) { e.GOOS = "windows"; e.AppData = filepath.Join(e.Home, "Roaming") }},
 		{"vscode", "Library/Application Support/Code/User/mcp.json", "servers", func(e *Env) { e.GOOS = "darwin" }},
 	} {
 		t.Run(tc.client+" "+tc.file, func(t *testing.T) {
@@ -92,7 +114,7 @@ func TestJSONClients(t *testing.T) {
 			if v["theme"] != "dark" || v["zzz"] != 1.0 || v[tc.section].(map[string]any)["other"] == nil {
 				t.Errorf("the user's entries are gone: %v", v)
 			}
-			if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+			if fi, _ := os.Stat(path); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 				t.Errorf("mode %v, want the old 0600", fi.Mode().Perm())
 			}
 			// The keys keep their order.
@@ -123,7 +145,12 @@ func TestClaudeHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Command != "claude mcp add --scope user webmcp -- '/opt/web mcp/bin/webmcp-shim'" {
+	wantCmd, wantHook := "claude mcp add --scope user webmcp -- '/opt/web mcp/bin/webmcp-shim'", "'/opt/web mcp/bin/webmcp-shim' context --hook claude"
+	if runtime.GOOS == "windows" {
+		wantCmd = `claude mcp add --scope user webmcp "--" "C:\Program Files\web mcp\bin\webmcp-shim.exe"`
+		wantHook = "'C:/Program Files/web mcp/bin/webmcp-shim.exe' context --hook claude"
+	}
+	if p.Command != wantCmd {
 		t.Errorf("command %q", p.Command)
 	}
 	apply(t, p)
@@ -144,13 +171,13 @@ func TestClaudeHook(t *testing.T) {
 	if len(ups) != 2 || ups[0].Hooks[0].Command != "my-own-hook" || v.Model != "x" {
 		t.Fatalf("hooks = %+v", v)
 	}
-	if got := ups[1].Hooks[0]; got.Type != "command" || got.Command != "'/opt/web mcp/bin/webmcp-shim' context --hook claude" {
+	if got := ups[1].Hooks[0]; got.Type != "command" || got.Command != wantHook {
 		t.Errorf("our hook = %+v", got)
 	}
 	// The hook's command runs in a shell: the quoted path is one word.
 	if sh, err := exec.LookPath("sh"); err == nil {
 		out, err := exec.Command(sh, "-c", "printf '%s\\n' "+ups[1].Hooks[0].Command).Output()
-		if err != nil || strings.Split(string(out), "\n")[0] != shim {
+		if err != nil || strings.Split(string(out), "\n")[0] != strings.ReplaceAll(shim, `\`, "/") {
 			t.Errorf("the shell splits the hook as %q (%v)", out, err)
 		}
 	}
@@ -248,7 +275,7 @@ func TestRefusals(t *testing.T) {
 	os.WriteFile(path, []byte("// comment\n{}"), 0o644)
 	p, _ := For("cursor", env)
 	_, err := p.Edits[0].Apply()
-	if err == nil || !strings.Contains(err.Error(), `"command": "/opt/web mcp/bin/webmcp-shim"`) {
+	if quoted, _ := json.Marshal(shim); err == nil || !strings.Contains(err.Error(), `"command": `+string(quoted)) {
 		t.Errorf("Apply on JSONC = %v", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "// comment\n{}" {

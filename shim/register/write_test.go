@@ -1,3 +1,8 @@
+//go:build !windows
+
+// Symbolic links and file modes, as on Unix; the Windows runs of the
+// register tests are in register_test.go and register_windows_test.go.
+
 package register
 
 import (
