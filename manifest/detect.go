@@ -31,23 +31,31 @@ var (
 
 // System is what Installed looks at, so that tests can fake it.
 type System struct {
-	GOOS string // "linux" or "darwin"
+	GOOS string // "linux", "darwin" or "windows"
 	Home string // the user's home
 	// LookPath finds a command as exec.LookPath does.
 	LookPath func(string) (string, error)
 	// Roots are where macOS app bundles are looked for besides
 	// ~/Applications; nil means /Applications.
 	Roots []string
+	// LocalAppData and ProgramFiles are, on Windows, %LOCALAPPDATA% and
+	// the program folders (see [WindowsSystem]).
+	LocalAppData string
+	ProgramFiles []string
 }
 
 // Installed says whether the browser of l is installed for this user: its
 // own config folder (the parent of the NativeMessagingHosts folder) exists,
 // which means it has run, or its command is on PATH (Linux) or its app
-// bundle is in /Applications or ~/Applications (macOS). A --user-data-dir
-// location always counts as installed.
+// bundle is in /Applications or ~/Applications (macOS); on Windows, its
+// user data folder or its program exists (see [WindowsSystem]). A
+// --user-data-dir location always counts as installed.
 func Installed(l Location, sys System) bool {
 	if l.Key == "" {
 		return true
+	}
+	if sys.GOOS == "windows" {
+		return installedWindows(l, sys)
 	}
 	if fi, err := os.Stat(filepath.Dir(l.Dir)); err == nil && fi.IsDir() {
 		return true

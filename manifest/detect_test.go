@@ -4,8 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/manifest"
 )
 
@@ -56,5 +58,62 @@ func TestInstalledDarwin(t *testing.T) {
 		if v != want[k] {
 			t.Errorf("%s installed = %v, want %v", k, v, want[k])
 		}
+	}
+}
+
+func TestInstalledWindows(t *testing.T) {
+	local, pf := bridgetest.TempDir(t), bridgetest.TempDir(t)
+	// Edge has run; Brave's program is installed for the user alone;
+	// Chrome's for everyone.
+	os.MkdirAll(filepath.Join(local, "Microsoft", "Edge", "User Data"), 0o755)
+	exe := func(root string, rel ...string) {
+		p := filepath.Join(append([]string{root}, rel...)...)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe(local, "BraveSoftware", "Brave-Browser", "Application", "brave.exe")
+	exe(pf, "Google", "Chrome", "Application", "chrome.exe")
+	// A folder named like the program is not the program.
+	os.MkdirAll(filepath.Join(pf, "Chromium", "Application", "chrome.exe"), 0o755)
+	sys := manifest.System{GOOS: "windows", LocalAppData: local, ProgramFiles: []string{pf}}
+	got := map[string]bool{}
+	for _, l := range manifest.WindowsLocations() {
+		got[l.Key] = manifest.Installed(l, sys)
+	}
+	want := map[string]bool{"chrome": true, "edge": true, "brave": true}
+	for k, v := range got {
+		if v != want[k] {
+			t.Errorf("%s installed = %v, want %v", k, v, want[k])
+		}
+	}
+	if len(got) != 8 {
+		t.Errorf("Windows has %d browsers, want 8: %v", len(got), got)
+	}
+}
+
+func TestWindowsKeys(t *testing.T) {
+	keys := map[string][]string{}
+	for _, l := range manifest.WindowsLocations() {
+		if l.Dir != "" {
+			t.Errorf("%s has a folder %q on Windows", l.Browser, l.Dir)
+		}
+		keys[l.Key] = l.RegKeys
+	}
+	// Every Chrome channel reads Chrome's one key; Brave its own and
+	// Chrome's.
+	for k, want := range map[string][]string{
+		"chrome-canary": {manifest.ChromeRegKey},
+		"chromium":      {manifest.ChromiumRegKey},
+		"edge":          {manifest.EdgeRegKey},
+		"brave":         {manifest.BraveRegKey, manifest.ChromeRegKey},
+	} {
+		if !slices.Equal(keys[k], want) {
+			t.Errorf("%s keys = %v, want %v", k, keys[k], want)
+		}
+	}
+	if got := manifest.HostKey(manifest.ChromeRegKey); got != `Software\Google\Chrome\NativeMessagingHosts\dev.webmcp.bridge` {
+		t.Errorf("HostKey = %q", got)
 	}
 }

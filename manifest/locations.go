@@ -10,7 +10,10 @@ import (
 type Location struct {
 	Browser string // "Chrome", "Chromium", …
 	Key     string // "chrome", "chromium", … (install.sh --browser KEY); "" for a --user-data-dir
-	Dir     string // the NativeMessagingHosts folder
+	Dir     string // the NativeMessagingHosts folder; "" on Windows
+	// RegKeys are, on Windows, the registry keys (below HKEY_CURRENT_USER)
+	// whose default value names the manifest: see [WindowsLocations].
+	RegKeys []string
 }
 
 // UserDataDir is the manifest folder inside a browser profile started with
@@ -22,7 +25,7 @@ func UserDataDir(dir string) Location {
 // Locations returns the user-level manifest folders of every supported
 // browser on goos ("linux" or "darwin"), for a user whose home is home and
 // whose $XDG_CONFIG_HOME is xdgConfig (empty means ~/.config). Other systems
-// have none.
+// have none: Windows has registry keys instead ([WindowsLocations]).
 func Locations(goos, home, xdgConfig string) []Location {
 	type browser struct{ name, linux, darwin string }
 	// The keys are the names in lower case with hyphens.
