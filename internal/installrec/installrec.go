@@ -8,9 +8,12 @@
 //
 // KIND is "manifest" (a native-messaging manifest; NOTE names the browser
 // or profile), "file" (a binary), "tree" (a folder copied whole: the
-// extension) or "dir" (a folder that the install created, removed at
-// uninstall when empty). Lines starting with # are comments. install.sh
-// appends lines; webmcp-host install and uninstall read and rewrite it.
+// extension), "dir" (a folder that the install created, removed at
+// uninstall when empty), and on Windows "regvalue" (the default value of a
+// registry key HKCU\...\NativeMessagingHosts\dev.webmcp.bridge, naming the
+// manifest; NOTE names the browsers) or "regkey" (a registry key that the
+// install created, removed at uninstall when empty). Lines starting with #
+// are comments. webmcp-host install writes it and uninstall reads it.
 //
 // The record is not trusted further than the places an install writes
 // ([Check]): whatever a line says, the uninstall removes only this install's
@@ -26,6 +29,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -41,12 +45,18 @@ const (
 	File     = "file"
 	Tree     = "tree"
 	Dir      = "dir"
+	RegValue = "regvalue"
+	RegKey   = "regkey"
 )
+
+// RegRoot starts the path of a RegValue or RegKey entry: the keys are the
+// user's (HKEY_CURRENT_USER).
+const RegRoot = `HKCU\`
 
 // Entry is one thing the install wrote.
 type Entry struct {
 	Kind string
-	Path string // absolute
+	Path string // absolute; for a registry entry, HKCU\KEY
 	Note string // for a manifest: the browser, or "--user-data-dir DIR"
 }
 
@@ -74,8 +84,24 @@ func Prefix(path string) (prefix string, ok bool) {
 	return filepath.Dir(filepath.Dir(share)), true
 }
 
-// Binaries are the names of the files an install puts in PREFIX/bin.
-var Binaries = []string{"webmcp-host", "webmcp-shim"}
+// Binaries are the names of the files an install puts in PREFIX/bin
+// (with .exe on Windows).
+var Binaries = []string{Exe("webmcp-host"), Exe("webmcp-shim")}
+
+// Exe is the file name of the program name on this system: name.exe on
+// Windows, else name.
+func Exe(name string) string {
+	if runtime.GOOS == "windows" {
+		return name + ".exe"
+	}
+	return name
+}
+
+// ManifestDir is, on Windows, the folder of the install at prefix that
+// holds its one manifest, which the registry values name.
+func ManifestDir(prefix string) string {
+	return filepath.Join(prefix, "share", "webmcp-bridge", "NativeMessagingHosts")
+}
 
 // ExtensionDir is the extension's folder of the install at prefix.
 func ExtensionDir(prefix string) string {
@@ -98,7 +124,11 @@ var ErrNotOurs = errors.New("not a place this install writes")
 //     NativeMessagingHosts, whose parent (the browser's folder, or a
 //     --user-data-dir) is its root;
 //   - Dir: any folder that is not a link itself; the uninstall removes
-//     one only when it has just emptied it.
+//     one only when it has just emptied it;
+//   - RegValue: the default value of HKCU\Software\...\NativeMessagingHosts\
+//     dev.webmcp.bridge (the uninstall removes it only when it names this
+//     install's manifest);
+//   - RegKey: a key below HKCU\Software (removed only when empty).
 //
 // Every component of the path below its root (PREFIX for a binary and the
 // extension) is checked with Lstat; a link makes the entry refused, since
@@ -130,6 +160,17 @@ func Check(prefix string, e Entry) error {
 		root = filepath.Dir(filepath.Dir(e.Path))
 	case Dir:
 		root = filepath.Dir(e.Path)
+	case RegValue:
+		rest, ok := strings.CutPrefix(e.Path, RegRoot+`Software\`)
+		if !ok || !strings.HasSuffix(rest, `\NativeMessagingHosts\`+strings.TrimSuffix(manifest.FileName, ".json")) {
+			return fmt.Errorf(`the record lists %s as a registry value, but the install writes only HKCU\Software\...\NativeMessagingHosts\%s: %w`, e.Path, strings.TrimSuffix(manifest.FileName, ".json"), ErrNotOurs)
+		}
+		return nil
+	case RegKey:
+		if rest, ok := strings.CutPrefix(e.Path, RegRoot+`Software\`); !ok || rest == "" {
+			return fmt.Errorf(`the record lists %s as a registry key, but the install creates keys below HKCU\Software only: %w`, e.Path, ErrNotOurs)
+		}
+		return nil
 	default:
 		return fmt.Errorf("the record lists %s as a %q, which no install writes: %w", e.Path, e.Kind, ErrNotOurs)
 	}
@@ -184,15 +225,22 @@ func Load(path string) (r *Record, exists bool, err error) {
 			continue
 		}
 		f := strings.SplitN(line, "\t", 3)
-		if len(f) < 2 || !filepath.IsAbs(f[1]) {
+		reg := len(f) >= 2 && (f[0] == RegValue || f[0] == RegKey)
+		if reg && !strings.HasPrefix(f[1], RegRoot) {
+			return nil, true, fmt.Errorf("%s line %d: %q is not %s<tab>HKCU\\KEY[<tab>NOTE]", path, n, line, f[0])
+		}
+		if len(f) < 2 || (!reg && !filepath.IsAbs(f[1])) {
 			return nil, true, fmt.Errorf("%s line %d: %q is not KIND<tab>ABSOLUTE-PATH[<tab>NOTE]", path, n, line)
 		}
-		e := Entry{Kind: f[0], Path: filepath.Clean(f[1])}
+		e := Entry{Kind: f[0], Path: f[1]}
+		if !reg {
+			e.Path = filepath.Clean(e.Path)
+		}
 		if len(f) == 3 {
 			e.Note = f[2]
 		}
 		switch e.Kind {
-		case Manifest, File, Tree, Dir:
+		case Manifest, File, Tree, Dir, RegValue, RegKey:
 		default:
 			return nil, true, fmt.Errorf("%s line %d: unknown kind %q", path, n, e.Kind)
 		}
@@ -225,7 +273,7 @@ func (r *Record) Of(kind string) []Entry {
 // Save writes the record to r.Path.
 func (r *Record) Save() error {
 	var b strings.Builder
-	b.WriteString("# What ./install.sh wrote; ./install.sh --uninstall removes it. KIND<tab>PATH<tab>NOTE\n")
+	b.WriteString("# What the installer wrote; its --uninstall removes it. KIND<tab>PATH<tab>NOTE\n")
 	for _, e := range r.Entries {
 		fmt.Fprintf(&b, "%s\t%s\t%s\n", e.Kind, e.Path, e.Note)
 	}

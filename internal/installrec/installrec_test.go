@@ -138,3 +138,39 @@ func TestNoLinks(t *testing.T) {
 		t.Errorf("NoLinks of a link = %v", err)
 	}
 }
+
+// Registry entries keep their HKCU\ path as written, and Check takes only
+// the host's keys below HKCU\Software.
+func TestRegistryEntries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	value := `HKCU\Software\Google\Chrome\NativeMessagingHosts\dev.webmcp.bridge`
+	r := &Record{Path: path}
+	r.Add(Entry{Kind: RegKey, Path: `HKCU\Software\Chromium`})
+	r.Add(Entry{Kind: RegValue, Path: value, Note: "Chrome, Brave"})
+	if err := r.Save(); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := Load(path)
+	if err != nil || !slices.Equal(back.Entries, r.Entries) {
+		t.Fatalf("Load = %+v, %v; want %+v", back, err, r.Entries)
+	}
+	for _, e := range back.Entries {
+		if err := Check("", e); err != nil {
+			t.Errorf("Check(%+v) = %v", e, err)
+		}
+	}
+	for _, e := range []Entry{
+		{RegValue, `HKCU\Software\Google\Chrome\NativeMessagingHosts\com.other.host`, ""},
+		{RegValue, `HKCU\Environment\NativeMessagingHosts\dev.webmcp.bridge`, ""},
+		{RegKey, `HKCU\Software\`, ""},
+		{RegKey, `HKCU\Environment`, ""},
+	} {
+		if err := Check("", e); !errors.Is(err, ErrNotOurs) {
+			t.Errorf("Check(%+v) = %v, want ErrNotOurs", e, err)
+		}
+	}
+	os.WriteFile(path, []byte("regvalue\tSoftware\\x\t\n"), 0o644)
+	if _, _, err := Load(path); err == nil {
+		t.Error("Load took a registry entry without HKCU\\")
+	}
+}
