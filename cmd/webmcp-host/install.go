@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,26 +18,47 @@ import (
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
-// installCmd runs `webmcp-host install` and `webmcp-host uninstall`: write
-// the native-messaging manifest that names this binary for the installed
-// browsers, or remove what an install wrote.
+// installOpts are what install and uninstall were asked.
+type installOpts struct {
+	name       string   // "install" or "uninstall"
+	args       []string // as given, for a copy that runs in its place
+	dirs       []string // --user-data-dir, absolute
+	browsers   []string // --browser
+	noBrowsers bool
+	stdout     io.Writer
+	stderr     io.Writer
+}
+
+func (o *installOpts) errorf(format string, args ...any) {
+	say(o.stderr, "webmcp-host "+o.name+": "+format, args...)
+}
+
+// installCmd runs `webmcp-host install` and `webmcp-host uninstall`. With
+// --prefix, the whole install: copy this binary, the webmcp-shim beside it
+// and the extension's folder into the prefix, keep the install record,
+// register the host with the browsers and print the next steps (install.sh
+// and install.ps1 run this), or remove what the record lists. Without, only
+// the registration of this binary where it is (for `go install`).
 func installCmd(name string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("webmcp-host "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var dirs, browsers multiFlag
-	fs.Var(&dirs, "user-data-dir", "also (un)register for a browser started with --user-data-dir=`DIR` (repeatable)")
-	noBrowsers := fs.Bool("no-browsers", false, "skip the browsers' own user-level manifest folders")
+	fs.Var(&dirs, "user-data-dir", "also (un)register for a browser started with --user-data-dir=`DIR` (repeatable; on Windows the registry serves every profile: nothing is written there)")
+	noBrowsers := fs.Bool("no-browsers", false, "skip the browsers' own user-level manifest folders (Windows: registry keys)")
 	record := fs.String("record", "", "the install record `FILE`: install adds what it wrote, uninstall removes what it lists")
+	prefix := fs.String("prefix", "", "the install in `DIR`: install copies this binary, the webmcp-shim beside it and the extension into DIR/bin and DIR/share/webmcp-bridge, with the record there; uninstall removes it")
+	var extension *string
 	if name == "install" {
 		fs.Var(&browsers, "browser", "register for browser `KEY` even if it does not seem installed (repeatable; "+strings.Join(browserKeys(), ", ")+")")
+		extension = fs.String("extension", "", "with --prefix: the extension's `DIR` to copy (default: the folder extension beside this binary)")
 	}
 	fs.Usage = func() {
 		if name == "install" {
-			fmt.Fprintf(stderr, "Usage: webmcp-host install [--user-data-dir DIR]... [--browser KEY]... [--no-browsers] [--record FILE]\n\n")
-			fmt.Fprintf(stderr, "Writes %s, naming this binary, into the native-messaging folder of every\nsupported browser installed on this system and of each --user-data-dir.\n\n", manifest.FileName)
+			fmt.Fprintf(stderr, "Usage: webmcp-host install [--prefix DIR [--extension DIR]] [--user-data-dir DIR]...\n                           [--browser KEY]... [--no-browsers] [--record FILE]\n\n")
+			fmt.Fprintf(stderr, "Registers this binary with every supported browser installed on this system\n(%s in its native-messaging folder, and on Windows the registry\nkey HKCU\\Software\\VENDOR\\NativeMessagingHosts\\%s naming that file) and\nwith each --user-data-dir. With --prefix, installs first: copies this binary,\nthe webmcp-shim beside it and the extension into the prefix, registers the\ncopy, keeps the install record, and prints the next steps.\n\n", manifest.FileName, webmcp.HostName)
 		} else {
-			fmt.Fprintf(stderr, "Usage: webmcp-host uninstall [--record FILE] [--user-data-dir DIR]... [--no-browsers]\n\n")
-			fmt.Fprintf(stderr, "Removes what the install record lists, as far as it names the install's own\nplaces (its binaries, the extension's folder, manifests that name its host,\nthe folders it made once emptied; never through a symbolic link), stops your\nhosts and shims that run its binaries, and removes the HTTP token and the\nempty runtime folder. Without a record, removes the manifests that name\nthis binary.\n\n")
+			fmt.Fprintf(stderr, "Usage: webmcp-host uninstall [--prefix DIR | --record FILE] [--user-data-dir DIR]... [--no-browsers]\n\n")
+			fmt.Fprintf(stderr, "Removes what the install record lists, as far as it names the install's own\nplaces (its binaries, the extension's folder, manifests and registry values\nthat name its host, the folders and keys it made once emptied; never through\na symbolic link), stops your hosts and shims that run its binaries, and\nremoves the HTTP token and the empty runtime folder. Without a record,\nremoves the manifests that name this binary.\n\n")
 		}
 		fs.PrintDefaults()
 	}
@@ -45,36 +68,56 @@ func installCmd(name string, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	o := &installOpts{name: name, args: args, browsers: browsers, noBrowsers: *noBrowsers, stdout: stdout, stderr: stderr}
 	if fs.NArg() > 0 {
-		say(stderr, "webmcp-host %s: unexpected argument %q", name, fs.Arg(0))
+		o.errorf("unexpected argument %q", fs.Arg(0))
+		return 2
+	}
+	if *prefix != "" && *record != "" {
+		o.errorf("give --prefix or --record, not both: the record of an install is PREFIX/share/webmcp-bridge/%s", installrec.FileName)
+		return 2
+	}
+	if extension != nil && *extension != "" && *prefix == "" {
+		o.errorf("--extension goes with --prefix")
 		return 2
 	}
 	for _, b := range browsers {
 		if !slices.Contains(browserKeys(), b) {
-			say(stderr, "webmcp-host install: unknown browser %q: want one of %s", b, strings.Join(browserKeys(), ", "))
+			o.errorf("unknown browser %q: want one of %s", b, strings.Join(browserKeys(), ", "))
 			return 2
 		}
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		say(stderr, "webmcp-host %s: %v", name, err)
-		return 1
-	}
-	var locs []manifest.Location
-	if !*noBrowsers {
-		locs = manifest.Locations(runtime.GOOS, home, os.Getenv("XDG_CONFIG_HOME"))
-	}
-	var profiles []manifest.Location
 	for _, d := range dirs {
 		abs, err := filepath.Abs(d)
 		if err != nil {
-			say(stderr, "webmcp-host %s: %v", name, err)
+			o.errorf("%v", err)
 			return 1
 		}
-		profiles = append(profiles, manifest.UserDataDir(abs))
+		o.dirs = append(o.dirs, abs)
 	}
-	if len(locs) == 0 && len(profiles) == 0 && *record == "" {
-		say(stderr, "webmcp-host %s: nothing to do on %s: give --user-data-dir DIR", name, runtime.GOOS)
+	self, err := selfPath()
+	if err != nil {
+		o.errorf("cannot find this binary's path: %v", err)
+		return 1
+	}
+	if *prefix != "" {
+		p, err := filepath.Abs(*prefix)
+		if err != nil {
+			o.errorf("%v", err)
+			return 1
+		}
+		if name == "uninstall" {
+			return uninstallPrefix(o, p, self)
+		}
+		return installPrefix(o, p, *extension, self)
+	}
+
+	if !o.noBrowsers && len(o.locations()) == 0 && len(o.dirs) == 0 && *record == "" {
+		o.errorf("nothing to do on %s: give --user-data-dir DIR", runtime.GOOS)
+		return 2
+	}
+	if o.noBrowsers && len(o.dirs) == 0 && *record == "" {
+		o.errorf("nothing to do with --no-browsers: give --user-data-dir DIR")
 		return 2
 	}
 	var rec *installrec.Record
@@ -82,78 +125,210 @@ func installCmd(name string, args []string, stdout, stderr io.Writer) int {
 	if *record != "" {
 		abs, _ := filepath.Abs(*record)
 		if rec, hasRecord, err = installrec.Load(abs); err != nil {
-			say(stderr, "webmcp-host %s: %v", name, err)
+			o.errorf("%v", err)
 			return 1
 		}
 	}
-	self, err := selfPath()
-	if err != nil {
-		say(stderr, "webmcp-host %s: cannot find this binary's path: %v", name, err)
-		return 1
-	}
 	if name == "uninstall" {
-		return uninstall(rec, hasRecord, self, append(locs, profiles...), stdout, stderr)
+		return uninstall(rec, hasRecord, self, o.uninstallLocations(), stdout, stderr)
 	}
+	// A binary registered where it is, on Windows: the manifest in a
+	// folder of the bridge's own.
+	mdir := filepath.Join(os.Getenv("LOCALAPPDATA"), "webmcp-bridge", "NativeMessagingHosts")
+	if code := o.register(self, rec, mdir); code != 0 {
+		return code
+	}
+	if rec != nil {
+		if err := rec.Save(); err != nil {
+			o.errorf("write the install record: %v", err)
+			return 1
+		}
+	}
+	return 0
+}
 
-	// Only the browsers that are installed (or asked for).
-	sys := manifest.System{GOOS: runtime.GOOS, Home: home, LookPath: exec.LookPath}
+// locations are the user-level manifest locations of the browsers of this
+// system (registry keys on Windows), none with --no-browsers.
+func (o *installOpts) locations() []manifest.Location {
+	if o.noBrowsers {
+		return nil
+	}
+	if runtime.GOOS == "windows" {
+		return manifest.WindowsLocations()
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil
+	}
+	return manifest.Locations(runtime.GOOS, home, os.Getenv("XDG_CONFIG_HOME"))
+}
+
+// uninstallLocations are the places where uninstall looks for manifests
+// that name this binary: the browsers' and the --user-data-dir ones (none
+// on Windows, where the registry serves every profile).
+func (o *installOpts) uninstallLocations() []manifest.Location {
+	locs := o.locations()
+	if runtime.GOOS != "windows" {
+		for _, d := range o.dirs {
+			locs = append(locs, manifest.UserDataDir(d))
+		}
+	}
+	return locs
+}
+
+// system is what manifest.Installed looks at here.
+func system() manifest.System {
+	if runtime.GOOS == "windows" {
+		return manifest.WindowsSystem()
+	}
+	home, _ := os.UserHomeDir()
+	return manifest.System{GOOS: runtime.GOOS, Home: home, LookPath: exec.LookPath}
+}
+
+// register writes the manifest that names host for the browsers installed
+// (or asked for) and each --user-data-dir, says what it did, and adds it to
+// rec when not nil. On Windows the manifest goes into winDir and the
+// registry keys of the browsers name it.
+func (o *installOpts) register(host string, rec *installrec.Record, winDir string) int {
+	sys := system()
 	var chosen []manifest.Location
 	var found, skipped []string
-	for _, l := range locs {
-		if slices.Contains(browsers, l.Key) || manifest.Installed(l, sys) {
+	for _, l := range o.locations() {
+		if slices.Contains(o.browsers, l.Key) || manifest.Installed(l, sys) {
 			chosen = append(chosen, l)
 			found = append(found, l.Browser)
 		} else {
 			skipped = append(skipped, l.Browser)
 		}
 	}
-	if !*noBrowsers {
+	if !o.noBrowsers {
 		if len(found) > 0 {
-			say(stdout, "browsers found: %s", strings.Join(found, ", "))
+			say(o.stdout, "browsers found: %s", strings.Join(found, ", "))
 		} else {
-			say(stdout, "no supported browser found (%s)", strings.Join(browserKeys(), ", "))
+			say(o.stdout, "no supported browser found (%s)", strings.Join(browserKeys(), ", "))
 		}
 		if len(skipped) > 0 {
-			say(stdout, "skipped, not installed: %s (--browser KEY registers one anyway)", strings.Join(skipped, ", "))
+			say(o.stdout, "skipped, not installed: %s (--browser KEY registers one anyway)", strings.Join(skipped, ", "))
 		}
 	}
-	chosen = append(chosen, profiles...)
-	m, err := manifest.New(self)
+	m, err := manifest.New(host)
 	if err != nil {
-		say(stderr, "webmcp-host install: %v", err)
+		o.errorf("%v", err)
 		return 1
 	}
-	for _, l := range chosen {
-		created := installrec.CreatedDirs(l.Dir)
-		old, readErr := manifest.Read(l.Dir)
-		path, err := manifest.Write(m, l.Dir)
-		if err != nil {
-			say(stderr, "webmcp-host install: %s: %v", l.Browser, err)
-			return 1
-		}
-		if readErr == nil && old.Path == m.Path && slices.Equal(old.AllowedOrigins, m.AllowedOrigins) {
-			say(stdout, "unchanged %s (%s)", path, l.Browser)
-		} else {
-			say(stdout, "wrote %s (%s)", path, l.Browser)
-		}
-		if rec != nil {
-			for _, d := range created {
-				rec.Add(installrec.Entry{Kind: installrec.Dir, Path: d})
-			}
-			rec.Add(installrec.Entry{Kind: installrec.Manifest, Path: path, Note: l.Browser})
-		}
+	if runtime.GOOS == "windows" {
+		return o.registerWindows(m, chosen, rec, winDir)
 	}
-	if rec != nil {
-		if err := rec.Save(); err != nil {
-			say(stderr, "webmcp-host install: write the install record: %v", err)
-			return 1
+	for _, d := range o.dirs {
+		chosen = append(chosen, manifest.UserDataDir(d))
+	}
+	for _, l := range chosen {
+		if code := o.writeManifest(m, l.Dir, l.Browser, rec); code != 0 {
+			return code
 		}
 	}
 	if len(chosen) == 0 {
-		say(stdout, "no manifest written: install a browser (or give --browser KEY or --user-data-dir DIR) and run the install again")
+		say(o.stdout, "no manifest written: install a browser (or give --browser KEY or --user-data-dir DIR) and run the install again")
 		return 0
 	}
-	say(stdout, "extension ID %s may start %s", webmcp.ExtensionID, self)
+	say(o.stdout, "extension ID %s may start %s", webmcp.ExtensionID, host)
+	return 0
+}
+
+// writeManifest writes m into dir, says so, and notes it in rec.
+func (o *installOpts) writeManifest(m manifest.Manifest, dir, note string, rec *installrec.Record) int {
+	created := installrec.CreatedDirs(dir)
+	old, readErr := manifest.Read(dir)
+	path, err := manifest.Write(m, dir)
+	if err != nil {
+		o.errorf("%s: %v", note, err)
+		return 1
+	}
+	if readErr == nil && old.Path == m.Path && slices.Equal(old.AllowedOrigins, m.AllowedOrigins) {
+		say(o.stdout, "unchanged %s (%s)", path, note)
+	} else {
+		say(o.stdout, "wrote %s (%s)", path, note)
+	}
+	if rec != nil {
+		for _, d := range created {
+			rec.Add(installrec.Entry{Kind: installrec.Dir, Path: d})
+		}
+		rec.Add(installrec.Entry{Kind: installrec.Manifest, Path: path, Note: note})
+	}
+	return 0
+}
+
+// registerWindows writes m into dir and points the registry keys of the
+// chosen browsers at it. A --user-data-dir needs nothing of its own on
+// Windows: Chrome, Edge, Brave and Chromium read the registry for every
+// profile (see manifest.ChromeRegKey).
+func (o *installOpts) registerWindows(m manifest.Manifest, chosen []manifest.Location, rec *installrec.Record, dir string) int {
+	if len(o.dirs) > 0 {
+		say(o.stdout, "--user-data-dir %s: nothing to write there: on Windows the browsers find the host through the registry, for every profile and --user-data-dir", strings.Join(o.dirs, ", "))
+		if !slices.ContainsFunc(chosen, func(l manifest.Location) bool { return slices.Contains(l.RegKeys, manifest.ChromeRegKey) }) {
+			// Chrome's key, which Chromium builds read as well.
+			for _, l := range manifest.WindowsLocations() {
+				if l.Key == "chrome" {
+					l.Browser = "Chrome, for --user-data-dir"
+					chosen = append(chosen, l)
+				}
+			}
+		}
+	}
+	if len(chosen) == 0 {
+		say(o.stdout, "no manifest written: install a browser (or give --browser KEY) and run the install again")
+		return 0
+	}
+	if dir == "" || !filepath.IsAbs(dir) {
+		o.errorf("no folder for the manifest (is %%LOCALAPPDATA%% set?): give --prefix DIR")
+		return 1
+	}
+	if code := o.writeManifest(m, dir, "the registry values name it", rec); code != 0 {
+		return code
+	}
+	path := filepath.Join(dir, manifest.FileName)
+	// Each key once, with the browsers that read it.
+	var keys []string
+	readers := map[string][]string{}
+	for _, l := range chosen {
+		for _, k := range l.RegKeys {
+			if _, ok := readers[k]; !ok {
+				keys = append(keys, k)
+			}
+			readers[k] = append(readers[k], l.Browser)
+		}
+	}
+	for _, k := range keys {
+		hk := manifest.HostKey(k)
+		note := strings.Join(readers[k], ", ")
+		old, err := manifest.ReadRegistry(hk)
+		switch {
+		case err == nil && strings.EqualFold(old, path):
+			say(o.stdout, "unchanged %s%s (%s)", installrec.RegRoot, hk, note)
+		default:
+			created, err := manifest.WriteRegistry(hk, path)
+			if rec != nil {
+				for _, c := range created {
+					if c != hk {
+						rec.Add(installrec.Entry{Kind: installrec.RegKey, Path: installrec.RegRoot + c})
+					}
+				}
+			}
+			if err != nil {
+				o.errorf("%s: %v", note, err)
+				return 1
+			}
+			if old != "" {
+				say(o.stdout, "wrote %s%s (%s; it named %s)", installrec.RegRoot, hk, note, old)
+			} else {
+				say(o.stdout, "wrote %s%s (%s)", installrec.RegRoot, hk, note)
+			}
+		}
+		if rec != nil {
+			rec.Add(installrec.Entry{Kind: installrec.RegValue, Path: installrec.RegRoot + hk, Note: note})
+		}
+	}
+	say(o.stdout, "extension ID %s may start %s", webmcp.ExtensionID, m.Path)
 	return 0
 }
 
@@ -173,6 +348,22 @@ func selfPath() (string, error) {
 		self, err = filepath.EvalSymlinks(self)
 	}
 	return self, err
+}
+
+// samePath says whether a and b name the same path (without case on
+// Windows).
+func samePath(a, b string) bool {
+	a, b = filepath.Clean(a), filepath.Clean(b)
+	if runtime.GOOS == "windows" {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
+}
+
+// present says whether path exists (a link counts).
+func present(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 type multiFlag []string

@@ -25,9 +25,16 @@ passes the extension's origin as the first argument:
 
 It is not meant to be run by hand, except to register it with the browsers:
 
+    webmcp-host install --prefix DIR [--extension DIR] [--user-data-dir DIR]...
+                        [--browser KEY]...
+        install this binary, the webmcp-shim beside it and the extension
+        into DIR, register the installed host with each installed browser
+        (or KEY) and profile (on Windows: registry keys under
+        HKCU\Software\VENDOR\NativeMessagingHosts), keep the install record
+        and print the next steps
     webmcp-host install [--user-data-dir DIR]... [--browser KEY]... [--record FILE]
-        write the manifest for each installed browser (or KEY) and profile
-    webmcp-host uninstall [--record FILE] [--user-data-dir DIR]...
+        register this binary where it is (after go install)
+    webmcp-host uninstall [--prefix DIR | --record FILE] [--user-data-dir DIR]...
         remove what the install record lists (only the install's own
         places), stop your hosts and shims of the install, remove the HTTP
         token; without a record, the manifests that name this binary
@@ -36,7 +43,7 @@ It is not meant to be run by hand, except to register it with the browsers:
     webmcp-host --version
         print its version (the same as webmcp-shim's and the extension's)
 
-(install.sh runs these; see its --help.)
+(install.sh and install.ps1 run these; see their --help.)
 
 It relays between the extension (native messaging on stdin and stdout) and
 any number of webmcp-shim processes, which connect to its Unix socket in the

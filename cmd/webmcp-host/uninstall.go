@@ -72,16 +72,26 @@ func uninstall(rec *installrec.Record, hasRecord bool, self string, locs []manif
 	// The host the manifests of this install name.
 	host := self
 	if inPrefix {
-		host = filepath.Join(prefix, "bin", "webmcp-host")
+		host = filepath.Join(prefix, "bin", installrec.Exe("webmcp-host"))
 	}
 
-	// 1. The manifests first, so that a browser cannot start a host
-	// again while the rest goes.
+	// 1. The registry values (Windows) and the manifests first, so that a
+	// browser cannot start a host again while the rest goes.
 	var manifests []installrec.Entry
 	if hasRecord {
 		manifests = rec.Of(installrec.Manifest)
+		u.removeRegValues(rec, host)
 	}
 	for _, l := range locs {
+		if l.Dir == "" {
+			// Windows: a value that names a manifest of this binary.
+			for _, k := range l.RegKeys {
+				if e, ok := u.removeRegValueOf(manifest.HostKey(k), self, l.Browser); ok {
+					manifests = append(manifests, e)
+				}
+			}
+			continue
+		}
 		if m, err := manifest.Read(l.Dir); err == nil && m.Path == self {
 			manifests = append(manifests, installrec.Entry{Kind: installrec.Manifest, Path: filepath.Join(l.Dir, manifest.FileName), Note: l.Browser})
 		}
@@ -117,7 +127,7 @@ func uninstall(rec *installrec.Record, hasRecord bool, self string, locs []manif
 		if e.Kind == installrec.File {
 			err = os.Remove(e.Path)
 		} else if _, err = os.Lstat(e.Path); err == nil {
-			err = os.RemoveAll(e.Path)
+			err = removeTree(e.Path)
 		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -202,7 +212,7 @@ func note(e installrec.Entry) string {
 // same file, or host's path with its folder's links resolved (install
 // writes the resolved path).
 func namesHost(p, host string) bool {
-	if p == host {
+	if samePath(p, host) {
 		return true
 	}
 	if a, err := os.Stat(p); err == nil {
@@ -211,7 +221,85 @@ func namesHost(p, host string) bool {
 		}
 	}
 	d, err := filepath.EvalSymlinks(filepath.Dir(host))
-	return err == nil && filepath.Join(d, filepath.Base(host)) == p
+	return err == nil && samePath(filepath.Join(d, filepath.Base(host)), p)
+}
+
+// removeRegValues removes the registry values that rec lists when they name
+// a manifest of this install (one that names host), then the keys the
+// install created once they are empty.
+func (u *uninstaller) removeRegValues(rec *installrec.Record, host string) {
+	for _, e := range rec.Of(installrec.RegValue) {
+		if err := installrec.Check("", e); err != nil {
+			u.fail("%v; not removing it", err)
+			continue
+		}
+		u.removeRegValueOf(strings.TrimPrefix(e.Path, installrec.RegRoot), host, e.Note)
+	}
+	var keys []string
+	for _, e := range rec.Of(installrec.RegKey) {
+		if err := installrec.Check("", e); err != nil {
+			u.fail("%v; not removing it", err)
+			continue
+		}
+		keys = append(keys, strings.TrimPrefix(e.Path, installrec.RegRoot))
+	}
+	// A key's path is longer than its parent's.
+	sort.Slice(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
+	for _, k := range keys {
+		ok, err := manifest.RemoveEmptyKey(k)
+		switch {
+		case err != nil:
+			u.fail("%v", err)
+		case ok:
+			u.gone(installrec.RegRoot+k, "removed the registry key %s%s", installrec.RegRoot, k)
+		}
+	}
+}
+
+// removeRegValueOf removes the default value of HKCU\key (and the key, once
+// empty) when it names a manifest that names host, and returns that
+// manifest as an entry to remove.
+func (u *uninstaller) removeRegValueOf(key, host, note string) (installrec.Entry, bool) {
+	path, err := manifest.ReadRegistry(key)
+	if errors.Is(err, fs.ErrNotExist) {
+		return installrec.Entry{}, false
+	}
+	if err != nil {
+		u.fail("%v", err)
+		return installrec.Entry{}, false
+	}
+	what := installrec.RegRoot + key
+	if note != "" {
+		what += " (" + note + ")"
+	}
+	m, err := manifest.Read(filepath.Dir(path))
+	switch {
+	case filepath.Base(path) != manifest.FileName:
+		say(u.stdout, "kept %s: it names %s, not a manifest of the bridge", what, path)
+		return installrec.Entry{}, false
+	case err == nil && !namesHost(m.Path, host):
+		say(u.stdout, "kept %s: it names %s, whose host is %s, not this install's %s (another install of the bridge wrote it)", what, path, m.Path, host)
+		return installrec.Entry{}, false
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		say(u.stdout, "kept %s: the manifest it names, %s, is unreadable (%v); remove the value by hand if the bridge wrote it", what, path, err)
+		return installrec.Entry{}, false
+	case err != nil && !u.ownManifest(path, host):
+		say(u.stdout, "kept %s: it names %s, which is missing and not this install's", what, path)
+		return installrec.Entry{}, false
+	}
+	if err := manifest.RemoveRegistry(key); err != nil {
+		u.fail("%v", err)
+		return installrec.Entry{}, false
+	}
+	u.gone(installrec.RegRoot+key, "removed %s", what)
+	return installrec.Entry{Kind: installrec.Manifest, Path: path, Note: "the registry values named it"}, true
+}
+
+// ownManifest says whether path is where the install of host keeps its
+// manifest on Windows (PREFIX\share\webmcp-bridge\NativeMessagingHosts).
+func (u *uninstaller) ownManifest(path, host string) bool {
+	prefix := filepath.Dir(filepath.Dir(host))
+	return samePath(path, filepath.Join(installrec.ManifestDir(prefix), manifest.FileName))
 }
 
 // stopProcesses stops this user's processes that run this install's

@@ -1,0 +1,444 @@
+package main
+
+// The whole install into a prefix, which install.sh and install.ps1 run:
+// the files, the record, the registration and the next steps; and its
+// removal.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/webmcp-bridge/bridge/internal/installrec"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// installer is the command that runs this one, as the next steps name it.
+func installer() string {
+	if runtime.GOOS == "windows" {
+		return `.\install.ps1`
+	}
+	return "./install.sh"
+}
+
+// installPrefix installs into prefix: this binary and the webmcp-shim
+// beside it into PREFIX/bin, the extension's folder ext (default: beside
+// this binary) into PREFIX/share/webmcp-bridge/extension; registers the
+// installed host; keeps the record; prints the next steps.
+func installPrefix(o *installOpts, prefix, ext, self string) int {
+	bin := filepath.Join(prefix, "bin")
+	share := filepath.Join(prefix, "share", "webmcp-bridge")
+	rec, existed, err := installrec.Load(filepath.Join(share, installrec.FileName))
+	if err != nil {
+		o.errorf("%v (remove it, or fix the line, and run the install again)", err)
+		return 1
+	}
+	shim := filepath.Join(filepath.Dir(self), installrec.Exe("webmcp-shim"))
+	if _, err := os.Stat(shim); err != nil {
+		o.errorf("no webmcp-shim beside this webmcp-host (%v): install from a source checkout (%s builds both) or from a release archive, which holds both", err, installer())
+		return 1
+	}
+	if ext == "" {
+		ext = filepath.Join(filepath.Dir(self), "extension")
+	}
+	if ext, err = filepath.Abs(ext); err != nil {
+		o.errorf("%v", err)
+		return 1
+	}
+	if _, err := os.Stat(filepath.Join(ext, "manifest.json")); err != nil {
+		o.errorf("%s is not the extension's folder (%v): give --extension DIR", ext, err)
+		return 1
+	}
+	fail := func(format string, args ...any) int {
+		o.errorf(format, args...)
+		if err := rec.Save(); err != nil {
+			o.errorf("write the install record: %v", err)
+		}
+		return 1
+	}
+	for _, d := range []string{share, bin} {
+		for _, c := range installrec.CreatedDirs(d) {
+			rec.Add(installrec.Entry{Kind: installrec.Dir, Path: c})
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fail("%v", err)
+		}
+	}
+	host := filepath.Join(bin, installrec.Exe("webmcp-host"))
+	for _, f := range [][2]string{{self, host}, {shim, filepath.Join(bin, installrec.Exe("webmcp-shim"))}} {
+		if err := installFile(f[0], f[1]); err != nil {
+			return fail("%v", err)
+		}
+		rec.Add(installrec.Entry{Kind: installrec.File, Path: f[1]})
+	}
+	dest := installrec.ExtensionDir(prefix)
+	if !samePath(ext, dest) {
+		if err := installTree(ext, dest); err != nil {
+			return fail("%v", err)
+		}
+	}
+	rec.Add(installrec.Entry{Kind: installrec.Tree, Path: dest})
+	if err := rec.Save(); err != nil {
+		o.errorf("write the install record: %v", err)
+		return 1
+	}
+	if code := o.register(host, rec, installrec.ManifestDir(prefix)); code != 0 {
+		rec.Save()
+		return code
+	}
+	if err := rec.Save(); err != nil {
+		o.errorf("write the install record: %v", err)
+		return 1
+	}
+	o.nextSteps(bin, dest, !existed)
+	return 0
+}
+
+// installFile copies src to dst (executable) beside it first, then renamed
+// over it: a running host or shim keeps its old file. Windows renames a
+// program that runs but does not replace it: that one goes aside to
+// dst.old, which the next install removes.
+func installFile(src, dst string) error {
+	if a, err := os.Stat(src); err == nil {
+		if b, err := os.Stat(dst); err == nil && os.SameFile(a, b) {
+			return nil
+		}
+	}
+	old := dst + ".old"
+	os.Remove(old)
+	tmp := dst + ".new"
+	if err := copyFile(src, tmp, 0o755); err != nil {
+		return err
+	}
+	err := os.Rename(tmp, dst)
+	if err != nil && runtime.GOOS == "windows" {
+		if os.Rename(dst, old) == nil {
+			err = os.Rename(tmp, dst)
+		}
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("install %s: %w", dst, err)
+	}
+	return nil
+}
+
+// copyFile copies the regular file src to dst with mode perm.
+func copyFile(src, dst string, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s to %s: %w", src, dst, err)
+	}
+	return out.Close()
+}
+
+// installTree copies the folder src to dst.new, then puts it in the place
+// of dst.
+func installTree(src, dst string) error {
+	tmp := dst + ".new"
+	if err := removeTree(tmp); err != nil {
+		return err
+	}
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(tmp, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type().IsRegular():
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			return copyFile(p, to, fi.Mode().Perm()|0o600)
+		default:
+			return fmt.Errorf("%s is not a file or a folder: the extension's folder holds only those", p)
+		}
+	})
+	if err != nil {
+		removeTree(tmp)
+		return err
+	}
+	if err := removeTree(dst); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
+}
+
+// removeTree removes path and what it holds, deepest first, one entry at a
+// time (os.RemoveAll fails on files under Wine); a link is removed, not
+// followed. A missing path is no error.
+func removeTree(path string) error {
+	var paths []string
+	err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		paths = append(paths, p)
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for i := len(paths) - 1; i >= 0; i-- {
+		if err := os.Remove(paths[i]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// nextSteps prints what the install did and what is left to do: load the
+// extension, register the shim with an agent, try it.
+func (o *installOpts) nextSteps(bin, ext string, first bool) {
+	w := o.stdout
+	what := "Installed"
+	if !first {
+		what = "Updated"
+	}
+	var started []string
+	for _, d := range o.dirs {
+		started = append(started, "--user-data-dir="+d)
+	}
+	startedText := strings.Join(started, " or ")
+	fmt.Fprintln(w)
+	para(w, "", "  ", what+" webmcp-host and webmcp-shim in "+bin+".")
+	fmt.Fprintln(w)
+	if !first && len(started) > 0 {
+		// Registering a profile after the install: only that profile
+		// needs the extension; agents reach every browser through the
+		// same shim.
+		para(w, "Next: ", "  ", "load the extension in the browser started with "+startedText+`: open chrome://extensions, turn on Developer mode, click "Load unpacked" and pick`)
+		para(w, "    ", "    ", ext)
+		para(w, "  ", "  ", "(where it is loaded already, click its reload button). Your agents need nothing more: one shim reaches every browser. "+installer()+" alone prints the other steps again.")
+		return
+	}
+	fmt.Fprintln(w, "Next:")
+	para(w, "  1. ", "     ", `Load the extension: open chrome://extensions, turn on Developer mode, click "Load unpacked" and pick`)
+	para(w, "       ", "       ", ext)
+	tail := "A browser started with --user-data-dir=DIR needs " + installer() + " --user-data-dir DIR."
+	switch {
+	case len(started) > 0:
+		tail = "Do so in the browser started with " + startedText + " too: it has extensions of its own."
+	case runtime.GOOS == "windows":
+		tail = "A browser started with --user-data-dir=DIR has extensions of its own: load it there too."
+	}
+	para(w, "     ", "     ", "(its ID is "+webmcp.ExtensionID+"; where it is loaded already, click its reload button). "+tail)
+	fmt.Fprintln(w, "  2. Register the shim with your agent:")
+	shim := filepath.Join(bin, installrec.Exe("webmcp-shim"))
+	agents := 0
+	for _, a := range []string{"claude", "codex", "gemini", "cursor", "code"} {
+		if _, err := exec.LookPath(a); err != nil {
+			continue
+		}
+		switch a {
+		case "claude":
+			command(w, "       ", "claude", "mcp", "add", "--scope", "user", "webmcp", "--", shim)
+			fmt.Fprintln(w, "       and the prompt hook, which this prints:")
+			command(w, "       ", shim, "register", "claude")
+		case "codex":
+			command(w, "       ", "codex", "mcp", "add", "webmcp", "--", shim)
+		case "gemini":
+			command(w, "       ", "gemini", "mcp", "add", "--scope", "user", "webmcp", shim)
+			para(w, "       ", "         ", "(then trust your project's folder in gemini)")
+		case "cursor":
+			command(w, "       ", shim, "register", "cursor", "--write")
+		case "code":
+			command(w, "       ", shim, "register", "vscode", "--write")
+		}
+		agents++
+	}
+	if agents == 0 {
+		para(w, "       ", "       ", "no agent CLI found on PATH; "+shim+" register AGENT prints what AGENT (claude, codex, gemini, cursor or vscode) needs")
+	} else {
+		para(w, "       ", "       ", "other agents: "+shim+" register AGENT prints what AGENT (claude, codex, gemini, cursor or vscode) needs")
+	}
+	fmt.Fprintln(w, "  3. Try it:")
+	command(w, "       ", shim, "demo")
+	para(w, "     ", "     ", "serves a demo app at http://127.0.0.1:8765/; open it in the browser, then")
+	command(w, "       ", shim, "status")
+	para(w, "     ", "     ", "shows its tools. If nothing shows up:")
+	command(w, "       ", shim, "doctor")
+	onPath := false
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		onPath = onPath || (d != "" && samePath(d, bin))
+	}
+	if !onPath {
+		fmt.Fprintln(w)
+		para(w, "Note: ", "  ", bin+" is not on your PATH; the commands above use full paths, and so does everything register writes.")
+	}
+}
+
+// para prints text wrapped at [columns], after first on its first line and
+// after indent on the others; a word longer than a line (a long path) gets
+// a line of its own rather than being cut.
+func para(w io.Writer, first, indent, text string) {
+	line, lead := first, true
+	for _, word := range strings.Fields(text) {
+		switch {
+		case lead:
+			line += word
+			lead = false
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= columns:
+			line += " " + word
+		default:
+			fmt.Fprintln(w, line)
+			line = indent + word
+		}
+	}
+	fmt.Fprintln(w, line)
+}
+
+// command prints a command to copy, after indent. On Unix it goes on over
+// further lines, after " \" and two columns deeper, when it does not fit in
+// [columns]; on Windows (PowerShell) it stays on one line, a word with a
+// space in quotes, and a quoted program after the call operator &.
+func command(w io.Writer, indent string, words ...string) {
+	if runtime.GOOS == "windows" {
+		var q []string
+		for _, word := range words {
+			if strings.ContainsAny(word, " '\"`$;&") {
+				word = `"` + strings.ReplaceAll(word, `"`, "`\"") + `"`
+			}
+			q = append(q, word)
+		}
+		if strings.HasPrefix(q[0], `"`) {
+			q[0] = "& " + q[0]
+		}
+		fmt.Fprintln(w, indent+strings.Join(q, " "))
+		return
+	}
+	line := indent
+	for i, word := range words {
+		room := columns
+		if i+1 < len(words) {
+			room -= 2 // for the " \"
+		}
+		switch {
+		case i == 0:
+			line += word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= room:
+			line += " " + word
+		default:
+			fmt.Fprintf(w, "%s \\\n", line)
+			line = indent + "  " + word
+		}
+	}
+	fmt.Fprintln(w, line)
+}
+
+// uninstallPrefix removes the install in prefix (see uninstall) and says
+// what is left to do by hand.
+func uninstallPrefix(o *installOpts, prefix, self string) int {
+	bin := filepath.Join(prefix, "bin")
+	share := filepath.Join(prefix, "share", "webmcp-bridge")
+	record := filepath.Join(share, installrec.FileName)
+	host := filepath.Join(bin, installrec.Exe("webmcp-host"))
+	shim := filepath.Join(bin, installrec.Exe("webmcp-shim"))
+	if !present(record) && !present(host) && !present(shim) && !present(share) {
+		para(o.stdout, "", "  ", "Nothing to uninstall: no WebMCP bridge in "+prefix+" (no "+record+").")
+		return 0
+	}
+	if runtime.GOOS == "windows" && samePath(filepath.Dir(self), bin) {
+		// Windows does not remove a program that runs: a copy of
+		// this one removes the install.
+		return o.runCopy(self)
+	}
+	rec, hasRecord, err := installrec.Load(record)
+	status := 0
+	switch {
+	case err != nil:
+		o.errorf("%v (fix the line, or remove the install's files by hand)", err)
+		status = 1
+	case hasRecord:
+		status = uninstall(rec, true, self, o.uninstallLocations(), o.stdout, o.stderr)
+	default:
+		// An install made before the record existed: the manifests
+		// that name its host, the binaries and the extension's folder.
+		status = uninstall(nil, false, host, o.uninstallLocations(), o.stdout, o.stderr)
+		for _, f := range []string{host, shim} {
+			if present(f) {
+				if err := os.Remove(f); err != nil {
+					o.errorf("%v", err)
+					status = 1
+				} else {
+					say(o.stdout, "removed %s", f)
+				}
+			}
+		}
+		if present(share) {
+			if err := removeTree(share); err != nil {
+				o.errorf("%v", err)
+				status = 1
+			} else {
+				say(o.stdout, "removed %s", share)
+			}
+		}
+	}
+	fmt.Fprintln(o.stdout)
+	if status == 0 {
+		para(o.stdout, "", "  ", "Removed the WebMCP bridge from "+prefix+".")
+	} else {
+		para(o.stdout, "", "  ", "Some of the WebMCP bridge in "+prefix+" could not be removed: see the messages above.")
+	}
+	fmt.Fprint(o.stdout, `Left for you to do:
+  - remove the extension in each browser and profile where you loaded it:
+    chrome://extensions → WebMCP bridge → Remove. Its files are gone, so
+    until then the browser shows it as broken (a grey icon; its popup
+    shows ERR_FILE_NOT_FOUND);
+  - if you registered webmcp-shim with an agent, remove it there, e.g.
+    claude mcp remove webmcp, codex mcp remove webmcp, or the "webmcp"
+    entry (and Claude Code's "webmcp-shim context" hook) in its settings.
+`)
+	return status
+}
+
+// runCopy runs a copy of this binary, in a folder of its own, with the same
+// arguments, and returns its exit code.
+func (o *installOpts) runCopy(self string) int {
+	dir, err := os.MkdirTemp("", "webmcp-uninstall-")
+	if err != nil {
+		o.errorf("%v", err)
+		return 1
+	}
+	defer removeTree(dir)
+	cp := filepath.Join(dir, filepath.Base(self))
+	if err := copyFile(self, cp, 0o755); err != nil {
+		o.errorf("%v", err)
+		return 1
+	}
+	cmd := exec.Command(cp, append([]string{o.name}, o.args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, o.stdout, o.stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode()
+	case err != nil:
+		o.errorf("%v", err)
+		return 1
+	}
+	return 0
+}
