@@ -88,13 +88,19 @@ func Remove(dir string) (bool, error) {
 
 // Read reads the manifest in dir.
 func Read(dir string) (Manifest, error) {
+	return ReadFile(filepath.Join(dir, FileName))
+}
+
+// ReadFile reads the manifest at path (on Windows, a registry value names
+// it).
+func ReadFile(path string) (Manifest, error) {
 	var m Manifest
-	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return m, err
 	}
 	if err := json.Unmarshal(data, &m); err != nil {
-		return m, fmt.Errorf("%s: %w", filepath.Join(dir, FileName), err)
+		return m, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
 }

@@ -61,14 +61,15 @@ func toolPath(t *testing.T) string {
 }
 
 // checkWidth fails t for each line of out wider than 80 columns, but for a
-// line that holds a single word (a long path), maybe with " \\" after it.
+// line that holds a single word (a long path), maybe with " \\" (or " `",
+// PowerShell's) after it.
 func checkWidth(t *testing.T, what, out string) {
 	t.Helper()
 	for _, line := range strings.Split(out, "\n") {
 		if utf8.RuneCountInString(line) <= 80 {
 			continue
 		}
-		if words := strings.Fields(strings.TrimSuffix(line, " \\")); len(words) == 1 {
+		if words := strings.Fields(strings.TrimSuffix(strings.TrimSuffix(line, " \\"), " `")); len(words) == 1 {
 			continue
 		}
 		t.Errorf("%s prints a line of %d columns:\n%s", what, utf8.RuneCountInString(line), line)

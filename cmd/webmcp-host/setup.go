@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -311,30 +312,29 @@ func para(w io.Writer, first, indent, text string) {
 	fmt.Fprintln(w, line)
 }
 
-// command prints a command to copy, after indent. On Unix it goes on over
-// further lines, after " \" and two columns deeper, when it does not fit in
-// [columns]; on Windows (PowerShell) it stays on one line, a word with a
-// space in quotes, and a quoted program after the call operator &.
+// command prints a command to copy, after indent, going on over further
+// lines, two columns deeper, when it does not fit in [columns]: after " \"
+// on Unix, after " `" on Windows (PowerShell), where a word with a space or
+// a quote goes in quotes, and a quoted program after the call operator &.
 func command(w io.Writer, indent string, words ...string) {
+	cont := `\`
 	if runtime.GOOS == "windows" {
-		var q []string
-		for _, word := range words {
-			if strings.ContainsAny(word, " '\"`$;&") {
-				word = `"` + strings.ReplaceAll(word, `"`, "`\"") + `"`
+		cont = "`"
+		words = slices.Clone(words)
+		for i, word := range words {
+			if strings.ContainsAny(word, " '\"`$;&(){}") {
+				words[i] = "'" + strings.ReplaceAll(word, "'", "''") + "'"
 			}
-			q = append(q, word)
 		}
-		if strings.HasPrefix(q[0], `"`) {
-			q[0] = "& " + q[0]
+		if strings.HasPrefix(words[0], "'") {
+			words[0] = "& " + words[0]
 		}
-		fmt.Fprintln(w, indent+strings.Join(q, " "))
-		return
 	}
 	line := indent
 	for i, word := range words {
 		room := columns
 		if i+1 < len(words) {
-			room -= 2 // for the " \"
+			room -= 2 // for the continuation
 		}
 		switch {
 		case i == 0:
@@ -342,7 +342,7 @@ func command(w io.Writer, indent string, words ...string) {
 		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= room:
 			line += " " + word
 		default:
-			fmt.Fprintf(w, "%s \\\n", line)
+			fmt.Fprintf(w, "%s %s\n", line, cont)
 			line = indent + "  " + word
 		}
 	}
@@ -360,11 +360,6 @@ func uninstallPrefix(o *installOpts, prefix, self string) int {
 	if !present(record) && !present(host) && !present(shim) && !present(share) {
 		para(o.stdout, "", "  ", "Nothing to uninstall: no WebMCP bridge in "+prefix+" (no "+record+").")
 		return 0
-	}
-	if runtime.GOOS == "windows" && samePath(filepath.Dir(self), bin) {
-		// Windows does not remove a program that runs: a copy of
-		// this one removes the install.
-		return o.runCopy(self)
 	}
 	rec, hasRecord, err := installrec.Load(record)
 	status := 0
@@ -413,32 +408,4 @@ func uninstallPrefix(o *installOpts, prefix, self string) int {
     entry (and Claude Code's "webmcp-shim context" hook) in its settings.
 `)
 	return status
-}
-
-// runCopy runs a copy of this binary, in a folder of its own, with the same
-// arguments, and returns its exit code.
-func (o *installOpts) runCopy(self string) int {
-	dir, err := os.MkdirTemp("", "webmcp-uninstall-")
-	if err != nil {
-		o.errorf("%v", err)
-		return 1
-	}
-	defer removeTree(dir)
-	cp := filepath.Join(dir, filepath.Base(self))
-	if err := copyFile(self, cp, 0o755); err != nil {
-		o.errorf("%v", err)
-		return 1
-	}
-	cmd := exec.Command(cp, append([]string{o.name}, o.args...)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, o.stdout, o.stderr
-	err = cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		return exit.ExitCode()
-	case err != nil:
-		o.errorf("%v", err)
-		return 1
-	}
-	return 0
 }

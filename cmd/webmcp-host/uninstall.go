@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -82,11 +83,17 @@ func uninstall(rec *installrec.Record, hasRecord bool, self string, locs []manif
 		manifests = rec.Of(installrec.Manifest)
 		u.removeRegValues(rec, host)
 	}
+	seenKey := map[string]bool{}
 	for _, l := range locs {
 		if l.Dir == "" {
-			// Windows: a value that names a manifest of this binary.
+			// Windows, without a record: a value that names a
+			// manifest of this binary.
 			for _, k := range l.RegKeys {
-				if e, ok := u.removeRegValueOf(manifest.HostKey(k), self, l.Browser); ok {
+				if hasRecord || seenKey[k] {
+					continue
+				}
+				seenKey[k] = true
+				if e, ok := u.removeRegValueOf(manifest.HostKey(k), self, ""); ok {
 					manifests = append(manifests, e)
 				}
 			}
@@ -126,6 +133,14 @@ func uninstall(rec *installrec.Record, hasRecord bool, self string, locs []manif
 		var err error
 		if e.Kind == installrec.File {
 			err = os.Remove(e.Path)
+			if err != nil && runtime.GOOS == "windows" && samePath(e.Path, self) {
+				// Windows keeps the file of a program that runs, but
+				// lets it move: to the temporary files.
+				if aside, err2 := moveAside(e.Path); err2 == nil {
+					u.gone(e.Path, "removed %s (it runs this uninstall: moved to %s, with your temporary files)", e.Path, aside)
+					continue
+				}
+			}
 		} else if _, err = os.Lstat(e.Path); err == nil {
 			err = removeTree(e.Path)
 		}
@@ -272,7 +287,7 @@ func (u *uninstaller) removeRegValueOf(key, host, note string) (installrec.Entry
 	if note != "" {
 		what += " (" + note + ")"
 	}
-	m, err := manifest.Read(filepath.Dir(path))
+	m, err := manifest.ReadFile(path)
 	switch {
 	case filepath.Base(path) != manifest.FileName:
 		say(u.stdout, "kept %s: it names %s, not a manifest of the bridge", what, path)
@@ -476,6 +491,21 @@ func (u *uninstaller) removeRuntimeDir(stopped []proc) {
 		say(u.stdout, "left %s: tool results that shims saved for your agents, which may still refer to them (rm -r %s removes them)", results, results)
 	}
 	u.removeDir(bridge, false)
+}
+
+// moveAside moves the file at path into a new folder among the temporary
+// files, and returns its new path.
+func moveAside(path string) (string, error) {
+	dir, err := os.MkdirTemp("", "webmcp-bridge-removed-")
+	if err != nil {
+		return "", err
+	}
+	to := filepath.Join(dir, filepath.Base(path))
+	if err := os.Rename(path, to); err != nil {
+		os.Remove(dir)
+		return "", err
+	}
+	return to, nil
 }
 
 func exitOf(failed bool) int {

@@ -96,7 +96,11 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 	}
 	d := &doctor{out: env.Stdout, json: *asJSON}
 	host, rec := d.checkBinaries()
-	d.checkManifests(host, rec, dirs)
+	if runtime.GOOS == "windows" {
+		d.checkRegistry(host, rec, dirs)
+	} else {
+		d.checkManifests(host, rec, dirs)
+	}
 	if d.checkRuntimeDir() {
 		if d.checkSockets(ctx) {
 			d.checkHosts(ctx, env)
@@ -119,7 +123,7 @@ func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
 	if err != nil {
 		d.problem(LinkBinaries, "the install record is unreadable (%v): run ./install.sh again", err)
 	}
-	host = filepath.Join(bin, "webmcp-host")
+	host = filepath.Join(bin, installrec.Exe("webmcp-host"))
 	if _, err := os.Stat(host); err != nil {
 		if installed {
 			d.problem(LinkBinaries, "%s is missing: run ./install.sh again", host)
