@@ -93,6 +93,12 @@ func Build(opts Options) ([]File, error) {
 	for _, e := range ext {
 		common = append(common, entry{"extension/" + e.name, e.mode, e.data})
 	}
+	// install.ps1, in the Windows archives.
+	b, err := os.ReadFile(filepath.Join(opts.Source, "install.ps1"))
+	if err != nil {
+		return nil, fmt.Errorf("reading install.ps1: %w (run the release command from the repository's root)", err)
+	}
+	winInstaller := entry{"install.ps1", 0o644, b}
 	mtime := modTime()
 	tmp, err := os.MkdirTemp("", "webmcp-release-")
 	if err != nil {
@@ -112,6 +118,9 @@ func Build(opts Options) ([]File, error) {
 		built[t] = bins
 		name := fmt.Sprintf("webmcp-bridge_%s_%s_%s", v, goos, goarch)
 		entries := append(bins, common...)
+		if goos == "windows" {
+			entries = append(entries, winInstaller)
+		}
 		var f File
 		if goos == "windows" {
 			f, err = writeZip(filepath.Join(opts.Out, name+".zip"), name+"/", entries, mtime)

@@ -5,7 +5,7 @@
 //     (windows), for amd64 and arm64: one folder of the same name holding
 //     webmcp-host, webmcp-shim, the extension's folder, install.sh (which
 //     installs the binaries beside it, with no Go needed), README.md and
-//     LICENSE;
+//     LICENSE, and in the Windows ones install.ps1 (the same for Windows);
 //   - webmcp-bridge-extension_VERSION.zip: the extension, manifest.json at
 //     its root, as the Chrome Web Store takes it;
 //   - SHA256SUMS, in the format of sha256sum -c;

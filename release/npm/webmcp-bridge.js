@@ -41,13 +41,20 @@ function exit(r) {
 
 // install runs install.sh from a folder laid out as a release archive:
 // install.sh, the binaries and the extension side by side, so that it
-// installs those binaries and needs no Go.
+// installs those binaries and needs no Go; on Windows, webmcp-host.exe
+// install --prefix, which install.sh and install.ps1 run as well.
 function install(args) {
-  if (process.platform === 'win32') {
-    console.error('webmcp-bridge: the installer runs on Linux and macOS only for now.');
-    process.exit(1);
-  }
   const bin = binDir();
+  if (process.platform === 'win32') {
+    // The installer is webmcp-host's own (install.ps1 runs it too), into
+    // %LOCALAPPDATA%\Programs\webmcp-bridge unless --prefix says otherwise.
+    const verb = args.includes('--uninstall') ? 'uninstall' : 'install';
+    const rest = args.filter((a) => a !== '--uninstall');
+    const local = process.env.LOCALAPPDATA || path.join(os.homedir(), 'AppData', 'Local');
+    const ext = verb === 'install' ? ['--extension', path.join(__dirname, '..', 'extension')] : [];
+    return spawnSync(path.join(bin, 'webmcp-host.exe'),
+      [verb, '--prefix', path.join(local, 'Programs', 'webmcp-bridge'), ...ext, ...rest], { stdio: 'inherit' });
+  }
   const root = path.join(__dirname, '..');
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'webmcp-bridge-'));
   try {
