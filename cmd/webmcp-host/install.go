@@ -55,9 +55,9 @@ func installCmd(name string, args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		if name == "install" {
 			fmt.Fprintf(stderr, "Usage: webmcp-host install [--prefix DIR [--extension DIR]] [--user-data-dir DIR]...\n                           [--browser KEY]... [--no-browsers] [--record FILE]\n\n")
-			fmt.Fprintf(stderr, "Registers this binary with every supported browser installed on this system\n(%s in its native-messaging folder, and on Windows the registry\nkey HKCU\\Software\\VENDOR\\NativeMessagingHosts\\%s naming that file) and\nwith each --user-data-dir. With --prefix, installs first: copies this binary,\nthe webmcp-shim beside it and the extension into the prefix, registers the\ncopy, keeps the install record, and prints the next steps.\n\n", manifest.FileName, webmcp.HostName)
+			fmt.Fprintf(stderr, "Registers this binary with every supported browser installed on this system\n(%s in its native-messaging folder; on Windows, the\nregistry value HKCU\\Software\\VENDOR\\NativeMessagingHosts\\%s\nnaming that file) and with each --user-data-dir. With --prefix, installs\nfirst: copies this binary, the webmcp-shim beside it and the extension into\nthe prefix, registers the copy, keeps the install record, and prints the\nnext steps.\n\n", manifest.FileName, webmcp.HostName)
 		} else {
-			fmt.Fprintf(stderr, "Usage: webmcp-host uninstall [--prefix DIR | --record FILE] [--user-data-dir DIR]... [--no-browsers]\n\n")
+			fmt.Fprintf(stderr, "Usage: webmcp-host uninstall [--prefix DIR | --record FILE] [--user-data-dir DIR]...\n                             [--no-browsers]\n\n")
 			fmt.Fprintf(stderr, "Removes what the install record lists, as far as it names the install's own\nplaces (its binaries, the extension's folder, manifests and registry values\nthat name its host, the folders and keys it made once emptied; never through\na symbolic link), stops your hosts and shims that run its binaries, and\nremoves the HTTP token and the empty runtime folder. Without a record,\nremoves the manifests that name this binary.\n\n")
 		}
 		fs.PrintDefaults()
