@@ -11,6 +11,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/host"
 	"github.com/webmcp-bridge/bridge/internal/profiling"
+	"github.com/webmcp-bridge/bridge/internal/stopevent"
 	"github.com/webmcp-bridge/bridge/internal/version"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -90,6 +91,8 @@ func run() int {
 	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, stopEvent := stopevent.Notify(ctx) // Windows: what SIGTERM is on Unix
+	defer stopEvent()
 	defer profiling.Start("webmcp-host")() // with $WEBMCP_CPUPROFILE only
 	err = host.Run(ctx, host.Options{
 		Stdin:      os.Stdin,

@@ -77,6 +77,9 @@ func statusUIDs(status []byte) (uid, euid int) {
 	return -1, -1
 }
 
+// name is the program p runs, without ".exe": "webmcp-host".
+func (p proc) name() string { return strings.TrimSuffix(filepath.Base(p.exe), ".exe") }
+
 // describe names a stopped process for the uninstall's output.
 func (p proc) describe() string {
 	if p.args != "" {

@@ -340,7 +340,7 @@ func (u *uninstaller) stopProcesses(prefix string, inPrefix bool) []proc {
 	shims := false
 	for _, p := range stopped {
 		say(u.stdout, "stopped %s", p.describe())
-		shims = shims || filepath.Base(p.exe) == "webmcp-shim"
+		shims = shims || p.name() == "webmcp-shim"
 	}
 	if shims {
 		say(u.stdout, "an agent whose webmcp server was a stopped webmcp-shim now shows it as failed: remove the server from the agent")
@@ -433,7 +433,7 @@ func (u *uninstaller) removeRuntimeDir(stopped []proc) {
 	dir := webmcp.RuntimeDir()
 	deadline := time.Now().Add(socketWait)
 	for _, p := range stopped {
-		if filepath.Base(p.exe) != "webmcp-host" {
+		if p.name() != "webmcp-host" {
 			continue
 		}
 		// A host removes its socket on SIGTERM, then exits; no event

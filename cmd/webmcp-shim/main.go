@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/webmcp-bridge/bridge/internal/profiling"
+	"github.com/webmcp-bridge/bridge/internal/stopevent"
 	"github.com/webmcp-bridge/bridge/shim/cli"
 )
 
@@ -18,7 +19,9 @@ func main() {
 	tuneGC()
 	stopProfile := profiling.Start("webmcp-shim") // with $WEBMCP_CPUPROFILE only
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stopEvent := stopevent.Notify(ctx) // Windows: what SIGTERM is on Unix
 	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopEvent()
 	stop()
 	stopProfile()
 	os.Exit(code)

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/internal/stopevent"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// helperEnv makes a run of this test binary a process for stopProcesses
+// to stop: "graceful" waits on its stop event and exits 0 when it is set,
+// "deaf" has one but never looks at it, "stubborn" has none; they run
+// until they are ended (or their stdin closes).
+const helperEnv = "WEBMCP_TEST_STOP_HELPER"
+
+// TestStopHelperProcess is not a test: see helperEnv.
+func TestStopHelperProcess(t *testing.T) {
+	switch os.Getenv(helperEnv) {
+	case "graceful":
+		ctx, stop := stopevent.Notify(context.Background())
+		defer stop()
+		fmt.Println("ready")
+		<-ctx.Done()
+		os.Exit(0)
+	case "deaf":
+		_, stop := stopevent.Notify(context.Background())
+		defer stop()
+		fmt.Println("ready")
+		io.Copy(io.Discard, os.Stdin) // never looks at its stop event
+		os.Exit(3)
+	case "stubborn":
+		fmt.Println("ready")
+		io.Copy(io.Discard, os.Stdin) // open until the test ends
+		os.Exit(3)
+	default:
+		t.Skip("run by TestStopProcesses only")
+	}
+}
+
+// tempDir is a temporary folder, removed with the test file by file:
+// os.RemoveAll fails on files under Wine.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "stop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		var all []string
+		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error { all = append(all, p); return nil })
+		for i := len(all) - 1; i >= 0; i-- {
+			os.Remove(all[i])
+		}
+	})
+	return dir
+}
+
+// copyTo copies the file src to dst.
+func copyTo(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// start starts bin with args (and env added) and waits until it says it
+// is ready: the line ready on stdout, or, when ready is "", at once. Its
+// stdin stays open until the test ends.
+func start(t *testing.T, bin, ready string, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
+	if ready != "" {
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if strings.TrimSpace(line) != ready {
+			t.Fatalf("%s said %q (%v), not %s; stderr: %s", bin, line, err, ready, errb.String())
+		}
+	}
+	go io.Copy(io.Discard, out)
+	return cmd
+}
+
+// exitCode waits for cmd and returns its exit code.
+func exitCode(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	cmd.Wait()
+	return cmd.ProcessState.ExitCode()
+}
+
+// TestStopProcesses: the user's processes that run one of the install's
+// binaries (named without .exe, as the install record has them) are
+// stopped: one that has a stop event through it (it exits by itself, code
+// 0), one that has none, or does not exit within stopWait once its event
+// is set, with TerminateProcess; the endpoint such a host left is removed.
+// A process of another binary runs on.
+func TestStopProcesses(t *testing.T) {
+	dir := tempDir(t)
+	bin := filepath.Join(dir, "bin")
+	os.MkdirAll(bin, 0o755)
+	self, _ := os.Executable()
+	for _, name := range []string{"webmcp-host.exe", "webmcp-shim.exe", "WEBMCP-SHIM.EXE", "other.exe"} {
+		copyTo(t, self, filepath.Join(bin, name))
+	}
+	run := filepath.Join(dir, "run")
+	if err := webmcp.EnsureRuntimeDir(run); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(webmcp.RuntimeDirEnv, run)
+	helper := "-test.run=^TestStopHelperProcess$"
+	graceful := start(t, filepath.Join(bin, "webmcp-host.exe"), "ready", []string{helperEnv + "=graceful"}, helper)
+	stubborn := start(t, filepath.Join(bin, "webmcp-shim.exe"), "ready", []string{helperEnv + "=stubborn"}, helper)
+	deaf := start(t, filepath.Join(bin, "WEBMCP-SHIM.EXE"), "ready", []string{helperEnv + "=deaf"}, helper)
+	other := start(t, filepath.Join(bin, "other.exe"), "ready", []string{helperEnv + "=graceful"}, helper)
+	// An endpoint of the stubborn one, as a host that is ended leaves it.
+	left := webmcp.SocketPath(run, stubborn.Process.Pid)
+	if err := os.WriteFile(left, []byte(`\\.\pipe\webmcp-1-ab`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	defer func(w time.Duration) { stopWait = w }(stopWait)
+	stopWait = 3 * time.Second // a bound for the deaf one only
+	var errs strings.Builder
+	stopped := stopProcesses([]string{filepath.Join(bin, "webmcp-host"), filepath.Join(bin, "webmcp-shim")}, &errs)
+	var pids []int
+	for _, p := range stopped {
+		pids = append(pids, p.pid)
+	}
+	want := []int{graceful.Process.Pid, stubborn.Process.Pid, deaf.Process.Pid}
+	slices.Sort(want)
+	if !slices.Equal(pids, want) || errs.Len() > 0 {
+		t.Errorf("stopped %v (stderr %q), want %v", stopped, errs.String(), want)
+	}
+	if code := exitCode(t, graceful); code != 0 {
+		t.Errorf("the process with a stop event exited %d, want 0 (by itself)", code)
+	}
+	if code := exitCode(t, stubborn); code != terminatedCode {
+		t.Errorf("the process without one exited %d, want %d (TerminateProcess)", code, terminatedCode)
+	}
+	if code := exitCode(t, deaf); code != terminatedCode {
+		t.Errorf("the process that did not stop when asked exited %d, want %d (TerminateProcess)", code, terminatedCode)
+	}
+	if _, err := os.Lstat(left); err == nil {
+		t.Errorf("the endpoint %s of the ended process is still there", left)
+	}
+	if other.ProcessState != nil {
+		t.Errorf("a process of another binary was stopped")
+	}
+	for _, p := range stopped {
+		if d := p.describe(); !strings.HasPrefix(d, "webmcp-") || !strings.Contains(d, fmt.Sprint(p.pid)) {
+			t.Errorf("describe = %q", d)
+		}
+	}
+}
+
+// TestStopTheBinaries: a real webmcp-host, started as Chrome starts it,
+// and a real webmcp-shim serving an agent stop when asked, by themselves
+// (exit 0), and the host removes its endpoint. It needs the Windows
+// binaries in $WEBMCP_TEST_BIN_DIR (.ci/wine/run builds them).
+func TestStopTheBinaries(t *testing.T) {
+	src := os.Getenv(bridgetest.BinDirEnv)
+	if src == "" {
+		t.Skip(bridgetest.BinDirEnv + " is not set")
+	}
+	dir := tempDir(t)
+	bin := filepath.Join(dir, "bin")
+	os.MkdirAll(bin, 0o755)
+	for _, name := range []string{"webmcp-host.exe", "webmcp-shim.exe"} {
+		copyTo(t, filepath.Join(src, name), filepath.Join(bin, name))
+	}
+	run := filepath.Join(dir, "run")
+	if err := webmcp.EnsureRuntimeDir(run); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(webmcp.RuntimeDirEnv, run)
+	// The host, once it says it listens (its stop event is made before).
+	host := exec.Command(filepath.Join(bin, "webmcp-host.exe"), webmcp.ExtensionOrigin, "--parent-window=0")
+	hostIn, _ := host.StdinPipe()
+	host.Stdout = io.Discard
+	hostErr, _ := host.StderrPipe()
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hostIn.Close(); host.Process.Kill(); host.Wait() })
+	logs := bufio.NewScanner(hostErr)
+	for logs.Scan() && !strings.Contains(logs.Text(), "listening on") {
+	}
+	go io.Copy(io.Discard, hostErr)
+	endpoint := webmcp.SocketPath(run, host.Process.Pid)
+	if _, err := os.Lstat(endpoint); err != nil {
+		t.Fatalf("the host listens, but: %v", err)
+	}
+	// The shim, once it answers an agent's initialize.
+	shim := exec.Command(filepath.Join(bin, "webmcp-shim.exe"))
+	shimIn, _ := shim.StdinPipe()
+	shimOut, _ := shim.StdoutPipe()
+	shim.Stderr = io.Discard
+	if err := shim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { shimIn.Close(); shim.Process.Kill(); shim.Wait() })
+	io.WriteString(shimIn, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`+"\n")
+	if line, err := bufio.NewReader(shimOut).ReadString('\n'); !strings.Contains(line, `"id":1`) {
+		t.Fatalf("the shim answered initialize with %q (%v)", line, err)
+	}
+	go io.Copy(io.Discard, shimOut)
+
+	var errs strings.Builder
+	stopped := stopProcesses([]string{filepath.Join(bin, "webmcp-host"), filepath.Join(bin, "webmcp-shim")}, &errs)
+	if len(stopped) != 2 || errs.Len() > 0 {
+		t.Errorf("stopped %v (stderr %q), want the host and the shim", stopped, errs.String())
+	}
+	if code := exitCode(t, host); code != 0 {
+		t.Errorf("webmcp-host exited %d, want 0", code)
+	}
+	if code := exitCode(t, shim); code != 0 {
+		t.Errorf("webmcp-shim exited %d, want 0", code)
+	}
+	if _, err := os.Lstat(endpoint); err == nil {
+		t.Errorf("the host's endpoint %s is still there", endpoint)
+	}
+}
