@@ -10,6 +10,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
+	"github.com/webmcp-bridge/bridge/webmcp"
 	"golang.org/x/sys/windows/registry"
 )
 
@@ -158,7 +160,26 @@ func TestInstallWindows(t *testing.T) {
 		}
 	}
 
-	// Again: nothing changes.
+	// Again, while the browser runs the installed host: nothing changes
+	// but the host's file, which Windows keeps while it runs: it goes
+	// aside.
+	ctx := bridgetest.Context(t)
+	running := exec.CommandContext(ctx, host, webmcp.ExtensionOrigin, "--parent-window=0")
+	running.Env = env
+	stdin, err := running.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := bridgetest.NewLog(t, "webmcp-host")
+	running.Stderr, running.Stdout = log, io.Discard
+	if err := running.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- running.Wait() }()
+	if _, err := log.Await(ctx, "listening on"); err != nil {
+		t.Fatal(err)
+	}
 	before, _ := os.ReadFile(record)
 	out, code = run(filepath.Join(bins, "webmcp-host.exe"), "install", "--prefix", prefix, "--extension", ext)
 	if code != 0 || strings.Contains(out, "wrote ") || !strings.Contains(out, "unchanged ") || !strings.Contains(out, "Updated ") {
@@ -167,6 +188,11 @@ func TestInstallWindows(t *testing.T) {
 	if after, _ := os.ReadFile(record); string(after) != string(before) {
 		t.Errorf("second install changed the record:\n%s\n---\n%s", before, after)
 	}
+	if _, err := os.Stat(host + ".old"); err != nil {
+		t.Logf("no %s.old: the running host's file was replaced in place (%v)", host, err)
+	}
+	stdin.Close()
+	bridgetest.Await(ctx, t, exited, "the host to exit")
 
 	// Another install takes Chrome's key: the doctor says so, and the
 	// uninstall keeps that value.
@@ -193,6 +219,7 @@ func TestInstallWindows(t *testing.T) {
 		`removed HKCU\` + manifest.HostKey(manifest.BraveRegKey) + " (Brave)",
 		`kept HKCU\` + manifest.HostKey(manifest.ChromeRegKey) + " (Chrome, Brave): it names " + opath,
 		"removed " + mpath,
+		"removed " + host + ".old",
 		"removed " + host + " (it runs this uninstall: moved to",
 		"Removed the WebMCP bridge from " + prefix,
 	} {
@@ -223,5 +250,61 @@ func TestInstallWindows(t *testing.T) {
 	out, _ = run(filepath.Join(bins, "webmcp-host.exe"), "uninstall", "--prefix", prefix)
 	if !strings.Contains(out, "Nothing to uninstall") {
 		t.Errorf("a second uninstall did not say there is nothing to do")
+	}
+}
+
+// Without --prefix (after go install), install registers this binary where
+// it is: the manifest in %LOCALAPPDATA%\webmcp-bridge\NativeMessagingHosts,
+// the installed browsers' values naming it; uninstall without a record
+// removes the values that name a manifest of this binary, and the manifest.
+func TestInstallWindowsWithoutPrefix(t *testing.T) {
+	edge := manifest.HostKey(manifest.EdgeRegKey)
+	if v, err := manifest.ReadRegistry(edge); err == nil {
+		t.Skipf("HKCU\\%s is set already (%s): not touching an install of this user", edge, v)
+	}
+	keys := []string{`Software\Microsoft`, `Software\Microsoft\Edge`, manifest.EdgeRegKey, edge}
+	var existed []string
+	for _, k := range keys {
+		if keyExists(k) {
+			existed = append(existed, k)
+		}
+	}
+	t.Cleanup(func() {
+		for i := len(keys) - 1; i >= 0; i-- {
+			if !slices.Contains(existed, keys[i]) {
+				manifest.RemoveRegistry(keys[i])
+				manifest.RemoveEmptyKey(keys[i])
+			}
+		}
+	})
+	local, empty := bridgetest.TempDir(t), bridgetest.TempDir(t)
+	os.MkdirAll(filepath.Join(local, "Microsoft", "Edge", "User Data"), 0o755)
+	t.Setenv("LOCALAPPDATA", local)
+	for _, v := range []string{"ProgramFiles", "ProgramFiles(x86)", "ProgramW6432"} {
+		t.Setenv(v, empty)
+	}
+	var out, errs strings.Builder
+	if code := installCmd("install", nil, &out, &errs); code != 0 {
+		t.Fatalf("install = %d: %s", code, errs.String())
+	}
+	t.Log(out.String())
+	mpath := filepath.Join(local, "webmcp-bridge", "NativeMessagingHosts", manifest.FileName)
+	if v, err := manifest.ReadRegistry(edge); err != nil || !strings.EqualFold(v, mpath) {
+		t.Errorf("HKCU\\%s = %q, %v; want %s", edge, v, err, mpath)
+	}
+	self, _ := selfPath()
+	if m, err := manifest.ReadFile(mpath); err != nil || m.Path != self {
+		t.Errorf("manifest: %+v, %v; want it to name %s", m, err, self)
+	}
+	out.Reset()
+	if code := installCmd("uninstall", nil, &out, &errs); code != 0 {
+		t.Fatalf("uninstall = %d: %s", code, errs.String())
+	}
+	t.Log(out.String())
+	if _, err := manifest.ReadRegistry(edge); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("uninstall left HKCU\\%s: %v", edge, err)
+	}
+	if _, err := os.Stat(mpath); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("uninstall left %s: %v", mpath, err)
 	}
 }

@@ -132,6 +132,13 @@ func uninstall(rec *installrec.Record, hasRecord bool, self string, locs []manif
 		}
 		var err error
 		if e.Kind == installrec.File {
+			if runtime.GOOS == "windows" {
+				// What an install put aside, the binary replaced
+				// while it ran (see installFile).
+				if os.Remove(e.Path+".old") == nil {
+					u.gone(e.Path+".old", "removed %s", e.Path+".old")
+				}
+			}
 			err = os.Remove(e.Path)
 			if err != nil && runtime.GOOS == "windows" && samePath(e.Path, self) {
 				// Windows keeps the file of a program that runs, but
