@@ -232,9 +232,10 @@ Flags:
 
 Environment:
   %s   the directory where browsers' hosts put their sockets
-                       (default: $XDG_RUNTIME_DIR/webmcp, else webmcp-bridge/run
-                       in your cache directory; it must be yours alone: mode
-                       0700, not a symlink); now: %s
+                       (on Windows, files that name their pipes; default: $XDG_RUNTIME_DIR/webmcp, else webmcp-bridge/run
+                       in your cache directory, %%LOCALAPPDATA%% on Windows;
+                       it must be yours alone: mode 0700, not a symlink; on
+                       Windows your own, no access entry for others); now: %s
   %s=1   list the page tools marked as debugging tools
                        (WebMCP's annotations.debugging; hidden by default)
   %s=DIR  write a CPU profile of this process's life to
