@@ -79,26 +79,24 @@ func Build(opts Options) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	var common []entry
+	var common, scripts []entry
 	for _, f := range []struct {
 		name string
 		mode int64
-	}{{"install.sh", 0o755}, {"README.md", 0o644}, {"LICENSE", 0o644}} {
+	}{{"README.md", 0o644}, {"LICENSE", 0o644}, {"install.sh", 0o755}, {"install.ps1", 0o644}} {
 		b, err := os.ReadFile(filepath.Join(opts.Source, f.name))
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w (run the release command from the repository's root)", f.name, err)
 		}
-		common = append(common, entry{f.name, f.mode, b})
+		if strings.HasPrefix(f.name, "install.") {
+			scripts = append(scripts, entry{f.name, f.mode, b})
+		} else {
+			common = append(common, entry{f.name, f.mode, b})
+		}
 	}
 	for _, e := range ext {
 		common = append(common, entry{"extension/" + e.name, e.mode, e.data})
 	}
-	// install.ps1, in the Windows archives.
-	b, err := os.ReadFile(filepath.Join(opts.Source, "install.ps1"))
-	if err != nil {
-		return nil, fmt.Errorf("reading install.ps1: %w (run the release command from the repository's root)", err)
-	}
-	winInstaller := entry{"install.ps1", 0o644, b}
 	mtime := modTime()
 	tmp, err := os.MkdirTemp("", "webmcp-release-")
 	if err != nil {
@@ -117,10 +115,7 @@ func Build(opts Options) ([]File, error) {
 		}
 		built[t] = bins
 		name := fmt.Sprintf("webmcp-bridge_%s_%s_%s", v, goos, goarch)
-		entries := append(bins, common...)
-		if goos == "windows" {
-			entries = append(entries, winInstaller)
-		}
+		entries := slices.Concat(bins, installers(goos, scripts), common)
 		var f File
 		if goos == "windows" {
 			f, err = writeZip(filepath.Join(opts.Out, name+".zip"), name+"/", entries, mtime)
@@ -137,16 +132,49 @@ func Build(opts Options) ([]File, error) {
 		return nil, err
 	}
 	files = append(files, f)
+	if bundleTargetsIn(opts.Targets) {
+		icon, err := os.ReadFile(filepath.Join(opts.Source, "extension", "icons", "icon-128.png"))
+		if err != nil {
+			return nil, err
+		}
+		b, err := bundle(v, built, icon, common)
+		if err != nil {
+			return nil, fmt.Errorf("the Claude Desktop bundle: %w", err)
+		}
+		f, err := writeZip(filepath.Join(opts.Out, "webmcp-bridge_"+v+".mcpb"), "", b, mtime)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	} else {
+		logf("no Claude Desktop bundle: it needs %s", strings.Join(bundleTargets, ", "))
+	}
 	sums, err := writeSums(filepath.Join(opts.Out, "SHA256SUMS"), files)
 	if err != nil {
 		return nil, err
 	}
 	if opts.NPM {
-		if err := writeNPM(filepath.Join(opts.Out, "npm"), v, common, built); err != nil {
+		if err := writeNPM(filepath.Join(opts.Out, "npm"), v, slices.Concat(scripts, common), built); err != nil {
 			return nil, fmt.Errorf("writing the npm packages: %w", err)
 		}
 	}
 	return append(files, sums), nil
+}
+
+// installers are the install scripts of an archive for goos: install.ps1
+// on Windows, install.sh elsewhere.
+func installers(goos string, scripts []entry) []entry {
+	want := "install.sh"
+	if goos == "windows" {
+		want = "install.ps1"
+	}
+	var out []entry
+	for _, e := range scripts {
+		if e.name == want {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // cleanOut makes dir, removing the release files of an earlier run.

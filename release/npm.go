@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -30,8 +32,10 @@ func npmPlatform(goos, goarch string) (os, cpu string) {
 // writeNPM writes the npm packages into dir, as esbuild lays them out: one
 // package per system with its binaries (@webmcp-bridge/OS-CPU, limited to
 // that os and cpu), and webmcp-bridge, which holds the installer and the
-// extension, names every system's package as an optional dependency (npm
-// installs the one that fits) and runs the binaries of that one.
+// extension (common: the install scripts, README, LICENSE and the
+// extension's folder), names every system's package as an optional
+// dependency (npm installs the one that fits) and runs the binaries of
+// that one.
 // npm pack in each folder makes the tarballs; publish the systems' first.
 func writeNPM(dir, v string, common []entry, bins map[string][]entry) error {
 	optional := map[string]string{}
@@ -70,8 +74,13 @@ func writeNPM(dir, v string, common []entry, bins map[string][]entry) error {
 		}
 	}
 	files := []entry{{"bin/webmcp-bridge.js", 0o755, launcher}}
+	tops := []string{"bin"}
 	for _, e := range common {
 		files = append(files, e)
+		top, _, _ := strings.Cut(e.name, "/")
+		if !slices.Contains(tops, top) {
+			tops = append(tops, top)
+		}
 	}
 	pkg := map[string]any{
 		"name":                 "webmcp-bridge",
@@ -79,7 +88,7 @@ func writeNPM(dir, v string, common []entry, bins map[string][]entry) error {
 		"description":          "Gives local AI agents the WebMCP tools of the web pages open in your browser: an MCP server, its browser extension and native host.",
 		"license":              "SEE LICENSE IN LICENSE",
 		"bin":                  map[string]string{"webmcp-bridge": "bin/webmcp-bridge.js"},
-		"files":                []string{"bin", "extension", "install.sh", "README.md", "LICENSE"},
+		"files":                tops,
 		"engines":              map[string]string{"node": ">=18"},
 		"optionalDependencies": optional,
 	}
@@ -88,11 +97,11 @@ func writeNPM(dir, v string, common []entry, bins map[string][]entry) error {
 
 // writePackage writes package.json and files into dir.
 func writePackage(dir string, pkg map[string]any, files []entry) error {
-	b, err := json.MarshalIndent(pkg, "", "  ")
+	b, err := marshalJSON(pkg)
 	if err != nil {
 		return err
 	}
-	files = append(files, entry{"package.json", 0o644, append(b, '\n')})
+	files = append(files, entry{"package.json", 0o644, b})
 	for _, e := range files {
 		p := filepath.Join(dir, filepath.FromSlash(e.name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -103,4 +112,17 @@ func writePackage(dir string, pkg map[string]any, files []entry) error {
 		}
 	}
 	return nil
+}
+
+// marshalJSON is v as indented JSON and a newline, with <, > and & as
+// they are (">=18", not "\u003e=18").
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
