@@ -181,7 +181,7 @@ browsers, tabs and tools as they come and go.
 
 Register it with your agent (every path absolute, so PATH does not matter):
 
-  webmcp-shim register claude|codex|gemini|cursor|vscode
+  webmcp-shim register claude|codex|gemini|cursor|vscode|claude-desktop
 
 prints what that agent needs (for Claude Code also the UserPromptSubmit
 hook that sends what you are looking at in the browser with each prompt);

@@ -64,7 +64,7 @@ func TestRegisterCommand(t *testing.T) {
 	runCLI(ctx, t, dir, "", "register").expect(t, "register without a client", 2)
 	r = runCLI(ctx, t, dir, "", "register", "emacs")
 	r.expect(t, "register emacs", 2)
-	if !strings.Contains(r.stderr, "claude, codex, gemini, cursor, vscode") {
+	if !strings.Contains(r.stderr, "claude, codex, gemini, cursor, vscode, claude-desktop") {
 		t.Errorf("register emacs: %q", r.stderr)
 	}
 }

@@ -1,10 +1,10 @@
 // Package register tells each MCP client (Claude Code, Codex, Gemini CLI,
-// Cursor, VS Code) how to start webmcp-shim: the command to type, or the
-// entry of its own config file, and merges that entry into the file when
-// asked, keeping the rest of the file and a backup. Every path it writes is
-// absolute, so that nothing depends on the agent's PATH. It never writes
-// through a symbolic link it did not resolve on purpose, and none that
-// leads out of a project folder (see write.go).
+// Cursor, VS Code, Claude Desktop) how to start webmcp-shim: the command
+// to type, or the entry of its own config file, and merges that entry
+// into the file when asked, keeping the rest of the file and a backup.
+// Every path it writes is absolute, so that nothing depends on the agent's
+// PATH. It never writes through a symbolic link it did not resolve on
+// purpose, and none that leads out of a project folder (see write.go).
 package register
 
 import (
@@ -19,7 +19,7 @@ import (
 const ServerName = "webmcp"
 
 // Clients are the clients Plan knows, in the order help lists them.
-var Clients = []string{"claude", "codex", "gemini", "cursor", "vscode"}
+var Clients = []string{"claude", "codex", "gemini", "cursor", "vscode", "claude-desktop"}
 
 // Env is what a plan depends on.
 type Env struct {
@@ -94,6 +94,11 @@ func For(client string, env Env) (*Plan, error) {
 		p = cursor(env)
 	case "vscode", "code":
 		p = vscode(env)
+	case "claude-desktop":
+		var err error
+		if p, err = claudeDesktop(env); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("unknown client %q: want one of %s", client, strings.Join(Clients, ", "))
 	}
