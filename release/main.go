@@ -4,10 +4,14 @@
 //   - webmcp-bridge_VERSION_OS_ARCH.tar.gz (linux, darwin) and .zip
 //     (windows), for amd64 and arm64: one folder of the same name holding
 //     webmcp-host, webmcp-shim, the extension's folder, install.sh (which
-//     installs the binaries beside it, with no Go needed), README.md and
-//     LICENSE, and in the Windows ones install.ps1 (the same for Windows);
+//     installs the binaries beside it, with no Go needed; on Windows
+//     install.ps1 instead), README.md and LICENSE;
 //   - webmcp-bridge-extension_VERSION.zip: the extension, manifest.json at
 //     its root, as the Chrome Web Store takes it;
+//   - webmcp-bridge_VERSION.mcpb: the Claude Desktop bundle (an MCPB
+//     file: a zip with its manifest.json), webmcp-shim for macOS (one
+//     universal binary) and Windows, built when the targets include
+//     darwin/amd64, darwin/arm64 and windows/amd64 (see bundle);
 //   - SHA256SUMS, in the format of sha256sum -c;
 //   - with -npm, the npm packages' folders in npm/ (see writeNPM): publish
 //     the systems' packages, then webmcp-bridge.
@@ -44,7 +48,7 @@ func main() {
 	flag.BoolVar(&opts.NPM, "npm", false, "also write the npm packages' folders into OUT/npm (then npm pack or npm publish each, the systems' first)")
 	flag.StringVar(&targets, "targets", strings.Join(Targets, ","), "comma-separated OS/ARCH pairs")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: go run ./release [-version V] [-out DIR] [-targets OS/ARCH,...] [-npm]\n\nBuilds the release archives, the extension's zip and SHA256SUMS (see go doc ./release).\n\n")
+		fmt.Fprintf(os.Stderr, "Usage: go run ./release [-version V] [-out DIR] [-targets OS/ARCH,...] [-npm]\n\nBuilds the release archives, the extension's zip, the Claude Desktop bundle and SHA256SUMS (see go doc ./release).\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()

@@ -99,8 +99,6 @@ func TestRelease(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("release files = %q, want %q", names, want)
 	}
-	_, statErr := os.Stat("../install.ps1")
-	hasPS1 := statErr == nil
 
 	t.Run("SHA256SUMS", func(t *testing.T) {
 		sum, err := exec.LookPath("sha256sum")
@@ -140,7 +138,7 @@ func TestRelease(t *testing.T) {
 					t.Errorf("%s lacks the version %s", b, v)
 				}
 			}
-			installers := map[string]bool{"install.sh": goos != "windows", "install.ps1": goos == "windows" && hasPS1}
+			installers := map[string]bool{"install.sh": goos != "windows", "install.ps1": goos == "windows"}
 			for f, want := range installers {
 				if _, got := fs[f]; got != want {
 					t.Errorf("the archive holds %s: %v, want %v", f, got, want)
@@ -569,4 +567,27 @@ func lookPathIn(file, path string) (string, error) {
 		}
 	}
 	return "", os.ErrNotExist
+}
+
+// A Windows archive gets install.ps1, the others install.sh.
+func TestInstallers(t *testing.T) {
+	both := []entry{{"install.sh", 0o755, []byte("sh")}, {"install.ps1", 0o644, []byte("ps1")}}
+	for _, tc := range []struct {
+		goos    string
+		scripts []entry
+		want    []string
+	}{
+		{"linux", both, []string{"install.sh"}},
+		{"darwin", both, []string{"install.sh"}},
+		{"windows", both, []string{"install.ps1"}},
+		{"windows", both[:1], nil},
+	} {
+		var got []string
+		for _, e := range installers(tc.goos, tc.scripts) {
+			got = append(got, e.name)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("installers(%s, %d scripts) = %q, want %q", tc.goos, len(tc.scripts), got, tc.want)
+		}
+	}
 }
