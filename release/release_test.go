@@ -347,6 +347,10 @@ func TestRelease(t *testing.T) {
 		if !strings.Contains(b, "Installed webmcp-host and webmcp-shim in") {
 			t.Errorf("npx webmcp-bridge install:\n%s", b)
 		}
+		// The steps it prints name the npm command, not the script it ran.
+		if said := strings.Join(strings.Fields(b), " "); !strings.Contains(said, "needs npx webmcp-bridge install --user-data-dir DIR") || strings.Contains(said, "install.sh") {
+			t.Errorf("npx webmcp-bridge install names install.sh, or not itself, in its steps:\n%s", b)
+		}
 		bin := filepath.Join(home, ".local", "bin")
 		if b, err := run(env, filepath.Join(bin, "webmcp-host"), "--version"); err != nil || b != "webmcp-host "+v+"\n" {
 			t.Errorf("webmcp-host --version = %q, %v", b, err)

@@ -21,8 +21,16 @@ import (
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
+// installerEnv names the command that runs the installer, as the next
+// steps name it, when it is not the script beside the binaries: the npm
+// package's launcher sets it to "npx webmcp-bridge install".
+const installerEnv = "WEBMCP_INSTALLER"
+
 // installer is the command that runs this one, as the next steps name it.
 func installer() string {
+	if s := os.Getenv(installerEnv); s != "" {
+		return s
+	}
 	if runtime.GOOS == "windows" {
 		return `.\install.ps1`
 	}
@@ -271,10 +279,17 @@ func (o *installOpts) nextSteps(bin, ext string, first bool) {
 		}
 		agents++
 	}
+	home, _ := os.UserHomeDir()
+	if claudeDesktopFound(runtime.GOOS, home, os.Getenv("APPDATA")) {
+		command(w, "       ", shim, "register", "claude-desktop", "--write")
+		para(w, "       ", "         ", "(then quit Claude Desktop and start it again)")
+		agents++
+	}
+	const clients = "(claude, codex, gemini, cursor, vscode or claude-desktop)"
 	if agents == 0 {
-		para(w, "       ", "       ", "no agent CLI found on PATH; "+shim+" register AGENT prints what AGENT (claude, codex, gemini, cursor or vscode) needs")
+		para(w, "       ", "       ", "no agent CLI found on PATH; "+shim+" register AGENT prints what AGENT "+clients+" needs")
 	} else {
-		para(w, "       ", "       ", "other agents: "+shim+" register AGENT prints what AGENT (claude, codex, gemini, cursor or vscode) needs")
+		para(w, "       ", "       ", "other agents: "+shim+" register AGENT prints what AGENT "+clients+" needs")
 	}
 	fmt.Fprintln(w, "  3. Try it:")
 	command(w, "       ", shim, "demo")
@@ -290,6 +305,26 @@ func (o *installOpts) nextSteps(bin, ext string, first bool) {
 		fmt.Fprintln(w)
 		para(w, "Note: ", "  ", bin+" is not on your PATH; the commands above use full paths, and so does everything register writes.")
 	}
+}
+
+// claudeDesktopFound says whether Claude Desktop has run for this user:
+// its folder (where claude_desktop_config.json goes) is there. It runs on
+// macOS and Windows only.
+func claudeDesktopFound(goos, home, appData string) bool {
+	var dir string
+	switch goos {
+	case "darwin":
+		dir = filepath.Join(home, "Library", "Application Support", "Claude")
+	case "windows":
+		if appData == "" {
+			appData = filepath.Join(home, "AppData", "Roaming")
+		}
+		dir = filepath.Join(appData, "Claude")
+	default:
+		return false
+	}
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
 }
 
 // para prints text wrapped at [columns], after first on its first line and

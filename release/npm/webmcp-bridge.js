@@ -45,6 +45,8 @@ function exit(r) {
 // install --prefix, which install.sh and install.ps1 run as well.
 function install(args) {
   const bin = binDir();
+  // The steps the installer prints name this command, not the script.
+  const env = { ...process.env, WEBMCP_INSTALLER: 'npx webmcp-bridge install' };
   if (process.platform === 'win32') {
     // The installer is webmcp-host's own (install.ps1 runs it too), into
     // %LOCALAPPDATA%\Programs\webmcp-bridge unless --prefix says otherwise.
@@ -53,7 +55,7 @@ function install(args) {
     const local = process.env.LOCALAPPDATA || path.join(os.homedir(), 'AppData', 'Local');
     const ext = verb === 'install' ? ['--extension', path.join(__dirname, '..', 'extension')] : [];
     return spawnSync(path.join(bin, 'webmcp-host.exe'),
-      [verb, '--prefix', path.join(local, 'Programs', 'webmcp-bridge'), ...ext, ...rest], { stdio: 'inherit' });
+      [verb, '--prefix', path.join(local, 'Programs', 'webmcp-bridge'), ...ext, ...rest], { stdio: 'inherit', env });
   }
   const root = path.join(__dirname, '..');
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'webmcp-bridge-'));
@@ -64,7 +66,7 @@ function install(args) {
       fs.copyFileSync(path.join(bin, name), path.join(stage, name));
       fs.chmodSync(path.join(stage, name), 0o755);
     }
-    return spawnSync('bash', [path.join(stage, 'install.sh'), ...args], { stdio: 'inherit' });
+    return spawnSync('bash', [path.join(stage, 'install.sh'), ...args], { stdio: 'inherit', env });
   } finally {
     fs.rmSync(stage, { recursive: true, force: true });
   }
