@@ -653,12 +653,12 @@
   function createChanges(defer) {
     let on = null;
     const queued = /* @__PURE__ */ new Set();
-    const notice = (kind) => () => {
-      if (queued.has(kind)) return;
-      queued.add(kind);
+    const notice = (kind2) => () => {
+      if (queued.has(kind2)) return;
+      queued.add(kind2);
       defer(() => {
-        queued.delete(kind);
-        if (on) on[kind]();
+        queued.delete(kind2);
+        if (on) on[kind2]();
       });
     };
     return {
@@ -953,6 +953,7 @@
     "type",
     "required",
     "disabled",
+    "multiple",
     "min",
     "max",
     "step",
@@ -998,13 +999,16 @@
       removeAttr: (el, name) => apply(removeAttribute, el, [name]),
       toolForms: () => apply(querySelectorAll2, doc, ["form[toolname]"]),
       controls: (form) => Array.from(apply(elements, form, [])),
+      // The text of a control's first label with any, trimmed (as Chromium
+      // 156 takes it: the whitespace inside stays).
       labelText(el) {
         for (const l of labelsOf(el)) {
-          const t = String(apply(textContent, l, []) || "").replace(/\s+/g, " ").trim();
+          const t = String(apply(textContent, l, []) || "").trim();
           if (t) return t;
         }
         return "";
       },
+      text: (el) => String(apply(textContent, el, []) || ""),
       submitButton: (form) => apply(elQuerySelector, form, ["button:not([type]), button[type=submit], input[type=submit], input[type=image]"]),
       requestSubmit: (form) => apply(requestSubmit, form, []),
       focus: (el) => apply(focus, el, []),
@@ -1059,7 +1063,14 @@
 
   // extension/content/main/polyfill/formschema.js
   var SKIP_TYPES = /* @__PURE__ */ new Set(["submit", "button", "reset", "image", "file", "hidden"]);
-  var FORMATS = { email: "email", url: "uri", date: "date", time: "time" };
+  var DATE_NOTE = "Dates MUST be provided in 'YYYY-MM-DD' format.";
+  var TIME = "([01][0-9]|2[0-3]):[0-5][0-9]";
+  var DATE = "[0-9]{4}-(0[1-9]|1[0-2])-[0-9]{2}";
+  var PATTERNS = {
+    month: "^[0-9]{4}-(0[1-9]|1[0-2])$",
+    week: "^[0-9]{4}-W(0[1-9]|[1-4][0-9]|5[0-3])$",
+    color: "^#[0-9a-zA-Z]{6}$"
+  };
   function lower(s) {
     return typeof s === "string" ? s.toLowerCase() : "";
   }
@@ -1069,43 +1080,20 @@
     if (typeof el.name !== "string" || el.name === "" || el.disabled) return false;
     return tag !== "input" || !SKIP_TYPES.has(lower(el.type));
   }
+  function kind(el) {
+    const tag = lower(el.tagName);
+    if (tag !== "input") return tag;
+    return lower(el.type) || "text";
+  }
   function num(v) {
     if (v === null || v === void 0 || v === "") return void 0;
     const n = Number(v);
     return Number.isFinite(n) ? n : void 0;
   }
-  function controlSchema(el, dom) {
-    const tag = lower(el.tagName);
-    if (tag === "select") {
-      const values = [];
-      for (const o of el.options || []) if (!o.disabled) values.push(String(o.value));
-      const one = { type: "string", enum: values };
-      return el.multiple ? { type: "array", items: one } : one;
-    }
-    const type = tag === "textarea" ? "textarea" : lower(el.type) || "text";
-    if (type === "checkbox") return { type: "boolean" };
-    if (type === "number" || type === "range") {
-      const s2 = { type: "number" };
-      const min = num(dom.attr(el, "min"));
-      const max = num(dom.attr(el, "max"));
-      if (min !== void 0) s2.minimum = min;
-      if (max !== void 0) s2.maximum = max;
-      const step = dom.attr(el, "step");
-      if (lower(step) !== "any") {
-        const n = num(step);
-        s2.multipleOf = n !== void 0 && n > 0 ? n : 1;
-      }
-      return s2;
-    }
-    const s = { type: "string" };
-    if (FORMATS[type]) s.format = FORMATS[type];
-    const minLength = num(dom.attr(el, "minlength"));
-    const maxLength = num(dom.attr(el, "maxlength"));
-    if (minLength !== void 0 && minLength >= 0) s.minLength = minLength;
-    if (maxLength !== void 0 && maxLength >= 0) s.maxLength = maxLength;
-    const pattern = dom.attr(el, "pattern");
-    if (pattern) s.pattern = pattern;
-    return s;
+  function secondsPart(el, dom) {
+    const step = num(dom.attr(el, "step"));
+    if (step === void 0 || step <= 0 || step % 60 === 0) return "";
+    return step % 1 === 0 ? "(:[0-5][0-9])?" : "(:[0-5][0-9](\\.[0-9]{1,3})?)?";
   }
   function describe(el, dom) {
     const d = dom.attr(el, "toolparamdescription");
@@ -1114,70 +1102,139 @@
     if (label) return label;
     return dom.attr(el, "aria-description") || "";
   }
+  function choices(list) {
+    const anyOf = [];
+    const values = [];
+    for (const { value, title } of list) {
+      const c = { type: "string", const: value };
+      if (title) c.title = title;
+      anyOf.push(c);
+      values.push(value);
+    }
+    return { type: "string", anyOf, enum: values };
+  }
+  function controlSchema(el, dom) {
+    const k = kind(el);
+    let s;
+    if (k === "select") {
+      const one = choices(Array.from(el.options || [], (o) => ({ value: String(o.value), title: dom.text(o) })));
+      s = el.multiple ? { type: "array", items: one, uniqueItems: true } : one;
+    } else if (k === "checkbox") {
+      s = { type: "boolean" };
+    } else if (k === "number" || k === "range") {
+      s = { type: "number" };
+      const min = num(dom.attr(el, "min"));
+      const max = num(dom.attr(el, "max"));
+      if (min !== void 0) s.minimum = min;
+      if (max !== void 0) s.maximum = max;
+      const step = dom.attr(el, "step");
+      if (lower(step) !== "any") {
+        const n = num(step);
+        s.multipleOf = n !== void 0 && n > 0 ? n : 1;
+      }
+    } else if (k === "date") {
+      s = { type: "string", format: "date" };
+    } else if (k === "time") {
+      s = { type: "string", format: `^${TIME}${secondsPart(el, dom)}$` };
+    } else if (k === "datetime-local") {
+      s = { type: "string", format: `^${DATE}T${TIME}${secondsPart(el, dom)}$` };
+    } else if (PATTERNS[k]) {
+      s = { type: "string", format: PATTERNS[k] };
+    } else {
+      s = { type: "string" };
+      const pattern = k === "textarea" ? null : dom.attr(el, "pattern");
+      if (pattern) s.pattern = pattern;
+    }
+    const d = describe(el, dom);
+    if (k === "date") s.description = d ? `${d} (${DATE_NOTE})` : DATE_NOTE;
+    else if (d) s.description = d;
+    return s;
+  }
+  function byName(form, dom) {
+    const groups = /* @__PURE__ */ new Map();
+    for (const el of dom.controls(form)) {
+      if (!isFillable(el)) continue;
+      const list = groups.get(el.name);
+      if (list) list.push(el);
+      else groups.set(el.name, [el]);
+    }
+    return groups;
+  }
+  function groupKind(els) {
+    const k = kind(els[0]);
+    if (k === "radio") return els.every((e) => kind(e) === "radio") ? "radio" : null;
+    if (els.length === 1) return "one";
+    return k === "checkbox" && els.every((e) => kind(e) === "checkbox") ? "checkboxes" : null;
+  }
   function formSchema(form, dom) {
     const properties = {};
     const required = [];
-    const radios = /* @__PURE__ */ new Map();
-    for (const el of dom.controls(form)) {
-      if (!isFillable(el)) continue;
-      const name = el.name;
-      if (lower(el.type) === "radio" && lower(el.tagName) === "input") {
-        let g = radios.get(name);
-        if (!g) {
-          g = { type: "string", enum: [] };
-          radios.set(name, g);
-          properties[name] = g;
-        }
-        g.enum.push(String(el.value));
-        if (!g.description) {
-          const d2 = describe(el, dom);
-          if (d2) g.description = d2;
-        }
-        if (el.required && !required.includes(name)) required.push(name);
-        continue;
+    for (const [name, els] of byName(form, dom)) {
+      const g = groupKind(els);
+      if (!g) continue;
+      if (g === "one") properties[name] = controlSchema(els[0], dom);
+      else {
+        const one = choices(els.map((e) => ({ value: String(e.value), title: dom.labelText(e) })));
+        properties[name] = g === "radio" ? one : { type: "array", items: one, uniqueItems: true };
+        const d = els.length === 1 && describe(els[0], dom);
+        if (d) one.description = d;
       }
-      if (name in properties) continue;
-      const s = controlSchema(el, dom);
-      const title = dom.attr(el, "toolparamtitle");
-      if (title) s.title = title;
-      const d = describe(el, dom);
-      if (d) s.description = d;
-      properties[name] = s;
-      if (el.required) required.push(name);
+      if (els.some((e) => e.required)) required.push(name);
     }
     return { type: "object", properties, required };
   }
+  function sameList(a, b) {
+    return a.length === b.length && a.every((v, i) => v === b[i]);
+  }
   function fillForm(form, input, dom) {
-    const byName = /* @__PURE__ */ new Map();
-    for (const el of dom.controls(form)) {
-      if (!isFillable(el)) continue;
-      const list = byName.get(el.name);
-      if (list) list.push(el);
-      else byName.set(el.name, [el]);
-    }
+    const groups = byName(form, dom);
     const unknown = [];
+    const toggle = (el, on) => {
+      if (!!el.checked !== on) {
+        el.checked = on;
+        dom.fire(el, "input");
+      }
+      dom.fire(el, "change");
+    };
     for (const key of Object.keys(input)) {
-      const els = byName.get(key);
-      if (!els) {
+      const els = groups.get(key);
+      const g = els && groupKind(els);
+      if (!g) {
         unknown.push(key);
         continue;
       }
       const v = input[key];
-      const el = els[0];
-      const tag = lower(el.tagName);
-      const type = lower(el.type);
-      if (tag === "input" && type === "radio") {
-        for (const r of els) r.checked = String(r.value) === String(v);
-        const on = els.find((r) => r.checked) || el;
-        dom.fire(on, "input");
-        dom.fire(on, "change");
+      if (g === "radio") {
+        const chosen = els.find((r) => String(r.value) === String(v));
+        for (const r of els) if (r !== chosen) r.checked = false;
+        if (chosen) toggle(chosen, true);
         continue;
       }
-      if (tag === "input" && type === "checkbox") el.checked = v === true || v === "true" || v === "on";
-      else if (tag === "select" && el.multiple) {
+      if (g === "checkboxes") {
         const want = Array.isArray(v) ? v.map(String) : [String(v)];
-        for (const o of el.options || []) o.selected = want.includes(String(o.value));
-      } else el.value = v === null || v === void 0 ? "" : typeof v === "object" ? jsonStringify(v) : String(v);
+        for (const c of els) toggle(c, want.includes(String(c.value)));
+        continue;
+      }
+      const el = els[0];
+      const k = kind(el);
+      if (k === "checkbox") {
+        toggle(el, v === true || v === "true" || v === "on");
+        continue;
+      }
+      if (k === "select" && el.multiple) {
+        const want = Array.isArray(v) ? v.map(String) : [String(v)];
+        const options = Array.from(el.options || []);
+        const before = options.map((o) => !!o.selected);
+        const after = options.map((o) => want.includes(String(o.value)));
+        if (sameList(before, after)) continue;
+        options.forEach((o, i) => {
+          o.selected = after[i];
+        });
+      } else {
+        const text = v === null || v === void 0 ? "" : typeof v === "object" ? jsonStringify(v) : String(v);
+        if (el.value === text) continue;
+        el.value = text;
+      }
       dom.fire(el, "input");
       dom.fire(el, "change");
     }

@@ -51,37 +51,100 @@ test('the explainer\'s search-cars form is the imperative example\'s schema', ()
   });
 });
 
-test('form schema: each kind of control, the description from the label or aria-description, toolparamtitle', () => {
+test('form schema: what Chromium 156 derives from each kind of control', () => {
   const { dom } = fakeDocument();
   const year = el('input', { type: 'number', name: 'year', min: '1990', max: '2030' });
   year.labels = ['Model year'];
   const price = el('input', { type: 'range', name: 'price', step: 'any' });
   const used = el('input', { type: 'checkbox', name: 'used' });
   const red = el('input', { type: 'radio', name: 'color', value: 'red', required: '' });
-  const blue = el('input', { type: 'radio', name: 'color', value: 'blue' });
-  const fuel = el('select', { name: 'fuel', toolparamtitle: 'Fuel' }, { options: [{ value: 'gas' }, { value: 'ev' }, { value: 'x', disabled: true }] });
-  const extras = el('select', { name: 'extras' }, { multiple: true, options: [{ value: 'roof' }] });
-  const notes = el('textarea', { name: 'notes', 'aria-description': 'Free notes', maxlength: '200' });
-  const email = el('input', { type: 'email', name: 'email' });
+  red.labels = ['Red'];
+  const blue = el('input', { type: 'radio', name: 'color', value: 'blue', toolparamdescription: 'not read' });
+  const lone = el('input', { type: 'radio', name: 'lone', value: 'only' });
+  lone.labels = ['Only one'];
+  const fuel = el('select', { name: 'fuel', toolparamtitle: 'Fuel' }, { options: [{ value: 'gas', text: 'Gas' }, { value: 'ev', text: ' Electric ' }, { value: 'x', text: 'X', disabled: true }] });
+  const extras = el('select', { name: 'extras' }, { multiple: true, options: [{ value: 'roof', text: 'Roof' }] });
+  extras.labels = ['Extras'];
+  const notes = el('textarea', { name: 'notes', 'aria-description': 'Free notes', maxlength: '200', minlength: '2' });
+  const email = el('input', { type: 'email', name: 'email', pattern: '.+@.+' });
+  const day = el('input', { type: 'date', name: 'day' });
+  const start = el('input', { type: 'date', name: 'start', toolparamdescription: 'First day.' });
+  const at = el('input', { type: 'time', name: 'at' });
+  const atSecond = el('input', { type: 'time', name: 'at_s', step: '1' });
+  const when = el('input', { type: 'datetime-local', name: 'when', step: '0.5' });
+  const month = el('input', { type: 'month', name: 'month' });
+  const week = el('input', { type: 'week', name: 'week' });
+  const color = el('input', { type: 'color', name: 'rgb' });
+  const ham = el('input', { type: 'checkbox', name: 'top', value: 'ham', required: '' });
+  ham.labels = ['Ham'];
+  const egg = el('input', { type: 'checkbox', name: 'top', value: 'egg' });
   const skipped = [
     el('input', { type: 'hidden', name: 'csrf' }), el('input', { type: 'file', name: 'f' }), el('input', { name: 'off', disabled: '' }),
     el('input', { type: 'text' }), el('button', { name: 'go' }), el('fieldset', { name: 'fs' }),
+    // A name that controls of different kinds share.
+    el('input', { name: 'twice' }), el('input', { type: 'number', name: 'twice', required: '' }),
   ];
-  const f = form({ toolname: 'cars', tooldescription: 'd' }, [year, price, used, red, blue, fuel, extras, notes, email, ...skipped]);
-  assert.deepEqual(formSchema(f, dom), {
+  const f = form({ toolname: 'cars', tooldescription: 'd' }, [
+    year, price, used, red, blue, lone, fuel, extras, notes, email, day, start, at, atSecond, when, month, week, color, ham, egg, ...skipped,
+  ]);
+  const schema = formSchema(f, dom);
+  assert.deepEqual(schema, {
     type: 'object',
     properties: {
       year: { type: 'number', minimum: 1990, maximum: 2030, multipleOf: 1, description: 'Model year' },
       price: { type: 'number' },
       used: { type: 'boolean' },
-      color: { type: 'string', enum: ['red', 'blue'] },
-      fuel: { type: 'string', enum: ['gas', 'ev'], title: 'Fuel' },
-      extras: { type: 'array', items: { type: 'string', enum: ['roof'] } },
-      notes: { type: 'string', maxLength: 200, description: 'Free notes' },
-      email: { type: 'string', format: 'email' },
+      color: { type: 'string', anyOf: [{ type: 'string', const: 'red', title: 'Red' }, { type: 'string', const: 'blue' }], enum: ['red', 'blue'] },
+      lone: { type: 'string', anyOf: [{ type: 'string', const: 'only', title: 'Only one' }], enum: ['only'], description: 'Only one' },
+      fuel: {
+        type: 'string',
+        anyOf: [{ type: 'string', const: 'gas', title: 'Gas' }, { type: 'string', const: 'ev', title: ' Electric ' }, { type: 'string', const: 'x', title: 'X' }],
+        enum: ['gas', 'ev', 'x'],
+      },
+      extras: { type: 'array', items: { type: 'string', anyOf: [{ type: 'string', const: 'roof', title: 'Roof' }], enum: ['roof'] }, uniqueItems: true, description: 'Extras' },
+      notes: { type: 'string', description: 'Free notes' },
+      email: { type: 'string', pattern: '.+@.+' },
+      day: { type: 'string', format: 'date', description: "Dates MUST be provided in 'YYYY-MM-DD' format." },
+      start: { type: 'string', format: 'date', description: "First day. (Dates MUST be provided in 'YYYY-MM-DD' format.)" },
+      at: { type: 'string', format: '^([01][0-9]|2[0-3]):[0-5][0-9]$' },
+      at_s: { type: 'string', format: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$' },
+      when: { type: 'string', format: '^[0-9]{4}-(0[1-9]|1[0-2])-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,3})?)?$' },
+      month: { type: 'string', format: '^[0-9]{4}-(0[1-9]|1[0-2])$' },
+      week: { type: 'string', format: '^[0-9]{4}-W(0[1-9]|[1-4][0-9]|5[0-3])$' },
+      rgb: { type: 'string', format: '^#[0-9a-zA-Z]{6}$' },
+      top: { type: 'array', items: { type: 'string', anyOf: [{ type: 'string', const: 'ham', title: 'Ham' }, { type: 'string', const: 'egg' }], enum: ['ham', 'egg'] }, uniqueItems: true },
     },
-    required: ['color'],
+    required: ['color', 'top'],
   });
+  // Chromium's key order too: getTools() shows the object as it is.
+  assert.deepEqual(Object.keys(schema.properties.start), ['type', 'format', 'description']);
+  assert.deepEqual(Object.keys(schema.properties.extras), ['type', 'items', 'uniqueItems', 'description']);
+});
+
+test('a call fires input and change as Chromium does: once on a field it changes, none on one that holds the value; change on each checkbox and the chosen radio', async () => {
+  const { doc, poly } = setup();
+  const text = el('input', { name: 'text' });
+  const ok = el('input', { type: 'checkbox', name: 'ok' });
+  const s = el('input', { type: 'radio', name: 'size', value: 's' });
+  const m = el('input', { type: 'radio', name: 'size', value: 'm' });
+  const ham = el('input', { type: 'checkbox', name: 'top', value: 'ham' });
+  const egg = el('input', { type: 'checkbox', name: 'top', value: 'egg' });
+  const options = [{ value: 'apple' }, { value: 'orange' }, { value: 'banana' }];
+  const fruits = el('select', { name: 'fruits' }, { multiple: true, options });
+  const f = form({ toolname: 'fill', tooldescription: 'd', toolautosubmit: '', target: 'sink' }, [text, ok, s, m, ham, egg, fruits]);
+  doc.add(f);
+  const input = { text: 'a', ok: true, size: 'm', top: ['egg'], fruits: ['apple', 'banana'] };
+  await poly.list().get('fill').run(input, new AbortController().signal);
+  assert.deepEqual(options.map((o) => !!o.selected), [true, false, true]);
+  const edited = ['input', 'change'];
+  const seen = () => [text, ok, s, m, ham, egg, fruits].map((e) => e.events.join(' '));
+  assert.deepEqual(seen(), ['input change', 'input change', '', 'input change', 'change', 'input change', 'input change']);
+  assert.deepEqual(fruits.events, edited);
+  // The same input again changes nothing: no input events; the checkboxes
+  // and the chosen radio button get change again.
+  await poly.list().get('fill').run(input, new AbortController().signal);
+  assert.deepEqual(seen(), ['input change', 'input change change', '', 'input change change', 'change change', 'input change change', 'input change']);
+  assert.deepEqual(fruits.events, edited, 'a select multiple gets its events once (the WPT select-multiple-events)');
 });
 
 test('forms are tools: listed by getTools and to the bridge, and following the DOM', async () => {

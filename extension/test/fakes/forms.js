@@ -49,6 +49,7 @@ export function fakeDocument() {
     toolForms: () => forms.filter((f) => 'toolname' in f.attrs),
     controls: (f) => f.controls,
     labelText: (e) => (e.labels[0] || ''),
+    text: (e) => (e.text === undefined ? '' : e.text),
     submitButton: (f) => f.button || null,
     requestSubmit(f) {
       if (f.valid === false) return;

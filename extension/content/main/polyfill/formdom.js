@@ -8,7 +8,7 @@ import { addListener, apply, getOwnPropertyDescriptor } from '../builtins.js';
 
 const WATCHED = [
   'toolname', 'tooldescription', 'toolautosubmit', 'toolparamdescription', 'toolparamtitle', 'name', 'type',
-  'required', 'disabled', 'min', 'max', 'step', 'minlength', 'maxlength', 'pattern', 'value', 'aria-description',
+  'required', 'disabled', 'multiple', 'min', 'max', 'step', 'minlength', 'maxlength', 'pattern', 'value', 'aria-description',
 ];
 
 function getter(proto, name) {
@@ -53,13 +53,16 @@ export function formDom(win) {
     removeAttr: (el, name) => apply(removeAttribute, el, [name]),
     toolForms: () => apply(querySelectorAll, doc, ['form[toolname]']),
     controls: (form) => Array.from(apply(elements, form, [])),
+    // The text of a control's first label with any, trimmed (as Chromium
+    // 156 takes it: the whitespace inside stays).
     labelText(el) {
       for (const l of labelsOf(el)) {
-        const t = String(apply(textContent, l, []) || '').replace(/\s+/g, ' ').trim();
+        const t = String(apply(textContent, l, []) || '').trim();
         if (t) return t;
       }
       return '';
     },
+    text: (el) => String(apply(textContent, el, []) || ''),
     submitButton: (form) => apply(elQuerySelector, form, ['button:not([type]), button[type=submit], input[type=submit], input[type=image]']),
     requestSubmit: (form) => apply(requestSubmit, form, []),
     focus: (el) => apply(focus, el, []),

@@ -39,7 +39,7 @@ export const ACTIVE_SUBMIT_ATTR = 'data-tool-submit-active';
  * @param {object} o
  * @param {object} o.dom  the DOM as forms.js needs it: attr(el, name),
  *   setAttr(el, name, value), removeAttr(el, name), toolForms() (the
- *   document's form[toolname] elements), controls(form), labelText(el),
+ *   document's form[toolname] elements), controls(form), labelText(el), text(el) (its textContent),
  *   submitButton(form), requestSubmit(form), focus(el), fire(el, type),
  *   isConnected(el), target(form) (the submission's target name, '' for
  *   the form's own browsing context)

@@ -1,0 +1,194 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdpwebmcp "github.com/chromedp/cdproto/webmcp"
+	"github.com/chromedp/chromedp"
+)
+
+// Declarative forms as Chromium 156 has them, compared in real Chromium:
+// the browser's own WebMCP (native mode, the reference) against the
+// extension's polyfill, on pages of testdata/forms with every kind of
+// control. What a page observes and what an agent is given must be the
+// same in both modes.
+
+// formsPages serves testdata/forms on a loopback port of its own (an
+// allowed origin: localhost, any port), started once.
+var formsPages = sync.OnceValues(func() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	files := http.FileServer(http.Dir("testdata/forms"))
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		files.ServeHTTP(w, r)
+	}))
+	return ln.Addr().(*net.TCPAddr).Port, nil
+})
+
+// formsURL is the URL of a page of testdata/forms on localhost.
+func formsURL(t testing.TB, path string) string {
+	t.Helper()
+	port, err := formsPages()
+	if err != nil {
+		t.Fatalf("serve the form pages: %v", err)
+	}
+	return "http://localhost:" + strconv.Itoa(port) + path
+}
+
+// browserToolSchema is the inputSchema the browser itself derives for the
+// tool name of tab's top frame, as DevTools' WebMCP domain reports it
+// (compact JSON).
+func browserToolSchema(t *testing.T, tab context.Context, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, 20*time.Second)
+	defer cancel()
+	found := make(chan []byte, 1)
+	evCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	events := chromedp.Events(evCtx, cdpwebmcp.ToolsAdded)
+	go func() {
+		for e, err := range events {
+			if err != nil {
+				return
+			}
+			for _, tool := range e.Tools {
+				if tool.Name == name {
+					raw, _ := json.Marshal(tool.InputSchema)
+					found <- raw
+					return
+				}
+			}
+		}
+	}()
+	if _, err := chromedp.Call(tab, cdpwebmcp.Enable, cdp.Empty{}); err != nil {
+		t.Fatalf("WebMCP.enable: %v", err)
+	}
+	select {
+	case raw := <-found:
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, raw); err != nil {
+			t.Fatalf("the browser's schema of %s is not JSON: %v", name, err)
+		}
+		return buf.String()
+	case <-ctx.Done():
+		t.Fatalf("the browser reported no tool %s through WebMCP.toolsAdded", name)
+		return ""
+	}
+}
+
+// pageToolSchema is what the page's getTools() gives as the inputSchema of
+// the tool name (JSON text, in the object's key order).
+func pageToolSchema(t *testing.T, tab context.Context, name string) string {
+	t.Helper()
+	return eval[string](t, tab, `document.modelContext.getTools().then(ts => {
+		const s = ts.find(x => x.name === `+mustJSON(name)+`).inputSchema;
+		return typeof s === 'string' ? JSON.stringify(JSON.parse(s)) : JSON.stringify(s);
+	})`)
+}
+
+// formPages are the pages and their form tools that the comparisons read.
+var formPages = []struct{ path, tool string }{
+	{"/controls.html", "every_control"},
+	{"/groups.html", "groups"},
+}
+
+// A declarative form gives the same tool in both modes: the polyfill's
+// schema is the browser's own (as DevTools' WebMCP domain reports it),
+// byte for byte in getTools(), and the agent is given the same schema
+// whichever mode the user runs.
+func TestFormSchemaIsTheBrowsers(t *testing.T) {
+	type seen struct{ page, agent string }
+	got := map[mode]map[string]seen{}
+	var reference map[string]string // tool -> the browser's schema
+	for _, m := range modes {
+		b := start(t, m)
+		got[m] = map[string]seen{}
+		for _, p := range formPages {
+			tab, _ := b.open(formsURL(t, p.path))
+			tool := b.waitTool(p.tool)
+			got[m][p.tool] = seen{page: pageToolSchema(t, tab, p.tool), agent: mustJSON(tool.InputSchema)}
+			if m == native {
+				if reference == nil {
+					reference = map[string]string{}
+				}
+				reference[p.tool] = browserToolSchema(t, tab, p.tool)
+			}
+		}
+	}
+	for _, p := range formPages {
+		ref := reference[p.tool]
+		if n := got[native][p.tool].page; n != ref {
+			t.Errorf("%s: native getTools() schema differs from the browser's own:\n%s\nbrowser:\n%s", p.tool, n, ref)
+		}
+		if pf := got[polyfill][p.tool].page; pf != ref {
+			t.Errorf("%s: the polyfill's getTools() schema differs from the browser's:\n%s\nbrowser:\n%s", p.tool, pf, ref)
+		}
+		if a, n := got[polyfill][p.tool].agent, got[native][p.tool].agent; a != n {
+			t.Errorf("%s: the agent's schema differs by mode:\npolyfill: %s\nnative:   %s", p.tool, a, n)
+		}
+	}
+}
+
+// fillEvents runs the form tool name twice from the page with the same
+// input and returns, per control, the input and change events it got in
+// each call.
+func fillEvents(t *testing.T, tab context.Context, name string, input any) string {
+	t.Helper()
+	return eval[string](t, tab, `(async () => {
+		const form = document.querySelector('form[toolname=`+name+`]');
+		const counts = {};
+		const key = (el) => el.name + (el.type === 'radio' || el.type === 'checkbox' ? '=' + el.value : '');
+		for (const el of form.querySelectorAll('input, select, textarea')) {
+			for (const type of ['input', 'change']) el.addEventListener(type, () => {
+				const k = key(el) + ' ' + type;
+				counts[k] = (counts[k] || 0) + 1;
+			});
+		}
+		const tool = (await document.modelContext.getTools()).find(x => x.name === `+mustJSON(name)+`);
+		const input = `+mustJSON(input)+`;
+		await document.modelContext.executeTool(tool, input);
+		const first = JSON.stringify(counts, Object.keys(counts).sort());
+		await document.modelContext.executeTool(tool, input);
+		return first + ' then ' + JSON.stringify(counts, Object.keys(counts).sort());
+	})()`)
+}
+
+// executeTool on a form fires input and change on each control it changes,
+// once, and none when a second call brings the same values (the WPT's
+// select-multiple-events), the same in both modes.
+func TestFormFillEventsAsTheBrowser(t *testing.T) {
+	input := map[string]any{
+		"text": "hello", "text_limits": "abc", "notes": "n", "email": "a@b.example", "url": "https://x.example/", "tel": "1",
+		"search": "s", "password": "p", "date": "2026-05-01", "day": "2026-05-02", "time": "10:30", "time_s": "10:30:15",
+		"time_ms": "10:30:15.5", "datetime": "2026-05-01T10:30", "datetime_s": "2026-05-01T10:30:30", "month": "2026-05",
+		"week": "2026-W18", "color": "#ff0000", "count": 3, "price": 1.5, "anynum": 2, "level": 50, "agree": true,
+		"toppings": []string{"ham"}, "size": "m", "fruit": "lemon", "fruits": []string{"apple", "banana"}, "described": "d",
+	}
+	got := map[mode]string{}
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		tab, _ := b.open(formsURL(t, "/controls.html"))
+		b.waitTool("every_control")
+		got[m] = fillEvents(t, tab, "every_control", input)
+		_, second, _ := strings.Cut(got[m], " then ")
+		if !strings.Contains(second, `"fruits change":1,"fruits input":1,`) {
+			t.Errorf("the select multiple got other than one input and one change over two calls with the same input: %s", second)
+		}
+		if m == polyfill && got[native] != "" && got[polyfill] != got[native] {
+			t.Errorf("events by control differ:\npolyfill: %s\nnative:   %s", got[polyfill], got[native])
+		}
+	})
+}
