@@ -192,3 +192,31 @@ func TestFormFillEventsAsTheBrowser(t *testing.T) {
 		}
 	})
 }
+
+// During an agent's submission the form matches :tool-form-active and its
+// submit button :tool-submit-active, through matches, closest and
+// querySelector(All), and neither after it: the browser's own pseudo-classes
+// natively, the attributes that stand in for them under the polyfill (a
+// script cannot add pseudo-classes to style sheets; see extension/README.md).
+// What the page observes is the same in both modes, and a selector that is
+// invalid in both still throws.
+func TestPseudoClassesAsTheBrowser(t *testing.T) {
+	got := map[mode]string{}
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		tab, _ := b.open(formsURL(t, "/pseudo.html"))
+		b.waitTool("pseudo_tool")
+		got[m] = eval[string](t, tab, `(async () => {
+			const before = lookNow();
+			const tool = (await document.modelContext.getTools()).find(x => x.name === 'pseudo_tool');
+			const result = await document.modelContext.executeTool(tool, {query: 'testing'});
+			return JSON.stringify({before, during: observed.during, after: lookNow(), result});
+		})()`)
+		want := `{"before":{"form":false,"formSubmit":false,"button":false,"inputForm":false,"inputSubmit":false,"query":null,"queryAll":0,"closest":null,"bogus":"SyntaxError"},` +
+			`"during":{"form":true,"formSubmit":false,"button":true,"inputForm":false,"inputSubmit":false,"query":"pseudo-form","queryAll":1,"closest":"pseudo-form","bogus":"SyntaxError"},` +
+			`"after":{"form":false,"formSubmit":false,"button":false,"inputForm":false,"inputSubmit":false,"query":null,"queryAll":0,"closest":null,"bogus":"SyntaxError"},"result":"result"}`
+		if got[m] != want {
+			t.Errorf("the page observed\n%s\nwant\n%s", got[m], want)
+		}
+	})
+}

@@ -48,8 +48,8 @@
     const order = { item: e.target.item.value, quantity: Number(e.target.quantity.value) };
     placed.push(order);
     render();
-    // In Chromium an agent's call waits until the user submits the form it
-    // filled; this answers it.
+    // An agent's call waits until the user submits the form it filled (in
+    // Chromium and in the bridge's polyfill); this answers it.
     if (e.agentInvoked) e.respondWith(Promise.resolve({ placed: order }));
   });
 

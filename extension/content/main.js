@@ -1244,7 +1244,7 @@
   // extension/content/main/polyfill/forms.js
   var ACTIVE_FORM_ATTR = "data-tool-form-active";
   var ACTIVE_SUBMIT_ATTR = "data-tool-submit-active";
-  function createFormTools({ dom, submits, changed, activated, cancelled }) {
+  function createFormTools({ dom, submits, changed, activated, cancelled, queueTask: queueATask = queueTask }) {
     let tools = /* @__PURE__ */ new Map();
     let signature = "[]";
     const running = /* @__PURE__ */ new Map();
@@ -1332,11 +1332,9 @@
         setActive(call, true);
         activated(name);
         const ignored = unknown.length ? ` The form has no field ${unknown.map((u) => jsonStringify(u)).join(", ")}: left out.` : "";
+        call.ignored = ignored;
         if (!t.autosubmit) {
           if (call.button) dom.focus(call.button);
-          call.settled = true;
-          if (signal) signal.removeEventListener("abort", call.onAbort);
-          resolve(`Filled the form of tool ${jsonStringify(name)}. It was not submitted: the page asks the user to check the form and submit it (the form has no toolautosubmit).${ignored}`);
           return;
         }
         submitting = call;
@@ -1353,18 +1351,22 @@
           end(call, { error: new Error(`the form of tool ${jsonStringify(name)} did not submit: ${invalidText(t.form)}. Fix that field and call again`) });
           return;
         }
-        if (call.responding) return;
-        if (call.event.defaultPrevented) {
-          end(call, { error: new Error(`the page prevented the submission of the form of tool ${jsonStringify(name)} without calling respondWith() with the tool's result: the page has a programming error, and its tool gave no response`) });
-          return;
-        }
-        const target = dom.target(t.form, call.event);
-        if (target) {
-          end(call, { value: `Submitted the form of tool ${jsonStringify(name)} to ${jsonStringify(target)}; its response shows there, not here.${ignored}` });
-          return;
-        }
-        end(call, { error: navigatedError(name) });
+        submitted(call);
       });
+    }
+    function submitted(call) {
+      if (call.settled || call.responding) return;
+      const { name, form, event } = call;
+      if (event.defaultPrevented) {
+        end(call, { error: new Error(`the page prevented the submission of the form of tool ${jsonStringify(name)} without calling respondWith() with the tool's result: the page has a programming error, and its tool gave no response`) });
+        return;
+      }
+      const target = dom.target(form, event);
+      if (target) {
+        end(call, { value: `Submitted the form of tool ${jsonStringify(name)} to ${jsonStringify(target)}; its response shows there, not here.${call.ignored}` });
+        return;
+      }
+      end(call, { error: navigatedError(name) });
     }
     return {
       rescan,
@@ -1374,18 +1376,15 @@
       /** A submit event reached the document (capture phase, before the page's listeners). */
       onSubmit(event, form) {
         const call = running.get(form);
-        if (!call) return;
-        if (call === submitting) {
-          call.event = event;
-          submits.agent(event, {
-            respond(p) {
-              call.responding = true;
-              then(resolved(p), (value) => end(call, { value }), (error) => end(call, { error }));
-            }
-          });
-          return;
-        }
-        end(call, { value: void 0 });
+        if (!call || call.event) return;
+        call.event = event;
+        submits.agent(event, {
+          respond(p) {
+            call.responding = true;
+            then(resolved(p), (value) => end(call, { value }), (error) => end(call, { error }));
+          }
+        });
+        if (call !== submitting) queueATask(() => submitted(call));
       },
       /** A form was reset: its call under way ends. */
       onReset(form) {
@@ -1821,6 +1820,52 @@
     };
   }
 
+  // extension/content/main/polyfill/pseudo.js
+  var MAP = [
+    [/(^|[^\\]):tool-form-active(?![-_a-zA-Z0-9(])/gi, "$1[data-tool-form-active]"],
+    [/(^|[^\\]):tool-submit-active(?![-_a-zA-Z0-9(])/gi, "$1[data-tool-submit-active]"]
+  ];
+  function mapPseudoClasses(selectors) {
+    if (typeof selectors !== "string" || !/:tool-(form|submit)-active/i.test(selectors)) return null;
+    let out = selectors;
+    for (const [re, to] of MAP) out = out.replace(re, to);
+    return out === selectors ? null : out;
+  }
+  var METHODS = ["matches", "closest", "webkitMatchesSelector", "querySelector", "querySelectorAll"];
+  function wrap(original) {
+    const wrapped = {
+      [original.name](selectors) {
+        try {
+          return apply(original, this, arguments);
+        } catch (e) {
+          const mapped = e instanceof DOMExc && e.name === "SyntaxError" ? mapPseudoClasses(selectors) : null;
+          if (mapped === null) throw e;
+          return apply(original, this, [mapped]);
+        }
+      }
+    }[original.name];
+    defineProperty(wrapped, "length", { value: original.length });
+    return wrapped;
+  }
+  function mapToolPseudoClasses(win) {
+    const doc = win.document;
+    const qs = win.Document.prototype.querySelector;
+    try {
+      apply(qs, doc, [":tool-form-active"]);
+      return false;
+    } catch {
+    }
+    const protos = [win.Element, win.Document, win.DocumentFragment].map((C) => C && C.prototype).filter(Boolean);
+    for (const proto of protos) {
+      for (const name of METHODS) {
+        const d = getOwnPropertyDescriptor(proto, name);
+        if (!d || typeof d.value !== "function") continue;
+        defineProperty(proto, name, { ...d, value: wrap(d.value) });
+      }
+    }
+    return true;
+  }
+
   // extension/content/main/sample.js
   var PROVIDER_TIMEOUT = 50;
   function leftOut(rec, note) {
@@ -2072,12 +2117,19 @@
     }
   }
   function installPolyfill() {
+    const declarative = declarativeDom();
     const poly = definePolyfill({
       win: pageWin,
       changed: changes.changed,
       addContextApi: providers.addMethods,
-      declarative: declarativeDom()
+      declarative
     });
+    if (declarative) {
+      try {
+        mapToolPseudoClasses(pageWin);
+      } catch {
+      }
+    }
     adopter.markOurs(poly.mc);
     for (const [name, C] of Object.entries(poly.classes)) {
       if (!hasOwn(pageWin, name)) defineProperty(pageWin, name, { value: C, writable: true, configurable: true, enumerable: false });

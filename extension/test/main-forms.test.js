@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { definePolyfill } from '../content/main/polyfill/polyfill.js';
 import { ACTIVE_FORM_ATTR, ACTIVE_SUBMIT_ATTR } from '../content/main/polyfill/forms.js';
 import { formSchema } from '../content/main/polyfill/formschema.js';
+import { mapPseudoClasses, mapToolPseudoClasses } from '../content/main/polyfill/pseudo.js';
 import { errorCode } from '../content/main/tools.js';
 import { drain } from './fakes/clock.js';
 import { el, fakeDocument, form } from './fakes/forms.js';
@@ -245,20 +246,46 @@ test('a submission that navigates is the navigated error (executeTool: null); pr
   assert.equal(ACTIVE_FORM_ATTR in nav.attrs, false);
 });
 
-test('without toolautosubmit the form is filled, marked, focused, and the result says the user submits', async () => {
+test('without toolautosubmit the form is filled, marked, focused, and the call waits for the user\'s submission and its answer', async () => {
   const { doc, poly } = setup();
   const f = carsForm();
+  f.onsubmit = (e) => {
+    e.preventDefault();
+    if (e.agentInvoked) e.respondWith(Promise.resolve({ found: f.controls[1].value }));
+  };
   doc.add(f);
-  const out = await poly.list().get('search-cars').run({ make: 'BMW', model: 'i3', color: 'red' }, new AbortController().signal);
-  assert.match(out, /Filled the form of tool "search-cars"\. It was not submitted: the page asks the user to check the form and submit it/);
-  assert.match(out, /no field "color"/);
+  let settled = false;
+  const p = poly.list().get('search-cars').run({ make: 'BMW', model: 'i3' }, new AbortController().signal);
+  p.then(() => {
+    settled = true;
+  }, () => {
+    settled = true;
+  });
+  await drain();
+  assert.equal(settled, false, 'the call waits for the user');
   assert.equal(f.controls[1].value, 'i3');
   assert.equal(ACTIVE_FORM_ATTR in f.attrs, true);
   assert.equal(ACTIVE_SUBMIT_ATTR in f.button.attrs, true);
   assert.equal(f.button.focused, true);
-  // The user submits: the running state ends.
+  // The user submits: the submission is the call's, and its answer the result.
   const ev = doc.userSubmit(f);
-  assert.equal(ev.agentInvoked, false);
+  assert.equal(ev.agentInvoked, true);
+  assert.deepEqual(await p, { found: 'i3' });
+  assert.equal(ACTIVE_FORM_ATTR in f.attrs, false, 'the running state ends with the answer');
+  assert.equal(ACTIVE_SUBMIT_ATTR in f.button.attrs, false);
+  // A later submission by the user is no call's.
+  assert.equal(doc.userSubmit(f).agentInvoked, false);
+  // The user's submission prevented without respondWith: the page's error, as for toolautosubmit.
+  f.onsubmit = (e) => e.preventDefault();
+  const q = poly.list().get('search-cars').run({ make: 'BMW', model: 'i4' }, new AbortController().signal);
+  doc.userSubmit(f);
+  await assert.rejects(q, /without calling respondWith/);
+  assert.equal(ACTIVE_FORM_ATTR in f.attrs, false);
+  // Cancelled while it waits (the agent's timeout): toolcancel, the marks go.
+  const ctl = new AbortController();
+  const r = poly.list().get('search-cars').run({ make: 'BMW', model: 'i5' }, ctl.signal);
+  ctl.abort(new Error('timed out'));
+  await assert.rejects(r, /timed out/);
   assert.equal(ACTIVE_FORM_ATTR in f.attrs, false);
 });
 
@@ -295,4 +322,59 @@ test('a reset, a removal or a rename ends the call; a cancel fires toolcancel', 
   assert.deepEqual(events.filter((e) => e[0] === 'cancel'), [['cancel', 'search-cars']]);
   respond('late'); // a late response goes nowhere
   await drain();
+});
+
+test('the pseudo-classes map to the attributes that stand in for them, and nothing else changes', () => {
+  assert.equal(mapPseudoClasses('form:tool-form-active'), 'form[data-tool-form-active]');
+  assert.equal(mapPseudoClasses(':is(:TOOL-SUBMIT-ACTIVE, a) > :tool-form-active'), ':is([data-tool-submit-active], a) > [data-tool-form-active]');
+  for (const other of ['form', ':tool-form-activex', 'a\\:tool-form-active', ':tool-form-active-not', 5]) assert.equal(mapPseudoClasses(other), null, String(other));
+  // A window whose selector engine knows neither: the methods retry a
+  // refused selector that names one, and leave every other alone.
+  const known = /^(form|button|\[data-tool-form-active\]|\[data-tool-submit-active\])$/;
+  const refuse = (s) => {
+    if (!known.test(s)) throw new DOMException(`'${s}' is not a valid selector.`, 'SyntaxError');
+  };
+  class Element {
+    matches(s) {
+      refuse(s);
+      return s === '[data-tool-form-active]';
+    }
+    closest(s) {
+      refuse(s);
+      return s;
+    }
+    querySelector(s) {
+      refuse(s);
+      return s;
+    }
+  }
+  class Document {
+    querySelector(s) {
+      refuse(s);
+      return s;
+    }
+    querySelectorAll(s) {
+      refuse(s);
+      return [s];
+    }
+  }
+  const win = { Element, Document, DocumentFragment: undefined, document: new Document() };
+  assert.equal(mapToolPseudoClasses(win), true);
+  const e = new Element();
+  assert.equal(e.matches(':tool-form-active'), true);
+  assert.equal(e.matches('form'), false);
+  assert.equal(e.closest(':tool-submit-active'), '[data-tool-submit-active]');
+  assert.deepEqual(win.document.querySelectorAll(':tool-form-active'), ['[data-tool-form-active]']);
+  assert.throws(() => e.matches(':bogus'), { name: 'SyntaxError' });
+  assert.equal(Element.prototype.matches.name, 'matches');
+  assert.equal(Element.prototype.matches.length, 1);
+  // A browser that knows them keeps its own methods.
+  class KnowingDocument {
+    querySelector() {
+      return null;
+    }
+  }
+  const before = KnowingDocument.prototype.querySelector;
+  assert.equal(mapToolPseudoClasses({ Element, Document: KnowingDocument, document: new KnowingDocument() }), false);
+  assert.equal(KnowingDocument.prototype.querySelector, before);
 });

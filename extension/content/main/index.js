@@ -33,6 +33,7 @@ import { listenForHandover } from './handover.js';
 import { useNative } from './native.js';
 import { formDom } from './polyfill/formdom.js';
 import { definePolyfill } from './polyfill/polyfill.js';
+import { mapToolPseudoClasses } from './polyfill/pseudo.js';
 import { createProviders } from './providers.js';
 
 // The page's globals, taken before any page script can replace them.
@@ -101,9 +102,19 @@ function declarativeDom() {
 
 // Installs the polyfill; returns this document's own tools.
 function installPolyfill() {
+  const declarative = declarativeDom();
   const poly = definePolyfill({
-    win: pageWin, changed: changes.changed, addContextApi: providers.addMethods, declarative: declarativeDom(),
+    win: pageWin, changed: changes.changed, addContextApi: providers.addMethods, declarative,
   });
+  // The selector API takes :tool-form-active and :tool-submit-active as the
+  // polyfill's attributes (pseudo.js says how far that goes).
+  if (declarative) {
+    try {
+      mapToolPseudoClasses(pageWin);
+    } catch {
+      // a window without the selector API
+    }
+  }
   adopter.markOurs(poly.mc);
   for (const [name, C] of Object.entries(poly.classes)) {
     if (!hasOwn(pageWin, name)) defineProperty(pageWin, name, { value: C, writable: true, configurable: true, enumerable: false });

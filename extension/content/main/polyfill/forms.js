@@ -19,15 +19,16 @@
 //     cross-document responses open, issue #135; Chromium's executeTool
 //     resolves to null then); one that goes to another browsing context
 //     (target) is a result that says where;
-//  3. without toolautosubmit, focuses the submit button and ends the call
-//     at once with a result that says the form is filled and waits for the
-//     user to check and submit it (Chromium instead keeps the call open
-//     until the user submits).
+//  3. without toolautosubmit, focuses the submit button and waits, as
+//     Chromium does, until the user submits the form (then as in 2: the
+//     submit event has agentInvoked true and respondWith, and the call's
+//     result is the page's answer), resets it, or the call is cancelled
+//     (the agent's timeout).
 // The running state ends when the respondWith promise settles, the form is
 // submitted by the user, reset, removed or renamed, or the call is
 // cancelled (toolcancel fires, as for imperative tools).
 
-import { DOMExc, PromiseCtor, jsonStringify, resolved, then } from '../builtins.js';
+import { DOMExc, PromiseCtor, jsonStringify, queueTask, resolved, then } from '../builtins.js';
 import { TOOL_NAME_PATTERN, navigatedError } from '../tools.js';
 import { fillForm, formSchema, isFillable } from './formschema.js';
 
@@ -47,8 +48,9 @@ export const ACTIVE_SUBMIT_ATTR = 'data-tool-submit-active';
  * @param {() => void} o.changed  the form tools changed
  * @param {(name: string) => void} o.activated  fires toolactivated
  * @param {(name: string) => void} o.cancelled  fires toolcancel
+ * @param {(fn: () => void) => void} [o.queueTask]  queues a task
  */
-export function createFormTools({ dom, submits, changed, activated, cancelled }) {
+export function createFormTools({ dom, submits, changed, activated, cancelled, queueTask: queueATask = queueTask }) {
   /** name -> {name, description, inputSchema, autosubmit, form} */
   let tools = new Map();
   let signature = '[]';
@@ -147,11 +149,12 @@ export function createFormTools({ dom, submits, changed, activated, cancelled })
       setActive(call, true);
       activated(name);
       const ignored = unknown.length ? ` The form has no field ${unknown.map((u) => jsonStringify(u)).join(', ')}: left out.` : '';
+      call.ignored = ignored;
       if (!t.autosubmit) {
+        // As Chromium does: the call waits until the user submits the form
+        // (onSubmit), resets it, or the call is cancelled (the agent's
+        // timeout).
         if (call.button) dom.focus(call.button);
-        call.settled = true;
-        if (signal) signal.removeEventListener('abort', call.onAbort);
-        resolve(`Filled the form of tool ${jsonStringify(name)}. It was not submitted: the page asks the user to check the form and submit it (the form has no toolautosubmit).${ignored}`);
         return;
       }
       submitting = call;
@@ -168,19 +171,28 @@ export function createFormTools({ dom, submits, changed, activated, cancelled })
         end(call, { error: new Error(`the form of tool ${jsonStringify(name)} did not submit: ${invalidText(t.form)}. Fix that field and call again`) });
         return;
       }
-      if (call.responding) return; // respondWith's promise ends the call
-      if (call.event.defaultPrevented) {
-        // Chromium 156 says the same (an UnknownError) in this case.
-        end(call, { error: new Error(`the page prevented the submission of the form of tool ${jsonStringify(name)} without calling respondWith() with the tool's result: the page has a programming error, and its tool gave no response`) });
-        return;
-      }
-      const target = dom.target(t.form, call.event);
-      if (target) {
-        end(call, { value: `Submitted the form of tool ${jsonStringify(name)} to ${jsonStringify(target)}; its response shows there, not here.${ignored}` });
-        return;
-      }
-      end(call, { error: navigatedError(name) });
+      submitted(call);
     });
+  }
+
+  // Ends call after its submit event went through the page's listeners:
+  // with respondWith's promise (it ends the call), a submission the page
+  // prevented without it (an error), one to another browsing context (a
+  // result that says where), or one that navigates this page.
+  function submitted(call) {
+    if (call.settled || call.responding) return;
+    const { name, form, event } = call;
+    if (event.defaultPrevented) {
+      // Chromium 156 says the same (an UnknownError) in this case.
+      end(call, { error: new Error(`the page prevented the submission of the form of tool ${jsonStringify(name)} without calling respondWith() with the tool's result: the page has a programming error, and its tool gave no response`) });
+      return;
+    }
+    const target = dom.target(form, event);
+    if (target) {
+      end(call, { value: `Submitted the form of tool ${jsonStringify(name)} to ${jsonStringify(target)}; its response shows there, not here.${call.ignored}` });
+      return;
+    }
+    end(call, { error: navigatedError(name) });
   }
 
   return {
@@ -191,18 +203,20 @@ export function createFormTools({ dom, submits, changed, activated, cancelled })
     /** A submit event reached the document (capture phase, before the page's listeners). */
     onSubmit(event, form) {
       const call = running.get(form);
-      if (!call) return;
-      if (call === submitting) {
-        call.event = event;
-        submits.agent(event, {
-          respond(p) {
-            call.responding = true;
-            then(resolved(p), (value) => end(call, { value }), (error) => end(call, { error }));
-          },
-        });
-        return;
-      }
-      end(call, { value: undefined }); // the user submitted the filled form
+      if (!call || call.event) return;
+      // The agent's submission, or the user's of the form the call filled
+      // (without toolautosubmit): either is the call's, agentInvoked, with
+      // respondWith (as in Chromium).
+      call.event = event;
+      submits.agent(event, {
+        respond(p) {
+          call.responding = true;
+          then(resolved(p), (value) => end(call, { value }), (error) => end(call, { error }));
+        },
+      });
+      // run() looks at the agent's submission once requestSubmit returns;
+      // the user's, once the page's listeners have run (a task later).
+      if (call !== submitting) queueATask(() => submitted(call));
     },
     /** A form was reset: its call under way ends. */
     onReset(form) {
