@@ -220,3 +220,25 @@ func TestPseudoClassesAsTheBrowser(t *testing.T) {
 		}
 	})
 }
+
+// What an agent reads when a form's call fails: an argument off the form's
+// schema is refused by the shim in plain words ("must be at least 1"), and
+// a form the browser finds invalid names the field and the browser's
+// reason, in both modes, without a doubled period and without saying that
+// the page threw (it threw nothing).
+func TestFormCallFailureMessages(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		b.open(formsURL(t, "/validation.html"))
+		b.waitTool("order_tea")
+		res := b.call(context.Background(), "order_tea", map[string]any{"count": 0, "kind": "green"})
+		if got := text(res); !res.IsError || !strings.Contains(got, `field "count": must be at least 1, got 0`) {
+			t.Errorf("count 0 = %q (isError %v), want: field \"count\": must be at least 1, got 0", got, res.IsError)
+		}
+		res = b.call(context.Background(), "order_tea", map[string]any{"count": 2, "kind": ""})
+		const want = "tool order_tea failed: Form validation failed: kind: Please select an item in the list. The page's tool ran."
+		if got := text(res); !res.IsError || got != want {
+			t.Errorf("an invalid form = %q (isError %v), want %q", got, res.IsError, want)
+		}
+	})
+}

@@ -1298,10 +1298,10 @@
     function invalidText(form) {
       for (const el of dom.controls(form)) {
         if (isFillable(el) && el.validity && el.validity.valid === false) {
-          return `field ${jsonStringify(el.name)}: ${el.validationMessage || "invalid"}`;
+          return `Form validation failed: ${el.name}: ${el.validationMessage || "invalid"}.`;
         }
       }
-      return "the form is invalid";
+      return "Form validation failed.";
     }
     function run(name, input, signal) {
       const t = tools.get(name);
@@ -1348,7 +1348,7 @@
         submitting = null;
         if (call.settled) return;
         if (!call.event) {
-          end(call, { error: new Error(`the form of tool ${jsonStringify(name)} did not submit: ${invalidText(t.form)}. Fix that field and call again`) });
+          end(call, { error: new Error(invalidText(t.form)) });
           return;
         }
         submitted(call);

@@ -242,7 +242,7 @@ test('a submission that navigates is the navigated error (executeTool: null); pr
   nav.valid = false;
   nav.controls[0].validity = { valid: false };
   nav.controls[0].validationMessage = 'Please fill in this field.';
-  await assert.rejects(poly.list().get('search-cars').run({ make: '', model: 'b' }, new AbortController().signal), /did not submit: field "make": Please fill in this field/);
+  await assert.rejects(poly.list().get('search-cars').run({ make: '', model: 'b' }, new AbortController().signal), /Form validation failed: make: Please fill in this field\.\.$/);
   assert.equal(ACTIVE_FORM_ATTR in nav.attrs, false);
 });
 

@@ -163,10 +163,9 @@ func (r PageRan) says() string {
 // Failure is the isError result of a call that failed: the text, then what
 // is known of whether the page ran it; code and that in _meta.
 func Failure(code string, ran PageRan, format string, args ...any) *mcp.CallToolResult {
-	text := strings.TrimSpace(fmt.Sprintf(format, args...))
-	if !strings.HasSuffix(text, ".") {
-		text += "."
-	}
+	// One period: a message that ends in two (Chromium's form validation
+	// message does) or none ends in one.
+	text := strings.TrimRight(strings.TrimSpace(fmt.Sprintf(format, args...)), ".") + "."
 	res := Text(text + " " + ran.says())
 	res.IsError = true
 	res.Meta = mcp.Meta{MetaCode: code, MetaPageRan: string(ran)}
@@ -211,7 +210,9 @@ func FromError(tool string, e *webmcp.Error) *mcp.CallToolResult {
 	}
 	switch e.Code {
 	case webmcp.CodeToolError:
-		return Failure(e.Code, Ran, "tool %s threw: %s", tool, e.Message)
+		// The page's tool threw or rejected, or the browser refused a
+		// declarative form (its constraints): "failed" fits both.
+		return Failure(e.Code, Ran, "tool %s failed: %s", tool, e.Message)
 	case webmcp.CodeNotFound:
 		return Gone(tool)
 	case webmcp.CodeTabClosed:

@@ -117,8 +117,11 @@ func TestFromError(t *testing.T) {
 		want      string
 		ran       PageRan
 	}{
-		{webmcp.CodeToolError, "no slice 42", "tool select threw: no slice 42." + sayYes, Ran},
-		{webmcp.CodeToolError, "no slice 42.", "tool select threw: no slice 42." + sayYes, Ran},
+		{webmcp.CodeToolError, "no slice 42", "tool select failed: no slice 42." + sayYes, Ran},
+		{webmcp.CodeToolError, "no slice 42.", "tool select failed: no slice 42." + sayYes, Ran},
+		// Chromium 156's words for a form it finds invalid end in two periods.
+		{webmcp.CodeToolError, "Form validation failed: kind: Please select an item in the list..",
+			"tool select failed: Form validation failed: kind: Please select an item in the list." + sayYes, Ran},
 		{webmcp.CodeNotFound, "no tool", "tool select is gone: the page unregistered it or navigated; list tools again." + sayNo, NotRun},
 		{webmcp.CodeNoBrowser, "browser gone", NoBrowser + "." + sayNo, NotRun},
 		{webmcp.CodeTabClosed, "tab 7 closed", "tool select: its tab closed while the call ran (tab 7 closed); list tools again." + sayMaybe, MaybeRan},

@@ -22,7 +22,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -214,14 +216,57 @@ func describe(err error) *ValidationError {
 // VALUE is Go's %v of the value, "<invalid reflect.Value>" for null.
 var typeMismatch = regexp.MustCompile(`(?s)^type: .* has type "([a-z]+)", want (one of )?"([a-z, ]+)"$`)
 
+// bound is the validator's message for a number outside a bound: "minimum:
+// 0/1 is less than 1.000000" (the value a fraction, the bound a %f).
+var bound = regexp.MustCompile(`^(minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf): (-?[0-9]+(?:/[0-9]+)?) is (?:less than|greater than|less than or equal to|greater than or equal to|not a multiple of) (-?[0-9.e+-]+)$`)
+
+// boundWords say what each numeric bound asks of a value.
+var boundWords = map[string]string{
+	"minimum":          "must be at least",
+	"maximum":          "must be at most",
+	"exclusiveMinimum": "must be greater than",
+	"exclusiveMaximum": "must be less than",
+	"multipleOf":       "must be a multiple of",
+}
+
+// length is the validator's message for a string of the wrong length:
+// "minLength: "ab" contains 2 Unicode code points, fewer than 3".
+var length = regexp.MustCompile(`(?s)^(minLength|maxLength): ".*" contains ([0-9]+) Unicode code points, (?:fewer|more) than ([0-9]+)$`)
+
 // plain rewords the validator's messages that speak Go rather than JSON:
 // a wrong type reads "got null, want integer" (a string's value is not
-// repeated: it may be long), and a null elsewhere is "null".
+// repeated: it may be long), a number out of bounds "must be at least 1,
+// got 0", a string of the wrong length "must be at least 3 characters
+// long, got 2", and a null elsewhere is "null".
 func plain(msg string) string {
 	if m := typeMismatch.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("got %s, want %s%s", m[1], m[2], m[3])
 	}
+	if m := bound.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s %s, got %s", boundWords[m[1]], number(m[3]), number(m[2]))
+	}
+	if m := length.FindStringSubmatch(msg); m != nil {
+		words := "at least"
+		if m[1] == "maxLength" {
+			words = "at most"
+		}
+		return fmt.Sprintf("must be %s %s characters long, got %s", words, m[3], m[2])
+	}
 	return strings.ReplaceAll(msg, "<invalid reflect.Value>", "null")
+}
+
+// number writes the validator's number (a fraction "1/3", or a %f
+// "1.000000") as JSON would: "1", "0.5", "0.3333333333333333".
+func number(s string) string {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return s
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // fieldPath turns a schema pointer such as /properties/q/items/properties/n

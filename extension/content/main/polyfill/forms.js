@@ -111,13 +111,15 @@ export function createFormTools({ dom, submits, changed, activated, cancelled, q
     else call.resolve(outcome.value);
   }
 
+  // Why the form did not submit, in Chromium 156's words ("Form validation
+  // failed: NAME: MESSAGE.", the browser's validation message then a period).
   function invalidText(form) {
     for (const el of dom.controls(form)) {
       if (isFillable(el) && el.validity && el.validity.valid === false) {
-        return `field ${jsonStringify(el.name)}: ${el.validationMessage || 'invalid'}`;
+        return `Form validation failed: ${el.name}: ${el.validationMessage || 'invalid'}.`;
       }
     }
-    return 'the form is invalid';
+    return 'Form validation failed.';
   }
 
   function run(name, input, signal) {
@@ -168,7 +170,7 @@ export function createFormTools({ dom, submits, changed, activated, cancelled, q
       submitting = null;
       if (call.settled) return;
       if (!call.event) {
-        end(call, { error: new Error(`the form of tool ${jsonStringify(name)} did not submit: ${invalidText(t.form)}. Fix that field and call again`) });
+        end(call, { error: new Error(invalidText(t.form)) });
         return;
       }
       submitted(call);
