@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"reflect"
 	"slices"
@@ -162,7 +163,7 @@ func (s *Server) syncHost(c *hosts.Conn) {
 			}
 		}
 		if why != "" && (old == nil || !bytes.Equal(old.tool.OutputSchema, w.tool.OutputSchema)) {
-			s.log.Warn("leaving out a page tool's outputSchema; its results go unchecked", "tool", w.tool.Name, "tab", w.tab.ID, "reason", why)
+			s.pageWarn("leaving out a page tool's outputSchema; its results go unchecked", "tool", w.tool.Name, "tab", w.tab.ID, "reason", why)
 		}
 		sig, merr := json.Marshal(mt)
 		if merr != nil {
@@ -181,12 +182,16 @@ func (s *Server) syncHost(c *hosts.Conn) {
 		switch {
 		case refused:
 			pt.refused = rej.Reason
-			s.log.Warn("refusing a page tool's inputSchema; the tool is listed but cannot be called", "tool", pt.name, "tab", w.tab.ID, "origin", w.tool.Origin, "reason", rej.Reason)
+			if fresh {
+				s.pageWarn("refusing a page tool's inputSchema; the tool is listed with a note but cannot be called", "tool", pt.name, "tab", w.tab.ID, "origin", w.tool.Origin, "reason", rej.Reason)
+			}
 		case problem != "":
-			s.log.Warn("page tool schema unusable; its arguments go unchecked", "tool", pt.name, "problem", problem)
+			if fresh {
+				s.pageWarn("page tool schema unusable; its arguments go unchecked", "tool", pt.name, "problem", problem)
+			}
 		case err != nil:
 			if fresh {
-				s.log.Warn("cannot resolve a page tool's inputSchema; its arguments go unchecked", "tool", pt.name, "err", err)
+				s.pageWarn("cannot resolve a page tool's inputSchema; its arguments go unchecked", "tool", pt.name, "err", err)
 			}
 		default:
 			pt.validator = v
@@ -195,6 +200,19 @@ func (s *Server) syncHost(c *hosts.Conn) {
 		added++
 		s.tools[w.key] = pt
 	}
+}
+
+// pageWarn logs a problem of a page's tool (its schema): a warning in the
+// log of a server, once per distinct schema (the callers check), and a
+// debug line in a one-shot command (Connect), whose stderr people and
+// scripts read for their own command's trouble; the tool's description
+// carries the note in both.
+func (s *Server) pageWarn(msg string, args ...any) {
+	level := slog.LevelWarn
+	if s.oneShot.Load() {
+		level = slog.LevelDebug
+	}
+	s.log.Log(context.Background(), level, msg, args...)
 }
 
 // TraceMetaKey is the _meta key of a tools/call that asks for the timing

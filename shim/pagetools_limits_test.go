@@ -202,3 +202,87 @@ func TestHostileSchemasDoNotCrash(t *testing.T) {
 		t.Errorf("tree call = %+v", res)
 	}
 }
+
+// A schema that is a library's object rather than JSON Schema (zod's
+// internals, as a page hands them to registerTool by mistake) is listed
+// with a note and the any-object schema (no strict client is handed it),
+// its calls fail saying what the page must do, and the warning is logged
+// once per schema in a server (two tools share it here) and not at all in
+// a one-shot command (its stderr is for the command's own trouble).
+func TestLibrarySchemaIsListedWithANote(t *testing.T) {
+	zod := json.RawMessage(`{"_def":{"unknownKeys":"strip","catchall":{"_def":{"typeName":"ZodNever"},"~standard":{"version":1,"vendor":"zod"}},"typeName":"ZodObject"},"~standard":{"version":1,"vendor":"zod"},"_cached":null}`)
+	state := func(desc string) *webmcp.Snapshot {
+		return &webmcp.Snapshot{
+			Tabs: []webmcp.Tab{{ID: 3, Allowed: true, Origin: "http://localhost:8080"}},
+			Tools: []webmcp.Tool{
+				{TabID: 3, Name: "search", Description: desc, InputSchema: zod},
+				{TabID: 3, Name: "find", Description: desc, InputSchema: zod},
+			},
+		}
+	}
+	for _, oneShot := range []bool{false, true} {
+		var logs logBuffer
+		s := New(Options{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		t.Cleanup(s.Close)
+		s.oneShot.Store(oneShot)
+		path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
+		h := bridgetest.Listen(t, path)
+		ctx := bridgetest.Context(t)
+		c, err := hosts.Dial(ctx, path, hosts.ConnOptions{ID: 1, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		p := h.Accept(ctx)
+		p.Read(ctx) // the shim's hello
+		p.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Session: "s1", Host: &webmcp.HostInfo{PID: 1}})
+		p.SendMsg(&webmcp.Message{Type: webmcp.TypeState, State: state("Searches.")})
+		select {
+		case <-c.Ready():
+		case <-c.Done():
+			t.Fatalf("connection ended: %v", c.Err())
+		}
+		s.syncHost(c)
+		ct, st := mcp.NewInMemoryTransports()
+		go s.mcp.Run(ctx, st)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		list, err := cs.ListTools(ctx, nil)
+		if err != nil || len(list.Tools) == 0 {
+			t.Fatalf("list tools: %v %v", list, err)
+		}
+		var tl *mcp.Tool
+		for _, x := range list.Tools {
+			if x.Name == "search" {
+				tl = x
+			}
+		}
+		if tl == nil {
+			t.Fatalf("search is not listed")
+		}
+		if b, _ := json.Marshal(tl.InputSchema); string(b) != `{"type":"object"}` {
+			t.Errorf("advertised schema %s, want the any-object schema", b)
+		}
+		const why = "it is not a JSON Schema but the internals of a zod schema object; the page must pass registerTool a JSON Schema (convert it with z.toJSONSchema() (zod 4) or zod-to-json-schema (zod 3))"
+		if !strings.Contains(tl.Description, "(This tool cannot be called: the WebMCP bridge refuses its inputSchema: "+why+". The page must change the schema.)") {
+			t.Errorf("description %q has no note that says why", tl.Description)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"q": "x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, why) || !strings.Contains(text, "The page did not run this call.") {
+			t.Errorf("call = %v %q", res.IsError, text)
+		}
+		want := 1
+		if oneShot {
+			want = 0
+		}
+		if n := strings.Count(logs.String(), "refusing a page tool's inputSchema"); n != want {
+			t.Errorf("one-shot %v: the refusal is logged %d times, want %d:\n%s", oneShot, n, want, logs.String())
+		}
+	}
+}

@@ -122,7 +122,9 @@ var supportedDrafts = map[string]bool{
 // Resolve resolves a page's inputSchema for validation (a missing one,
 // empty or null, is Default). It refuses, with a *RejectedError, a schema
 // past the bounds of CheckBounds, one the extension marked with
-// RejectedKeyword, and one with an in-place $ref cycle; other errors mean
+// RejectedKeyword, one that holds a schema library's object (zod's
+// internals, not JSON Schema), and one with an in-place $ref cycle; other
+// errors mean
 // that the validator cannot use the schema (a remote $ref, an unknown
 // draft).
 func Resolve(schema json.RawMessage) (*Validator, error) {
@@ -135,6 +137,9 @@ func Resolve(schema json.RawMessage) (*Validator, error) {
 	}
 	if reason := rejectedMark(schema); reason != "" {
 		return nil, &RejectedError{Reason: "the browser extension refused it: " + reason}
+	}
+	if where, vendor := libraryObject(schema); vendor != "" {
+		return nil, &RejectedError{Reason: libraryReason(where, vendor)}
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(schema, &s); err != nil {

@@ -165,3 +165,35 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
+
+// A schema library's own object (zod's internals as JSON, as a page hands
+// it to registerTool by mistake) is refused with a reason that says what
+// the page must do; a JSON Schema that merely has such words as property
+// names is not.
+func TestLibraryObjectsAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema, want string
+	}{
+		{"zod 3 object", `{"_def":{"unknownKeys":"strip","catchall":{"_def":{"typeName":"ZodNever"},"~standard":{"version":1,"vendor":"zod"}},"typeName":"ZodObject"},"~standard":{"version":1,"vendor":"zod"},"_cached":null}`,
+			"it is not a JSON Schema but the internals of a zod schema object; the page must pass registerTool a JSON Schema (convert it with z.toJSONSchema() (zod 4) or zod-to-json-schema (zod 3))"},
+		{"zod 3 before Standard Schema", `{"_def":{"typeName":"ZodObject","unknownKeys":"strip"},"_cached":null}`, "internals of a zod schema object;"},
+		{"zod 4 object", `{"type":"object","_zod":{"def":{"type":"object","shape":{}},"traits":{},"bag":{}},"def":{"type":"object"},"~standard":{"vendor":"zod","version":1}}`, "internals of a zod schema object;"},
+		{"a raw shape of zod strings", `{"q":{"_def":{"typeName":"ZodString","checks":[]},"~standard":{"vendor":"zod","version":1}}}`, "internals of a zod schema object at /q;"},
+		{"valibot inside properties", `{"type":"object","properties":{"a/b":{"kind":"schema","type":"string","~standard":{"vendor":"valibot","version":1}}}}`,
+			"internals of a valibot schema object at /properties/a~1b; the page must pass registerTool a JSON Schema (convert it to JSON Schema with the library)"},
+	} {
+		_, err := Resolve(json.RawMessage(tc.schema))
+		var rej *RejectedError
+		if !errors.As(err, &rej) || !strings.Contains(rej.Reason, tc.want) {
+			t.Errorf("%s: Resolve = %v, want a *RejectedError saying %q", tc.name, err, tc.want)
+		}
+	}
+	for _, ok := range []string{
+		`{"type":"object","properties":{"_def":{"type":"string"},"_zod":{"type":"object"},"~standard":{"type":"string"}}}`,
+		`{"type":"object","properties":{"x":{"type":"object","properties":{"_def":{"type":"object","properties":{"typeName":{"type":"string"}}}}}}}`,
+	} {
+		if _, err := Resolve(json.RawMessage(ok)); err != nil {
+			t.Errorf("Resolve(%s) = %v, want a JSON Schema resolved", ok, err)
+		}
+	}
+}
