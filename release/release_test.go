@@ -105,7 +105,7 @@ func TestRelease(t *testing.T) {
 		args := []string{"-c", "SHA256SUMS"}
 		if err != nil {
 			if sum, err = exec.LookPath("shasum"); err != nil {
-				t.Skip("no sha256sum or shasum")
+				skipOutsideCI(t, "no sha256sum or shasum")
 			}
 			args = append([]string{"-a", "256"}, args...)
 		}
@@ -280,7 +280,7 @@ func TestRelease(t *testing.T) {
 	t.Run("npm", func(t *testing.T) {
 		npm, err := exec.LookPath("npm")
 		if err != nil {
-			t.Skip("no npm")
+			skipOutsideCI(t, "no npm")
 		}
 		node, _ := exec.LookPath("node")
 		home := t.TempDir()
@@ -526,6 +526,16 @@ func fatSlice(b []byte, target string) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("no slice for %s", target)
+}
+
+// skipOutsideCI skips the test for want of a tool, or fails it in CI
+// (CI set), which must run it.
+func skipOutsideCI(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatal(why + " (CI is set: install it)")
+	}
+	t.Skip(why)
 }
 
 // run runs a command with env and returns its output.
