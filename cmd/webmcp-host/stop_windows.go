@@ -24,7 +24,8 @@ var stopWait = 10 * time.Second
 const terminatedCode = 1
 
 // stopProcesses stops the user's own processes that run one of the
-// binaries paths (with or without .exe), and returns them by pid. Windows
+// binaries paths (with or without .exe, or put aside as .old by an update
+// while they ran), and returns them by pid. Windows
 // has no SIGTERM: each is asked through its stop event (package stopevent),
 // on which a host exits as on SIGTERM (removing its endpoint) and a shim
 // ends its session; the wait for it is on its process handle. One that has
@@ -125,13 +126,16 @@ func imagePath(h windows.Handle) (string, bool) {
 	return windows.UTF16ToString(buf[:n]), true
 }
 
-// runsOneOf says whether exe is one of paths, or one of them with .exe:
-// Windows paths compare without regard to case.
+// runsOneOf says whether exe is one of paths, or one of them with .exe,
+// or what an update put aside while it ran (.old): Windows paths compare
+// without regard to case.
 func runsOneOf(exe string, paths []string) bool {
 	for _, p := range paths {
 		p = filepath.Clean(p)
-		if strings.EqualFold(exe, p) || strings.EqualFold(exe, p+".exe") {
-			return true
+		for _, name := range []string{p, p + ".exe", p + ".old", p + ".exe.old"} {
+			if strings.EqualFold(exe, name) {
+				return true
+			}
 		}
 	}
 	return false

@@ -104,16 +104,26 @@ func start(t *testing.T, bin, ready string, env []string, args ...string) *exec.
 	return cmd
 }
 
-// exitCode waits for cmd and returns its exit code.
+// exitCode waits for cmd and returns its exit code; -1 when it has not
+// exited within a minute (a hang guard: then it was not stopped).
 func exitCode(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
-	cmd.Wait()
-	return cmd.ProcessState.ExitCode()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+		return cmd.ProcessState.ExitCode()
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		<-done
+		return -1
+	}
 }
 
 // TestStopProcesses: the user's processes that run one of the install's
 // binaries (named without .exe, as the install record has them) are
-// stopped: one that has a stop event through it (it exits by itself, code
+// stopped (also one that runs the binary an update put aside, .exe.old):
+// one that has a stop event through it (it exits by itself, code
 // 0), one that has none, or does not exit within stopWait once its event
 // is set, with TerminateProcess; the endpoint such a host left is removed.
 // A process of another binary runs on.
@@ -122,7 +132,7 @@ func TestStopProcesses(t *testing.T) {
 	bin := filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o755)
 	self, _ := os.Executable()
-	for _, name := range []string{"webmcp-host.exe", "webmcp-shim.exe", "WEBMCP-SHIM.EXE", "other.exe"} {
+	for _, name := range []string{"webmcp-host.exe", "webmcp-host.exe.old", "webmcp-shim.exe", "WEBMCP-SHIM.EXE", "other.exe"} {
 		copyTo(t, self, filepath.Join(bin, name))
 	}
 	run := filepath.Join(dir, "run")
@@ -133,6 +143,7 @@ func TestStopProcesses(t *testing.T) {
 	helper := "-test.run=^TestStopHelperProcess$"
 	graceful := start(t, filepath.Join(bin, "webmcp-host.exe"), "ready", []string{helperEnv + "=graceful"}, helper)
 	stubborn := start(t, filepath.Join(bin, "webmcp-shim.exe"), "ready", []string{helperEnv + "=stubborn"}, helper)
+	old := start(t, filepath.Join(bin, "webmcp-host.exe.old"), "ready", []string{helperEnv + "=graceful"}, helper)
 	deaf := start(t, filepath.Join(bin, "WEBMCP-SHIM.EXE"), "ready", []string{helperEnv + "=deaf"}, helper)
 	other := start(t, filepath.Join(bin, "other.exe"), "ready", []string{helperEnv + "=graceful"}, helper)
 	// An endpoint of the stubborn one, as a host that is ended leaves it.
@@ -149,13 +160,16 @@ func TestStopProcesses(t *testing.T) {
 	for _, p := range stopped {
 		pids = append(pids, p.pid)
 	}
-	want := []int{graceful.Process.Pid, stubborn.Process.Pid, deaf.Process.Pid}
+	want := []int{graceful.Process.Pid, stubborn.Process.Pid, deaf.Process.Pid, old.Process.Pid}
 	slices.Sort(want)
 	if !slices.Equal(pids, want) || errs.Len() > 0 {
 		t.Errorf("stopped %v (stderr %q), want %v", stopped, errs.String(), want)
 	}
 	if code := exitCode(t, graceful); code != 0 {
 		t.Errorf("the process with a stop event exited %d, want 0 (by itself)", code)
+	}
+	if code := exitCode(t, old); code != 0 {
+		t.Errorf("the process of the binary an update put aside exited %d, want 0 (by itself)", code)
 	}
 	if code := exitCode(t, stubborn); code != terminatedCode {
 		t.Errorf("the process without one exited %d, want %d (TerminateProcess)", code, terminatedCode)
