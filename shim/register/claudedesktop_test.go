@@ -46,7 +46,8 @@ func TestClaudeDesktop(t *testing.T) {
 }
 
 func TestClaudeDesktopRefused(t *testing.T) {
-	env := testEnv(t) // linux
+	env := testEnv(t)
+	env.GOOS = "linux" // testEnv has this system's, which may be Windows (under Wine)
 	if _, err := For("claude-desktop", env); err == nil || !strings.Contains(err.Error(), "macOS and Windows only") {
 		t.Errorf("on Linux: %v", err)
 	}
