@@ -122,13 +122,16 @@ func TestRelease(t *testing.T) {
 	archives := map[string]map[string][]byte{}
 	for _, target := range Targets {
 		goos, goarch, _ := strings.Cut(target, "/")
+		fs, err := readArchive(filepath.Join(out, archiveName(v, goos, goarch)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		archives[target] = fs
+	}
+	for _, target := range Targets {
+		goos, goarch, _ := strings.Cut(target, "/")
 		t.Run("archive "+target, func(t *testing.T) {
-			name := archiveName(v, goos, goarch)
-			fs, err := readArchive(filepath.Join(out, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			archives[target] = fs
+			fs := archives[target]
 			exe := map[bool]string{true: ".exe"}[goos == "windows"]
 			for _, b := range []string{"webmcp-host" + exe, "webmcp-shim" + exe} {
 				if err := isExecutableFor(fs[b], goos, goarch); err != nil {
@@ -229,6 +232,20 @@ func TestRelease(t *testing.T) {
 					t.Errorf("%s: %s is not the webmcp-shim of the %s archive", platform, rel, target)
 				}
 			}
+		}
+		// Where Wine is set up (.ci/wine/run), the Windows command runs.
+		if wine := wineBin(); wine != "" {
+			exe := filepath.Join(t.TempDir(), "webmcp-shim.exe")
+			if err := os.WriteFile(exe, fs["server/webmcp-shim.exe"], 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(wine, exe, "--version")
+			cmd.Env = append(os.Environ(), "WINEDEBUG=-all")
+			b, err := cmd.Output()
+			if err != nil || strings.TrimSpace(string(b)) != "webmcp-shim "+v {
+				t.Errorf("wine server/webmcp-shim.exe --version = %q, %v", b, err)
+			}
+			t.Logf("wine server/webmcp-shim.exe --version: %s", b)
 		}
 	})
 
