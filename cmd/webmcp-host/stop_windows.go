@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -86,6 +87,11 @@ func stopProcesses(paths []string, stderr io.Writer) []proc {
 			}
 			windows.WaitForSingleObject(t.h, windows.INFINITE)
 			terminated = true
+			why := "it has no stop event (a binary from before them)"
+			if asked[i] {
+				why = fmt.Sprintf("it did not stop within %v of being asked", stopWait)
+			}
+			say(stderr, "webmcp-host uninstall: ended %s (pid %d) with TerminateProcess: %s", filepath.Base(t.p.exe), t.p.pid, why)
 		}
 		windows.CloseHandle(t.h)
 		stopped = append(stopped, t.p)

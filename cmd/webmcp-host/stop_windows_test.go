@@ -162,8 +162,20 @@ func TestStopProcesses(t *testing.T) {
 	}
 	want := []int{graceful.Process.Pid, stubborn.Process.Pid, deaf.Process.Pid, old.Process.Pid}
 	slices.Sort(want)
-	if !slices.Equal(pids, want) || errs.Len() > 0 {
-		t.Errorf("stopped %v (stderr %q), want %v", stopped, errs.String(), want)
+	if !slices.Equal(pids, want) {
+		t.Errorf("stopped %v, want %v", stopped, want)
+	}
+	// The ones that were ended are named, with why.
+	for _, c := range []struct {
+		cmd *exec.Cmd
+		why string
+	}{{stubborn, "it has no stop event"}, {deaf, "it did not stop within 3s of being asked"}} {
+		if want := fmt.Sprintf("(pid %d) with TerminateProcess: %s", c.cmd.Process.Pid, c.why); !strings.Contains(oneLine(errs.String()), want) {
+			t.Errorf("stderr %q does not say %q", errs.String(), want)
+		}
+	}
+	if n := strings.Count(errs.String(), "webmcp-host uninstall:"); n != 2 {
+		t.Errorf("stderr says %d things, want the two ended ones:\n%s", n, errs.String())
 	}
 	if code := exitCode(t, graceful); code != 0 {
 		t.Errorf("the process with a stop event exited %d, want 0 (by itself)", code)
