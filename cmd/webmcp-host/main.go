@@ -48,14 +48,17 @@ It is not meant to be run by hand, except to register it with the browsers:
 
 It relays between the extension (native messaging on stdin and stdout) and
 any number of webmcp-shim processes, which connect to its Unix socket in the
-runtime directory, and it exits when the browser closes its stdin. It logs to
-stderr.
+runtime directory (on Windows, to the named pipe that a file there names),
+and it exits when the browser closes its stdin (or when an uninstall asks
+it to stop: SIGTERM, on Windows its stop event). It logs to stderr.
 
 Environment:
     ` + webmcp.RuntimeDirEnv + `   the directory for the socket; default
                          $XDG_RUNTIME_DIR/webmcp, else webmcp-bridge/run in
-                         your cache directory (~/.cache, ~/Library/Caches);
-                         it must be yours alone (mode 0700, not a symlink)
+                         your cache directory (~/.cache, ~/Library/Caches,
+                         %LOCALAPPDATA%); it must be yours alone (mode 0700,
+                         not a symlink; on Windows your own, with no access
+                         entry for others)
     WEBMCP_DEBUG=1       log every call, cancel and answer as well
     WEBMCP_CPUPROFILE=DIR  write a CPU profile of this host's life to
                          DIR/webmcp-host-PID.pprof (go tool pprof)
