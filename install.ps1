@@ -44,6 +44,13 @@ Options:
 '@
 }
 
+# Full-Path DIR: DIR taken from PowerShell's current location, as the user
+# typed it (webmcp-host runs in the process's own working folder, which
+# PowerShell does not move with Set-Location).
+function Full-Path([string]$p) {
+	return $ExecutionContext.SessionState.Path.GetUnresolvedProviderPathFromPSPath($p)
+}
+
 $prefix = Join-Path $env:LOCALAPPDATA 'Programs\webmcp-bridge'
 $verb = 'install'
 $rest = @()
@@ -55,11 +62,16 @@ for ($i = 0; $i -lt $args.Count; $i++) {
 			exit 2
 		}
 		$i++
-		$rest += @($a, [string]$args[$i])
-		if ($a -eq '--prefix') { $prefix = [string]$args[$i] }
-	} elseif ($a -match '^--(prefix|user-data-dir|browser)=' -or $a -eq '--no-browsers') {
+		$v = [string]$args[$i]
+		if ($a -ne '--browser') { $v = Full-Path $v }
+		$rest += @($a, $v)
+		if ($a -eq '--prefix') { $prefix = $v }
+	} elseif ($a -match '^(--(?:prefix|user-data-dir))=(.*)$') {
+		$v = Full-Path $Matches[2]
+		$rest += @($Matches[1], $v)
+		if ($Matches[1] -eq '--prefix') { $prefix = $v }
+	} elseif ($a -match '^--browser=' -or $a -eq '--no-browsers') {
 		$rest += $a
-		if ($a -match '^--prefix=(.*)$') { $prefix = $Matches[1] }
 	} elseif ($a -eq '--uninstall') {
 		$verb = 'uninstall'
 	} elseif ($a -in @('-h', '--help', '-?', '/?')) {
