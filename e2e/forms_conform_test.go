@@ -242,3 +242,22 @@ func TestFormCallFailureMessages(t *testing.T) {
 		}
 	})
 }
+
+// A page that goes away under a call (not a form submission the page
+// answered for): the call may have run, and the agent learns where the tab
+// is now, in one sentence, without a nested message.
+func TestCallWhosePageGoesAway(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		b.open(formsURL(t, "/leave.html"))
+		b.waitTool("go_elsewhere")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		res := b.call(ctx, "go_elsewhere", map[string]any{})
+		want := "The tab of tool go_elsewhere navigated away while the call ran; it now shows " + formsURL(t, "/controls.html") +
+			` ("Every form control"), which offers the tools every_control. The page may have run this call, in part or in whole: check the page's state before calling again.`
+		if got := text(res); !res.IsError || got != want || res.Meta["dev.webmcp/pageRan"] != "maybe" {
+			t.Errorf("go_elsewhere = %q (isError %v, _meta %v), want %q", got, res.IsError, res.Meta, want)
+		}
+	})
+}

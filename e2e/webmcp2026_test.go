@@ -153,8 +153,9 @@ func TestDeclarativeFormWaitsForUser(t *testing.T) {
 	})
 }
 
-// A call whose form submission navigates the page ends with the navigated
-// error at once (Chromium's executeTool resolves to null), not a timeout.
+// A call whose form submission navigates the page ran, and its answer is
+// the new page: the result (not an error) says so in one sentence, with
+// the new page's URL, title and tools, at once rather than at a timeout.
 func TestCallThatNavigates(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		b := start(t, m)
@@ -166,8 +167,19 @@ func TestCallThatNavigates(t *testing.T) {
 		if ctx.Err() != nil {
 			t.Fatalf("search_orders ran into the test's deadline")
 		}
-		if !res.IsError || res.Meta["dev.webmcp/error"] != "navigated" || !strings.Contains(text(res), "navigated") {
-			t.Errorf("search_orders = %q (isError %v, _meta %v), want the navigated error", text(res), res.IsError, res.Meta)
+		want := "Tool search_orders ran and navigated its tab to " + demoURL("localhost", ordersPath+"?q=tea") + ` ("Orders · WebMCP bridge demo"), which offers the tools `
+		got := text(res)
+		if res.IsError || !strings.HasPrefix(got, want) || strings.Count(got, "navigated") != 1 {
+			t.Errorf("search_orders = %q (isError %v), want a result that begins %q", got, res.IsError, want)
+		}
+		for _, tool := range []string{"add_note", "order_stats", "search_orders"} {
+			if !strings.Contains(got, tool) {
+				t.Errorf("search_orders = %q: the new page's tool %s is not named", got, tool)
+			}
+		}
+		nav, _ := res.Meta["dev.webmcp/navigated"].(map[string]any)
+		if nav["url"] != demoURL("localhost", ordersPath+"?q=tea") || nav["settled"] != true {
+			t.Errorf("_meta dev.webmcp/navigated = %v, want the new page, settled", res.Meta["dev.webmcp/navigated"])
 		}
 		waitPage(t, tab, `location.search === '?q=tea'`)
 	})

@@ -60,6 +60,8 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 			return res
 		}
 	}
+	// Where the tab is, to see where a call that navigates it leads.
+	tab, _, _ := tabNow(pt.conn, pt.tool.TabID)
 	out, err := pt.conn.Call(cctx, pt.tool.TabID, pt.tool.FrameID, pt.tool.Name, args)
 	var werr *webmcp.Error
 	if errors.Is(err, hosts.ErrNotSent) || errors.As(err, &werr) && werr.Code == webmcp.CodeNoBrowser {
@@ -83,6 +85,10 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 		return results.Cancelled()
 	case errors.Is(err, context.DeadlineExceeded):
 		return results.TimedOut(s.opts.Timeout)
+	case errors.As(err, &werr) && werr.Code == webmcp.CodeNavigated:
+		// The call navigated the tab, or the tab navigated under it:
+		// where it is now is what the agent needs.
+		return s.navigatedResult(cctx, pt.conn, name, pt.tool.Ref(), tab.URL, werr)
 	case errors.As(err, &werr):
 		return results.FromError(name, werr)
 	case errors.Is(err, hosts.ErrClosed):

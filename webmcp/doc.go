@@ -136,8 +136,9 @@
 // did not answer in time); the page's tool did not run, and calling it
 // again asks the user again. "navigated" also answers a call that itself
 // navigated the page (a declarative form tool's submission: the browser's
-// executeTool resolved to null); the page ran it, and its response is not
-// available. A cancelled call is still answered, with code
+// executeTool resolved to null); the page ran it, its response is the new
+// page, and the error has "ran": true (the extension sets it when the
+// frame itself answered "navigated"). A cancelled call is still answered, with code
 // "cancelled", unless its answer was already on the way. When a shim
 // disconnects the host cancels all of that shim's calls still under way.
 // When the browser disconnects, the host answers every call under way with

@@ -245,6 +245,12 @@ type Session struct {
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Ran is set on a "navigated" error that the page's frame itself
+	// answered: the call ran and its own action navigated the page (a
+	// declarative form's submission). Without it, "navigated" means that
+	// the frame went away while the call ran, which may or may not have
+	// run.
+	Ran bool `json:"ran,omitempty"`
 }
 
 // Error implements the error interface.

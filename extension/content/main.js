@@ -176,7 +176,7 @@
     return isObject(err) && codes.get(err) || "tool_error";
   }
   function navigatedError(name) {
-    return bridgeError("navigated", `the call navigated the page (tool ${jsonStringify(String(name))} submitted a form or followed a link); its response is not available: look at the new page and list its tools again`);
+    return bridgeError("navigated", `tool ${jsonStringify(String(name))} navigated the page (it submitted a form or followed a link): the new page is its answer`);
   }
   function copyHints(a, onlyTrue) {
     if (!isObject(a)) return void 0;
@@ -698,6 +698,7 @@
     const nRegister = proto.registerTool;
     const nGetTools = proto.getTools;
     const nExecute = proto.executeTool;
+    const getAttr = typeof win.Element === "function" ? win.Element.prototype.getAttribute : null;
     const MARK = "__webmcpBridgeCall_" + randomId();
     const records = /* @__PURE__ */ new Map();
     const waiting = /* @__PURE__ */ new Map();
@@ -830,7 +831,7 @@
         if (s === null) throw navigatedError(entry.meta.name);
         return parseResultString(s);
       };
-      if (!rec) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), settled);
+      if (!rec) return runDeclared(entry, input, signal, settled);
       const callId = randomId();
       return new PromiseCtor((resolve, reject) => {
         let done = false;
@@ -860,6 +861,51 @@
           finish({ ok: true, value });
         }, (error) => finish({ ok: false, error }));
       });
+    }
+    function runDeclared(entry, input, signal, settled) {
+      const name = entry.meta.name;
+      if (!getAttr) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), settled);
+      return new PromiseCtor((resolve, reject) => {
+        let done = false;
+        const onSubmit = (e) => {
+          const form = e.target;
+          if (done || !isObject(form) || apply(getAttr, form, ["toolname"]) !== name) return;
+          queueTask(() => {
+            if (!e.defaultPrevented && navigatesHere(form, e)) finish(false, navigatedError(name));
+          });
+        };
+        const finish = (ok, v) => {
+          if (done) return;
+          done = true;
+          apply(removeListener, win, ["submit", onSubmit, true]);
+          if (ok) resolve(v);
+          else reject(v);
+        };
+        apply(addListener, win, ["submit", onSubmit, true]);
+        let p;
+        try {
+          p = apply(nExecute, nativeMC, [entry.tool, input, { signal }]);
+        } catch (error) {
+          finish(false, error);
+          return;
+        }
+        then(resolved(p), (s) => {
+          let value;
+          try {
+            value = settled(s);
+          } catch (error) {
+            finish(false, error);
+            return;
+          }
+          finish(true, value);
+        }, (error) => finish(false, error));
+      });
+    }
+    function navigatesHere(form, e) {
+      const submitter = e.submitter;
+      const target = isObject(submitter) && apply(getAttr, submitter, ["formtarget"]) || apply(getAttr, form, ["target"]) || "";
+      const method = String(apply(getAttr, form, ["method"]) || "").toLowerCase();
+      return method !== "dialog" && (target === "" || target.toLowerCase() === "_self");
     }
     const toolsChanged = () => {
       stale = true;

@@ -50,7 +50,7 @@ test('a frame\'s error keeps not_found, internal and navigated, and is tool_erro
   for (const [id, error, want] of [
     ['a', { code: 'not_found', message: 'gone' }, { code: 'not_found', message: 'gone' }],
     ['b', { code: 'internal', message: 'oops' }, { code: 'internal', message: 'oops' }],
-    ['n', { code: 'navigated', message: 'the call navigated the page' }, { code: 'navigated', message: 'the call navigated the page' }],
+    ['n', { code: 'navigated', message: 'the call navigated the page' }, { code: 'navigated', message: 'the call navigated the page', ran: true }],
     ['c', { code: 'timeout', message: 'slow' }, { code: 'tool_error', message: 'slow' }],
     ['d', 'nonsense', { code: 'tool_error', message: 'the tool failed' }],
   ]) {

@@ -148,6 +148,9 @@ export class CallRouter {
       // too_large (the relay's: a result over 64 MiB); anything else is the tool's error.
       const code = FRAME_CODES.has(e.code) ? e.code : Code.toolError;
       out = errorMessage(m.id, code, typeof e.message === 'string' ? e.message : 'the tool failed');
+      // The frame itself says the call navigated the page: it ran (its
+      // form was submitted), unlike a frame that went away under a call.
+      if (code === Code.navigated) out.error.ran = true;
     }
     if (Array.isArray(m.trace)) {
       out.trace = m.trace;

@@ -218,7 +218,12 @@ func FromError(tool string, e *webmcp.Error) *mcp.CallToolResult {
 	case webmcp.CodeTabClosed:
 		return Failure(e.Code, MaybeRan, "tool %s: its tab closed while the call ran (%s); list tools again", tool, e.Message)
 	case webmcp.CodeNavigated:
-		return Failure(e.Code, MaybeRan, "tool %s: the page navigated away while the call ran (%s); list tools again", tool, e.Message)
+		// The shim says where the tab went (Server.navigatedResult); this
+		// is the wording without it.
+		if e.Ran {
+			return Failure(e.Code, Ran, "tool %s ran and navigated its page; list tools again for the new page's", tool)
+		}
+		return Failure(e.Code, MaybeRan, "tool %s: its tab navigated away while the call ran (%s); list tools again", tool, e.Message)
 	case webmcp.CodeCancelled:
 		return Failure(e.Code, MaybeRan, "tool %s: the call was cancelled (%s)", tool, e.Message)
 	case webmcp.CodeTimeout:

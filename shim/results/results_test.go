@@ -125,7 +125,7 @@ func TestFromError(t *testing.T) {
 		{webmcp.CodeNotFound, "no tool", "tool select is gone: the page unregistered it or navigated; list tools again." + sayNo, NotRun},
 		{webmcp.CodeNoBrowser, "browser gone", NoBrowser + "." + sayNo, NotRun},
 		{webmcp.CodeTabClosed, "tab 7 closed", "tool select: its tab closed while the call ran (tab 7 closed); list tools again." + sayMaybe, MaybeRan},
-		{webmcp.CodeNavigated, "to /b", "tool select: the page navigated away while the call ran (to /b); list tools again." + sayMaybe, MaybeRan},
+		{webmcp.CodeNavigated, "to /b", "tool select: its tab navigated away while the call ran (to /b); list tools again." + sayMaybe, MaybeRan},
 		{webmcp.CodeNotAllowed, "bank.example", "tool select: the site is not allowed (bank.example); the user can allow it in the WebMCP bridge extension." + sayNo, NotRun},
 		{webmcp.CodeTooLarge, "the result is 70000000 bytes of JSON", "tool select ran, but its result cannot reach you (the result is 70000000 bytes of JSON)." + sayYes, Ran},
 		{webmcp.CodeBadRequest, "bad", "tool select: the bridge refused the call (bad)." + sayNo, NotRun},
@@ -215,4 +215,16 @@ func textOf(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// A navigated error that the page's frame itself answered (ran) says the
+// call ran, once, without quoting the page's message.
+func TestFromErrorNavigatedRan(t *testing.T) {
+	res := FromError("search", &webmcp.Error{Code: webmcp.CodeNavigated, Message: "tool \"search\" navigated the page", Ran: true})
+	if got, want := errText(t, res), "tool search ran and navigated its page; list tools again for the new page's."+sayYes; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if res.Meta[MetaPageRan] != string(Ran) {
+		t.Errorf("_meta %v, want pageRan yes", res.Meta)
+	}
 }

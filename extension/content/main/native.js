@@ -10,7 +10,7 @@
 
 import {
   AbortCtl, AbortSig, PromiseCtor, addListener, apply, create, defineProperty, dispatch, getOwnPropertyDescriptor,
-  hasOwn, isObject, randomId, removeListener, resolved, then,
+  hasOwn, isObject, queueTask, randomId, removeListener, resolved, then,
 } from './builtins.js';
 import { copyHints, copyMeta, copySchema, navigatedError, parseResultString } from './tools.js';
 
@@ -31,6 +31,9 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
   const nRegister = proto.registerTool;
   const nGetTools = proto.getTools;
   const nExecute = proto.executeTool;
+  // The submit watch of runDeclared needs the page's DOM (a test's window
+  // may have none).
+  const getAttr = typeof win.Element === 'function' ? win.Element.prototype.getAttribute : null;
   // The key under which the bridge marks the input of its own calls, so that
   // the wrapped execute can tell them from other callers'. It never reaches
   // the page's execute.
@@ -204,7 +207,7 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
       if (s === null) throw navigatedError(entry.meta.name);
       return parseResultString(s);
     };
-    if (!rec) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), settled);
+    if (!rec) return runDeclared(entry, input, signal, settled);
     const callId = randomId();
     return new PromiseCtor((resolve, reject) => {
       let done = false;
@@ -236,6 +239,64 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
         finish({ ok: true, value });
       }, (error) => finish({ ok: false, error }));
     });
+  }
+
+  // Runs a tool the browser derived from a <form toolname>. Its submission
+  // may navigate the page, and the browser's executeTool then resolves to
+  // null only as the old document goes, often too late for the answer to
+  // leave it (the extension then can only say that the frame went away,
+  // not that the call ran). So the bridge watches the form's submit event:
+  // one that the page's listeners let go on to this browsing context (not
+  // prevented, no other target) navigates the page, and the call is
+  // answered with the navigated error at once, before the page unloads,
+  // as the polyfill does.
+  function runDeclared(entry, input, signal, settled) {
+    const name = entry.meta.name;
+    if (!getAttr) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), settled);
+    return new PromiseCtor((resolve, reject) => {
+      let done = false;
+      const onSubmit = (e) => {
+        const form = e.target;
+        if (done || !isObject(form) || apply(getAttr, form, ['toolname']) !== name) return;
+        queueTask(() => {
+          if (!e.defaultPrevented && navigatesHere(form, e)) finish(false, navigatedError(name));
+        });
+      };
+      const finish = (ok, v) => {
+        if (done) return;
+        done = true;
+        apply(removeListener, win, ['submit', onSubmit, true]);
+        if (ok) resolve(v);
+        else reject(v);
+      };
+      apply(addListener, win, ['submit', onSubmit, true]);
+      let p;
+      try {
+        p = apply(nExecute, nativeMC, [entry.tool, input, { signal }]);
+      } catch (error) {
+        finish(false, error);
+        return;
+      }
+      then(resolved(p), (s) => {
+        let value;
+        try {
+          value = settled(s);
+        } catch (error) {
+          finish(false, error);
+          return;
+        }
+        finish(true, value);
+      }, (error) => finish(false, error));
+    });
+  }
+
+  // Whether the submission e of form navigates this document: no target
+  // (or _self) on its submitter or the form, and not a dialog form.
+  function navigatesHere(form, e) {
+    const submitter = e.submitter;
+    const target = (isObject(submitter) && apply(getAttr, submitter, ['formtarget'])) || apply(getAttr, form, ['target']) || '';
+    const method = String(apply(getAttr, form, ['method']) || '').toLowerCase();
+    return method !== 'dialog' && (target === '' || target.toLowerCase() === '_self');
   }
 
   const toolsChanged = () => {

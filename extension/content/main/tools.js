@@ -40,7 +40,7 @@ export function errorCode(err) {
  * (a declarative form's submission), so the tool's response never came.
  */
 export function navigatedError(name) {
-  return bridgeError('navigated', `the call navigated the page (tool ${jsonStringify(String(name))} submitted a form or followed a link); its response is not available: look at the new page and list its tools again`);
+  return bridgeError('navigated', `tool ${jsonStringify(String(name))} navigated the page (it submitted a form or followed a link): the new page is its answer`);
 }
 
 /**
