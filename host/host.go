@@ -20,6 +20,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,8 +58,10 @@ type Options struct {
 	Stderr io.Writer
 	// Debug adds debug lines to the log.
 	Debug bool
-	// Origin is the caller's origin that the browser passed as the first
-	// argument; anything but webmcp.ExtensionOrigin is refused.
+	// Origin is the caller that the browser passed (see [ParseArgs]): the
+	// extension's origin from Chromium browsers, the add-on's ID from
+	// Firefox; anything but webmcp.ExtensionOrigin and
+	// webmcp.FirefoxAddonID is refused.
 	Origin string
 	// RuntimeDir is where the socket goes; empty means webmcp.RuntimeDir().
 	RuntimeDir string
@@ -169,35 +173,43 @@ func Run(ctx context.Context, opts Options) error {
 	return err
 }
 
-// CheckOrigin refuses every caller but the bridge extension.
+// CheckOrigin refuses every caller but the bridge extension: its origin
+// (Chromium browsers) or its add-on ID (Firefox).
 func CheckOrigin(origin string) error {
-	if origin == webmcp.ExtensionOrigin {
+	if origin == webmcp.ExtensionOrigin || origin == webmcp.FirefoxAddonID {
 		return nil
 	}
 	if origin == "" {
-		return fmt.Errorf("no caller origin: webmcp-host is started by the browser when the WebMCP bridge extension (%s) connects, with that origin as first argument; it is not meant to be run by hand (see --help)", webmcp.ExtensionOrigin)
+		return fmt.Errorf("no caller: webmcp-host is started by the browser when the WebMCP bridge extension connects, with the extension's origin (%s) as first argument, or in Firefox the manifest's path and the add-on's ID (%s); it is not meant to be run by hand (see --help)", webmcp.ExtensionOrigin, webmcp.FirefoxAddonID)
 	}
-	return fmt.Errorf("refusing to serve %q: only the WebMCP bridge extension (%s) may start webmcp-host; check allowed_origins in the %s.json native-messaging manifest", origin, webmcp.ExtensionOrigin, webmcp.HostName)
+	return fmt.Errorf("refusing to serve %q: only the WebMCP bridge extension (%s, in Firefox %s) may start webmcp-host; check allowed_origins (allowed_extensions for Firefox) in the %s.json native-messaging manifest", origin, webmcp.ExtensionOrigin, webmcp.FirefoxAddonID, webmcp.HostName)
 }
 
-// ParseArgs reads the command line that the browser passes: the caller's
-// origin first; Chrome on Windows adds --parent-window=N, and other flags a
-// browser may add are ignored as well. help reports -h or --help.
+// ParseArgs reads the command line that the browser passes and returns the
+// caller in origin. Chromium browsers pass the caller's origin first (on
+// Windows, Chrome adds --parent-window=N); Firefox passes the path of the
+// native-messaging manifest, then the add-on's ID. Flags a browser may add
+// are ignored. help reports -h or --help.
 func ParseArgs(args []string) (origin string, help bool, err error) {
+	var pos []string
 	for _, a := range args {
 		switch {
 		case a == "-h" || a == "-help" || a == "--help":
 			return "", true, nil
 		case len(a) > 1 && a[0] == '-':
 			// --parent-window=N and the like
-		case origin == "":
-			origin = a
+		default:
+			pos = append(pos, a)
 		}
 	}
-	if origin == "" {
+	switch {
+	case len(pos) == 0:
 		return "", false, CheckOrigin("")
+	case len(pos) >= 2 && strings.EqualFold(filepath.Ext(pos[0]), ".json"):
+		// Firefox: the manifest's path, then the add-on's ID.
+		return pos[1], false, nil
 	}
-	return origin, false, nil
+	return pos[0], false, nil
 }
 
 // acceptLoop takes shim connections until ln is closed.

@@ -268,6 +268,10 @@ func TestParseArgs(t *testing.T) {
 		{args: nil, err: true},
 		{args: []string{"--parent-window=0"}, err: true},
 		{args: []string{"chrome-extension://x/"}, origin: "chrome-extension://x/"}, // refused later, by CheckOrigin
+		// Firefox: the manifest's path, then the add-on's ID.
+		{args: []string{"/home/u/.mozilla/native-messaging-hosts/dev.webmcp.bridge.json", webmcp.FirefoxAddonID}, origin: webmcp.FirefoxAddonID},
+		{args: []string{`C:\p\share\webmcp-bridge\firefox\NativeMessagingHosts\dev.webmcp.bridge.JSON`, webmcp.FirefoxAddonID}, origin: webmcp.FirefoxAddonID},
+		{args: []string{"/x/dev.webmcp.bridge.json", "other@example.com"}, origin: "other@example.com"}, // refused later
 	} {
 		origin, help, err := host.ParseArgs(tc.args)
 		if origin != tc.origin || help != tc.help || (err != nil) != tc.err {
@@ -277,7 +281,12 @@ func TestParseArgs(t *testing.T) {
 	if err := host.CheckOrigin(o); err != nil {
 		t.Errorf("CheckOrigin(%q) = %v", o, err)
 	}
-	for _, bad := range []string{"", "chrome-extension://x/", strings.TrimSuffix(o, "/"), strings.ToUpper(o)} {
+	if err := host.CheckOrigin(webmcp.FirefoxAddonID); err != nil {
+		t.Errorf("CheckOrigin(%q) = %v", webmcp.FirefoxAddonID, err)
+	}
+	for _, bad := range []string{"", "chrome-extension://x/", strings.TrimSuffix(o, "/"), strings.ToUpper(o),
+		"other@example.com", strings.ToUpper(webmcp.FirefoxAddonID), "moz-extension://" + webmcp.FirefoxAddonID + "/",
+		"/home/u/.mozilla/native-messaging-hosts/dev.webmcp.bridge.json"} {
 		if err := host.CheckOrigin(bad); err == nil {
 			t.Errorf("CheckOrigin(%q) = nil, want a refusal", bad)
 		}

@@ -11,3 +11,10 @@ const ExtensionID = "ofcjadafodbdmmpbkmmngnegabkmkjai"
 // ExtensionOrigin is the origin Chrome passes to the host as its first
 // argument, and the only one listed in the manifest's allowed_origins.
 const ExtensionOrigin = "chrome-extension://" + ExtensionID + "/"
+
+// FirefoxAddonID is the bridge add-on's ID in Firefox
+// (browser_specific_settings.gecko.id of its Firefox manifest, generated
+// from extension/manifest.json). Firefox lists it in the native-messaging
+// manifest's allowed_extensions and passes it to the host as its second
+// argument, after the manifest's path.
+const FirefoxAddonID = "webmcp-bridge@webmcp.dev"

@@ -24,6 +24,12 @@ passes the extension's origin as the first argument:
 
     webmcp-host ` + webmcp.ExtensionOrigin + `
 
+Firefox passes the manifest's path and the add-on's ID instead:
+
+    webmcp-host PATH/` + webmcp.HostName + `.json ` + webmcp.FirefoxAddonID + `
+
+Any other caller is refused.
+
 It is not meant to be run by hand, except to register it with the browsers:
 
     webmcp-host install --prefix DIR [--extension DIR] [--user-data-dir DIR]...
@@ -40,7 +46,8 @@ It is not meant to be run by hand, except to register it with the browsers:
         places), stop your hosts and shims of the install, remove the HTTP
         token; without a record, the manifests that name this binary
     webmcp-host extension-id
-        print the extension's ID
+        print the extension's ID (in Chromium browsers; Firefox's add-on
+        ID is ` + webmcp.FirefoxAddonID + `)
     webmcp-host --version
         print its version (the same as webmcp-shim's and the extension's)
 
