@@ -19,8 +19,11 @@ PREFIX\share\webmcp-bridge\NativeMessagingHosts, and points the registry
 value that each supported browser installed here reads at it:
 HKCU\Software\VENDOR\NativeMessagingHosts\dev.webmcp.bridge (Chrome and its
 Beta, Dev and Canary share Google\Chrome's; Chromium, Microsoft\Edge, and
-BraveSoftware\Brave-Browser plus Chrome's for Brave). A browser started with
---user-data-dir reads the same values: nothing more is needed for it. It
+BraveSoftware\Brave-Browser plus Chrome's for Brave). Firefox reads
+HKCU\Software\Mozilla\NativeMessagingHosts\dev.webmcp.bridge, which names a
+manifest of its own (allowed_extensions, the add-on's ID) in
+PREFIX\share\webmcp-bridge\firefox\NativeMessagingHosts. A browser started
+with --user-data-dir reads the same values: nothing more is needed for it. It
 records what it wrote in PREFIX\share\webmcp-bridge\install-record. Running
 it again updates what is there. (It runs webmcp-host install --prefix
 PREFIX, which does all this.)
@@ -31,7 +34,7 @@ Options:
   --browser KEY         register for a browser that does not seem installed
                         (repeatable): chrome, chrome-beta, chrome-dev,
                         chrome-canary, chrome-for-testing, chromium, edge,
-                        brave
+                        brave, firefox
   --no-browsers         do not write the browsers' registry values
   --user-data-dir DIR   taken for install.sh's sake: on Windows the
                         registry serves every profile, so nothing is written

@@ -15,8 +15,9 @@ beside it, with no Go needed), installs them into PREFIX/bin, copies the
 extension to PREFIX/share/webmcp-bridge/extension, and writes the
 native-messaging manifest (dev.webmcp.bridge.json) that lets the extension
 start webmcp-host: for every supported browser installed on this system
-(Chrome, Chromium, Edge, Brave, Chrome Beta/Dev/Canary, Chrome for Testing;
-Linux and macOS; install.ps1 on Windows) and for each --user-data-dir given.
+(Chrome, Chromium, Edge, Brave, Chrome Beta/Dev/Canary, Chrome for Testing,
+Firefox, whose manifest lists the add-on's ID in allowed_extensions; Linux
+and macOS; install.ps1 on Windows) and for each --user-data-dir given.
 It records what it wrote in PREFIX/share/webmcp-bridge/install-record.
 Running it again updates what is there. (It runs webmcp-host install
 --prefix PREFIX, which does all this.)
@@ -28,7 +29,7 @@ Options:
   --browser KEY         register for a browser that does not seem installed
                         (repeatable): chrome, chrome-beta, chrome-dev,
                         chrome-canary, chrome-for-testing, chromium, edge,
-                        brave
+                        brave, firefox
   --no-browsers         do not write the manifest into the browsers' own
                         user-level folders (only --user-data-dir ones)
   --uninstall           remove what the install record lists (manifests of

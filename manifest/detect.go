@@ -16,6 +16,7 @@ var (
 		"chromium":           {"chromium", "chromium-browser"},
 		"edge":               {"microsoft-edge", "microsoft-edge-stable", "microsoft-edge-beta", "microsoft-edge-dev"},
 		"brave":              {"brave-browser", "brave"},
+		"firefox":            {"firefox", "firefox-esr"},
 	}
 	darwinApps = map[string]string{
 		"chrome":             "Google Chrome.app",
@@ -26,6 +27,7 @@ var (
 		"chromium":           "Chromium.app",
 		"edge":               "Microsoft Edge.app",
 		"brave":              "Brave Browser.app",
+		"firefox":            "Firefox.app",
 	}
 )
 

@@ -27,7 +27,7 @@ func TestInstalledLinux(t *testing.T) {
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, ".config", "chromium"), 0o755)                       // has run
 	os.MkdirAll(filepath.Join(home, ".config", "BraveSoftware", "Brave-Browser"), 0o755) // has run
-	onPath := map[string]bool{"microsoft-edge-stable": true}
+	onPath := map[string]bool{"microsoft-edge-stable": true, "firefox-esr": true}
 	sys := manifest.System{GOOS: "linux", Home: home, LookPath: func(c string) (string, error) {
 		if onPath[c] {
 			return "/usr/bin/" + c, nil
@@ -35,7 +35,7 @@ func TestInstalledLinux(t *testing.T) {
 		return "", errors.New("not found")
 	}}
 	got := installed(t, "linux", home, sys)
-	want := map[string]bool{"chromium": true, "brave": true, "edge": true}
+	want := map[string]bool{"chromium": true, "brave": true, "edge": true, "firefox": true}
 	for k, v := range got {
 		if v != want[k] {
 			t.Errorf("%s installed = %v, want %v", k, v, want[k])
@@ -54,6 +54,15 @@ func TestInstalledDarwin(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, "Library", "Application Support", "Microsoft Edge"), 0o755)
 	got := installed(t, "darwin", home, manifest.System{GOOS: "darwin", Home: home, Roots: []string{apps}})
 	want := map[string]bool{"chrome": true, "brave": true, "edge": true}
+	for k, v := range got {
+		if v != want[k] {
+			t.Errorf("%s installed = %v, want %v", k, v, want[k])
+		}
+	}
+	// Firefox has run: ~/Library/Application Support/Mozilla is there.
+	os.MkdirAll(filepath.Join(home, "Library", "Application Support", "Mozilla"), 0o755)
+	got = installed(t, "darwin", home, manifest.System{GOOS: "darwin", Home: home, Roots: []string{apps}})
+	want["firefox"] = true
 	for k, v := range got {
 		if v != want[k] {
 			t.Errorf("%s installed = %v, want %v", k, v, want[k])
@@ -88,8 +97,23 @@ func TestInstalledWindows(t *testing.T) {
 			t.Errorf("%s installed = %v, want %v", k, v, want[k])
 		}
 	}
-	if len(got) != 8 {
-		t.Errorf("Windows has %d browsers, want 8: %v", len(got), got)
+	if len(got) != 9 {
+		t.Errorf("Windows has %d browsers, want 9: %v", len(got), got)
+	}
+	// Firefox: its program in Mozilla Firefox, or its data in
+	// %LOCALAPPDATA%\Mozilla\Firefox.
+	ff := manifest.WindowsLocations()[8]
+	if ff.Key != "firefox" || !ff.Firefox || manifest.Installed(ff, sys) {
+		t.Fatalf("%+v: want firefox, not installed yet", ff)
+	}
+	exe(pf, "Mozilla Firefox", "firefox.exe")
+	if !manifest.Installed(ff, sys) {
+		t.Error("Firefox's program is there, but Installed says no")
+	}
+	local2 := bridgetest.TempDir(t)
+	os.MkdirAll(filepath.Join(local2, "Mozilla", "Firefox", "Profiles"), 0o755)
+	if !manifest.Installed(ff, manifest.System{GOOS: "windows", LocalAppData: local2}) {
+		t.Error("Firefox has run (%LOCALAPPDATA%\\Mozilla\\Firefox), but Installed says no")
 	}
 }
 
@@ -108,10 +132,14 @@ func TestWindowsKeys(t *testing.T) {
 		"chromium":      {manifest.ChromiumRegKey},
 		"edge":          {manifest.EdgeRegKey},
 		"brave":         {manifest.BraveRegKey, manifest.ChromeRegKey},
+		"firefox":       {manifest.FirefoxRegKey},
 	} {
 		if !slices.Equal(keys[k], want) {
 			t.Errorf("%s keys = %v, want %v", k, keys[k], want)
 		}
+	}
+	if got := manifest.HostKey(manifest.FirefoxRegKey); got != `Software\Mozilla\NativeMessagingHosts\dev.webmcp.bridge` {
+		t.Errorf("Firefox HostKey = %q", got)
 	}
 	if got := manifest.HostKey(manifest.ChromeRegKey); got != `Software\Google\Chrome\NativeMessagingHosts\dev.webmcp.bridge` {
 		t.Errorf("HostKey = %q", got)

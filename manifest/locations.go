@@ -14,6 +14,9 @@ type Location struct {
 	// RegKeys are, on Windows, the registry keys (below HKEY_CURRENT_USER)
 	// whose default value names the manifest: see [WindowsLocations].
 	RegKeys []string
+	// Firefox is set for Firefox, whose manifest lists the add-on's ID in
+	// allowed_extensions (see [For]).
+	Firefox bool
 }
 
 // UserDataDir is the manifest folder inside a browser profile started with
@@ -26,6 +29,10 @@ func UserDataDir(dir string) Location {
 // browser on goos ("linux" or "darwin"), for a user whose home is home and
 // whose $XDG_CONFIG_HOME is xdgConfig (empty means ~/.config). Other systems
 // have none: Windows has registry keys instead ([WindowsLocations]).
+//
+// Firefox comes last: its folder is ~/.mozilla/native-messaging-hosts on
+// Linux (not below $XDG_CONFIG_HOME) and
+// ~/Library/Application Support/Mozilla/NativeMessagingHosts on macOS.
 func Locations(goos, home, xdgConfig string) []Location {
 	type browser struct{ name, linux, darwin string }
 	// The keys are the names in lower case with hyphens.
@@ -62,5 +69,9 @@ func Locations(goos, home, xdgConfig string) []Location {
 		}
 		out = append(out, Location{Browser: b.name, Key: strings.ToLower(strings.ReplaceAll(b.name, " ", "-")), Dir: filepath.Join(base, filepath.FromSlash(rel), "NativeMessagingHosts")})
 	}
-	return out
+	firefox := filepath.Join(home, ".mozilla", "native-messaging-hosts")
+	if goos == "darwin" {
+		firefox = filepath.Join(base, "Mozilla", "NativeMessagingHosts")
+	}
+	return append(out, Location{Browser: "Firefox", Key: "firefox", Dir: firefox, Firefox: true})
 }

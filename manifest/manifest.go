@@ -1,10 +1,12 @@
-// Package manifest writes and removes the Chrome native-messaging manifest
-// that lets the bridge extension start webmcp-host, in the user-level
-// locations of each supported browser and in any --user-data-dir.
+// Package manifest writes and removes the native-messaging manifest that
+// lets the bridge extension start webmcp-host, in the user-level locations
+// of each supported browser and in any --user-data-dir.
 //
 // Chrome looks for a host named [webmcp.HostName] in a file
 // "<dir>/dev.webmcp.bridge.json"; the file names the host binary by absolute
-// path and lists the only extension origin allowed to start it.
+// path and lists the only extension origin allowed to start it. Firefox's
+// manifest has the same name and fields, except that it lists the add-on's
+// ID in allowed_extensions instead ([NewFirefox]).
 package manifest
 
 import (
@@ -14,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -25,10 +28,16 @@ const FileName = webmcp.HostName + ".json"
 type Manifest struct {
 	Name           string   `json:"name"`
 	Description    string   `json:"description"`
-	Path           string   `json:"path"` // absolute path of webmcp-host
-	Type           string   `json:"type"` // always "stdio"
-	AllowedOrigins []string `json:"allowed_origins"`
+	Path           string   `json:"path"`                      // absolute path of webmcp-host
+	Type           string   `json:"type"`                      // always "stdio"
+	AllowedOrigins []string `json:"allowed_origins,omitempty"` // Chromium browsers
+	// AllowedExtensions are the add-on IDs that may start the host
+	// (Firefox).
+	AllowedExtensions []string `json:"allowed_extensions,omitempty"`
 }
+
+// description is the manifest's description.
+const description = "WebMCP bridge: relays WebMCP tools and UI context between the browser and local AI agents"
 
 // New returns the bridge's manifest for the host binary at hostPath, which
 // must be absolute (Chrome resolves a relative path against the manifest's
@@ -39,11 +48,48 @@ func New(hostPath string) (Manifest, error) {
 	}
 	return Manifest{
 		Name:           webmcp.HostName,
-		Description:    "WebMCP bridge: relays WebMCP tools and UI context between the browser and local AI agents",
+		Description:    description,
 		Path:           hostPath,
 		Type:           "stdio",
 		AllowedOrigins: []string{webmcp.ExtensionOrigin},
 	}, nil
+}
+
+// NewFirefox returns the bridge's manifest for Firefox: the same as [New]'s
+// but with the add-on's ID ([webmcp.FirefoxAddonID]) in allowed_extensions
+// instead of allowed_origins.
+func NewFirefox(hostPath string) (Manifest, error) {
+	m, err := New(hostPath)
+	m.AllowedOrigins = nil
+	if err == nil {
+		m.AllowedExtensions = []string{webmcp.FirefoxAddonID}
+	}
+	return m, err
+}
+
+// For returns the bridge's manifest for the browser of l: [NewFirefox]'s
+// for Firefox, [New]'s for the others.
+func For(l Location, hostPath string) (Manifest, error) {
+	if l.Firefox {
+		return NewFirefox(hostPath)
+	}
+	return New(hostPath)
+}
+
+// Allows says whether m lets the bridge start its host: in Firefox
+// (firefox) its add-on ID is in allowed_extensions, in the others its
+// origin in allowed_origins.
+func (m Manifest) Allows(firefox bool) bool {
+	if firefox {
+		return slices.Contains(m.AllowedExtensions, webmcp.FirefoxAddonID)
+	}
+	return slices.Contains(m.AllowedOrigins, webmcp.ExtensionOrigin)
+}
+
+// Same says whether m and o are the same manifest.
+func (m Manifest) Same(o Manifest) bool {
+	return m.Name == o.Name && m.Description == o.Description && m.Path == o.Path && m.Type == o.Type &&
+		slices.Equal(m.AllowedOrigins, o.AllowedOrigins) && slices.Equal(m.AllowedExtensions, o.AllowedExtensions)
 }
 
 // Write writes m into dir (creating it) as FileName, and returns the file's

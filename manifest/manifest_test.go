@@ -66,6 +66,46 @@ func TestWriteReadRemove(t *testing.T) {
 	}
 }
 
+// Firefox's manifest lists the add-on's ID in allowed_extensions, and
+// nothing in allowed_origins, which Firefox does not know.
+func TestFirefoxManifest(t *testing.T) {
+	dir := t.TempDir()
+	m, err := manifest.For(manifest.Location{Browser: "Firefox", Firefox: true}, "/opt/webmcp/bin/webmcp-host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := manifest.Write(m, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	data, _ := os.ReadFile(path)
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"name":               "dev.webmcp.bridge",
+		"description":        m.Description,
+		"path":               "/opt/webmcp/bin/webmcp-host",
+		"type":               "stdio",
+		"allowed_extensions": []any{"webmcp-bridge@webmcp.dev"},
+	}
+	if d := cmp.Diff(want, raw); d != "" {
+		t.Errorf("Firefox manifest JSON (-want +got):\n%s", d)
+	}
+	back, err := manifest.Read(dir)
+	if err != nil || !back.Same(m) || !back.Allows(true) || back.Allows(false) {
+		t.Errorf("Read = %+v, %v; want the Firefox manifest, allowing the add-on only", back, err)
+	}
+	chrome, _ := manifest.For(manifest.Location{Browser: "Chrome"}, "/opt/webmcp/bin/webmcp-host")
+	if !chrome.Allows(false) || chrome.Allows(true) || chrome.Same(m) {
+		t.Errorf("Chrome's manifest %+v: allows the extension %v, the add-on %v", chrome, chrome.Allows(false), chrome.Allows(true))
+	}
+	if _, err := manifest.NewFirefox("webmcp-host"); err == nil {
+		t.Error("NewFirefox took a relative path")
+	}
+}
+
 func TestRemoveKeepsOtherFiles(t *testing.T) {
 	dir := t.TempDir()
 	m, _ := manifest.New("/x/webmcp-host")
@@ -117,6 +157,21 @@ func TestLocations(t *testing.T) {
 	}
 	if got, want := mac["Chrome for Testing"], "/Users/u/Library/Application Support/Google/Chrome for Testing/NativeMessagingHosts"; got != want {
 		t.Errorf("darwin Chrome for Testing = %q, want %q", got, want)
+	}
+	// Firefox: its own folder, not below $XDG_CONFIG_HOME.
+	for _, tc := range []struct{ goos, home, want string }{
+		{"linux", "/home/u", "/home/u/.mozilla/native-messaging-hosts"},
+		{"darwin", "/Users/u", "/Users/u/Library/Application Support/Mozilla/NativeMessagingHosts"},
+	} {
+		var ff []manifest.Location
+		for _, l := range manifest.Locations(tc.goos, tc.home, "/cfg") {
+			if l.Firefox {
+				ff = append(ff, l)
+			}
+		}
+		if len(ff) != 1 || ff[0].Dir != tc.want || ff[0].Key != "firefox" || ff[0].Browser != "Firefox" {
+			t.Errorf("%s Firefox locations = %+v, want one, firefox in %s", tc.goos, ff, tc.want)
+		}
 	}
 	if l := manifest.Locations("windows", `C:\Users\u`, ""); l != nil {
 		t.Errorf("windows has registry-based locations, got %v", l)

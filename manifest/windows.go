@@ -25,46 +25,53 @@ const (
 	ChromiumRegKey = `Software\Chromium\NativeMessagingHosts`
 	EdgeRegKey     = `Software\Microsoft\Edge\NativeMessagingHosts`
 	BraveRegKey    = `Software\BraveSoftware\Brave-Browser\NativeMessagingHosts`
+	// FirefoxRegKey is Firefox's (Mozilla's "Native manifests"): its
+	// value names a manifest with allowed_extensions, not Chrome's.
+	FirefoxRegKey = `Software\Mozilla\NativeMessagingHosts`
 )
 
 // HostKey is the key of the bridge's host below regKey, one of the keys
 // above: its default value names the manifest.
 func HostKey(regKey string) string { return regKey + `\` + webmcp.HostName }
 
-// windowsBrowsers are the browsers on Windows: their keys, and the folder
-// below %LOCALAPPDATA% (user data) and below the program folders
-// (Application\EXE) that shows they are installed.
+// windowsBrowsers are the browsers on Windows: their keys, the folder below
+// %LOCALAPPDATA% that shows they have run, and their program's path below
+// %LOCALAPPDATA% (a per-user install) or the program folders.
 var windowsBrowsers = []struct {
 	name    string
 	regKeys []string
-	dir     string // below %LOCALAPPDATA%, %ProgramFiles%, %ProgramFiles(x86)% (with /)
-	exe     string
+	data    string // below %LOCALAPPDATA% (with /)
+	program string // below %LOCALAPPDATA%, %ProgramFiles%, %ProgramFiles(x86)% (with /)
+	firefox bool
 }{
-	{"Chrome", []string{ChromeRegKey}, "Google/Chrome", "chrome.exe"},
-	{"Chrome Beta", []string{ChromeRegKey}, "Google/Chrome Beta", "chrome.exe"},
-	{"Chrome Dev", []string{ChromeRegKey}, "Google/Chrome Dev", "chrome.exe"},
-	{"Chrome Canary", []string{ChromeRegKey}, "Google/Chrome SxS", "chrome.exe"},
-	{"Chrome for Testing", []string{ChromeRegKey}, "Google/Chrome for Testing", "chrome.exe"},
-	{"Chromium", []string{ChromiumRegKey}, "Chromium", "chrome.exe"},
-	{"Edge", []string{EdgeRegKey}, "Microsoft/Edge", "msedge.exe"},
+	{"Chrome", []string{ChromeRegKey}, "Google/Chrome/User Data", "Google/Chrome/Application/chrome.exe", false},
+	{"Chrome Beta", []string{ChromeRegKey}, "Google/Chrome Beta/User Data", "Google/Chrome Beta/Application/chrome.exe", false},
+	{"Chrome Dev", []string{ChromeRegKey}, "Google/Chrome Dev/User Data", "Google/Chrome Dev/Application/chrome.exe", false},
+	{"Chrome Canary", []string{ChromeRegKey}, "Google/Chrome SxS/User Data", "Google/Chrome SxS/Application/chrome.exe", false},
+	{"Chrome for Testing", []string{ChromeRegKey}, "Google/Chrome for Testing/User Data", "Google/Chrome for Testing/Application/chrome.exe", false},
+	{"Chromium", []string{ChromiumRegKey}, "Chromium/User Data", "Chromium/Application/chrome.exe", false},
+	{"Edge", []string{EdgeRegKey}, "Microsoft/Edge/User Data", "Microsoft/Edge/Application/msedge.exe", false},
 	// Brave reads its own key; it is reported to read Chrome's as well.
-	{"Brave", []string{BraveRegKey, ChromeRegKey}, "BraveSoftware/Brave-Browser", "brave.exe"},
+	{"Brave", []string{BraveRegKey, ChromeRegKey}, "BraveSoftware/Brave-Browser/User Data", "BraveSoftware/Brave-Browser/Application/brave.exe", false},
+	// Firefox keeps its profiles' caches in %LOCALAPPDATA%\Mozilla\Firefox.
+	{"Firefox", []string{FirefoxRegKey}, "Mozilla/Firefox", "Mozilla Firefox/firefox.exe", true},
 }
 
 // WindowsLocations returns the supported browsers on Windows, with the
-// registry keys each one reads (Dir is empty: the install keeps the one
-// manifest in a folder of its own).
+// registry keys each one reads (Dir is empty: the install keeps its
+// manifests, Firefox's and the others', in folders of its own).
 func WindowsLocations() []Location {
 	var out []Location
 	for _, b := range windowsBrowsers {
-		out = append(out, Location{Browser: b.name, Key: strings.ToLower(strings.ReplaceAll(b.name, " ", "-")), RegKeys: b.regKeys})
+		out = append(out, Location{Browser: b.name, Key: strings.ToLower(strings.ReplaceAll(b.name, " ", "-")), RegKeys: b.regKeys, Firefox: b.firefox})
 	}
 	return out
 }
 
-// installedWindows says whether the browser of l is installed: its user
-// data folder (%LOCALAPPDATA%\VENDOR\BROWSER\User Data) exists, which means
-// it has run, or its program (VENDOR\BROWSER\Application\EXE) is below
+// installedWindows says whether the browser of l is installed: its data
+// folder below %LOCALAPPDATA% (VENDOR\BROWSER\User Data; for Firefox
+// Mozilla\Firefox) exists, which means it has run, or its program
+// (VENDOR\BROWSER\Application\EXE; Mozilla Firefox\firefox.exe) is below
 // %LOCALAPPDATA% or a program folder.
 func installedWindows(l Location, sys System) bool {
 	for _, b := range windowsBrowsers {
@@ -73,14 +80,14 @@ func installedWindows(l Location, sys System) bool {
 		}
 		var roots []string
 		if sys.LocalAppData != "" {
-			if isDir(filepath.Join(sys.LocalAppData, filepath.FromSlash(b.dir), "User Data")) {
+			if isDir(filepath.Join(sys.LocalAppData, filepath.FromSlash(b.data))) {
 				return true
 			}
 			roots = append(roots, sys.LocalAppData)
 		}
 		roots = append(roots, sys.ProgramFiles...)
 		for _, r := range roots {
-			if fi, err := os.Stat(filepath.Join(r, filepath.FromSlash(b.dir), "Application", b.exe)); err == nil && fi.Mode().IsRegular() {
+			if fi, err := os.Stat(filepath.Join(r, filepath.FromSlash(b.program))); err == nil && fi.Mode().IsRegular() {
 				return true
 			}
 		}

@@ -55,7 +55,7 @@ func installCmd(name string, args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		if name == "install" {
 			fmt.Fprintf(stderr, "Usage: webmcp-host install [--prefix DIR [--extension DIR]] [--user-data-dir DIR]...\n                           [--browser KEY]... [--no-browsers] [--record FILE]\n\n")
-			fmt.Fprintf(stderr, "Registers this binary with every supported browser installed on this system\n(%s in its native-messaging folder; on Windows, the\nregistry value HKCU\\Software\\VENDOR\\NativeMessagingHosts\\%s\nnaming that file) and with each --user-data-dir. With --prefix, installs\nfirst: copies this binary, the webmcp-shim beside it and the extension into\nthe prefix, registers the copy, keeps the install record, and prints the\nnext steps.\n\n", manifest.FileName, webmcp.HostName)
+			fmt.Fprintf(stderr, "Registers this binary with every supported browser installed on this system\n(%s in its native-messaging folder; on Windows, the\nregistry value HKCU\\Software\\VENDOR\\NativeMessagingHosts\\%s\nnaming that file; Firefox's, in ~/.mozilla/native-messaging-hosts on Linux,\nlists the add-on %s in allowed_extensions) and with each\n--user-data-dir. With --prefix, installs first: copies this binary, the\nwebmcp-shim beside it and the extension into the prefix, registers the copy,\nkeeps the install record, and prints the next steps.\n\n", manifest.FileName, webmcp.HostName, webmcp.FirefoxAddonID)
 		} else {
 			fmt.Fprintf(stderr, "Usage: webmcp-host uninstall [--prefix DIR | --record FILE] [--user-data-dir DIR]...\n                             [--no-browsers]\n\n")
 			fmt.Fprintf(stderr, "Removes what the install record lists, as far as it names the install's own\nplaces (its binaries, the extension's folder, manifests and registry values\nthat name its host, the folders and keys it made once emptied; never through\na symbolic link), stops your hosts and shims that run its binaries, and\nremoves the HTTP token and the empty runtime folder. Without a record,\nremoves the manifests that name this binary.\n\n")
@@ -211,18 +211,18 @@ func (o *installOpts) register(host string, rec *installrec.Record, winDir strin
 			say(o.stdout, "skipped, not installed: %s (--browser KEY registers one anyway)", strings.Join(skipped, ", "))
 		}
 	}
-	m, err := manifest.New(host)
-	if err != nil {
-		o.errorf("%v", err)
+	if !filepath.IsAbs(host) {
+		o.errorf("host path %q is not absolute", host)
 		return 1
 	}
 	if runtime.GOOS == "windows" {
-		return o.registerWindows(m, chosen, rec, winDir)
+		return o.registerWindows(host, chosen, rec, winDir)
 	}
 	for _, d := range o.dirs {
 		chosen = append(chosen, manifest.UserDataDir(d))
 	}
 	for _, l := range chosen {
+		m, _ := manifest.For(l, host)
 		if code := o.writeManifest(m, l.Dir, l.Browser, rec); code != 0 {
 			return code
 		}
@@ -231,8 +231,19 @@ func (o *installOpts) register(host string, rec *installrec.Record, winDir strin
 		say(o.stdout, "no manifest written: install a browser (or give --browser KEY or --user-data-dir DIR) and run the install again")
 		return 0
 	}
-	say(o.stdout, "extension ID %s may start %s", webmcp.ExtensionID, host)
+	o.sayAllowed(host, chosen)
 	return 0
+}
+
+// sayAllowed says which extensions may start host now: the extension's ID,
+// and with Firefox among the browsers the add-on's ID.
+func (o *installOpts) sayAllowed(host string, chosen []manifest.Location) {
+	if slices.ContainsFunc(chosen, func(l manifest.Location) bool { return !l.Firefox }) {
+		say(o.stdout, "extension ID %s may start %s", webmcp.ExtensionID, host)
+	}
+	if slices.ContainsFunc(chosen, func(l manifest.Location) bool { return l.Firefox }) {
+		say(o.stdout, "Firefox add-on %s may start %s", webmcp.FirefoxAddonID, host)
+	}
 }
 
 // writeManifest writes m into dir, says so, and notes it in rec.
@@ -244,7 +255,7 @@ func (o *installOpts) writeManifest(m manifest.Manifest, dir, note string, rec *
 		o.errorf("%s: %v", note, err)
 		return 1
 	}
-	if readErr == nil && old.Path == m.Path && slices.Equal(old.AllowedOrigins, m.AllowedOrigins) {
+	if readErr == nil && old.Same(m) {
 		say(o.stdout, "unchanged %s (%s)", path, note)
 	} else {
 		say(o.stdout, "wrote %s (%s)", path, note)
@@ -258,11 +269,12 @@ func (o *installOpts) writeManifest(m manifest.Manifest, dir, note string, rec *
 	return 0
 }
 
-// registerWindows writes m into dir and points the registry keys of the
-// chosen browsers at it. A --user-data-dir needs nothing of its own on
-// Windows: Chrome, Edge, Brave and Chromium read the registry for every
-// profile (see manifest.ChromeRegKey).
-func (o *installOpts) registerWindows(m manifest.Manifest, chosen []manifest.Location, rec *installrec.Record, dir string) int {
+// registerWindows writes the manifest that names host into dir (Firefox's
+// into [firefoxDir] of dir) and points the registry keys of the chosen
+// browsers at it. A --user-data-dir needs nothing of its own on Windows:
+// Chrome, Edge, Brave and Chromium read the registry for every profile
+// (see manifest.ChromeRegKey), and so does Firefox.
+func (o *installOpts) registerWindows(host string, chosen []manifest.Location, rec *installrec.Record, dir string) int {
 	if len(o.dirs) > 0 {
 		say(o.stdout, "--user-data-dir %s: nothing to write there: on Windows the browsers find the host through the registry, for every profile and --user-data-dir", strings.Join(o.dirs, ", "))
 		if !slices.ContainsFunc(chosen, func(l manifest.Location) bool { return slices.Contains(l.RegKeys, manifest.ChromeRegKey) }) {
@@ -283,7 +295,42 @@ func (o *installOpts) registerWindows(m manifest.Manifest, chosen []manifest.Loc
 		o.errorf("no folder for the manifest (is %%LOCALAPPDATA%% set?): give --prefix DIR")
 		return 1
 	}
-	if code := o.writeManifest(m, dir, "the registry values name it", rec); code != 0 {
+	// Chromium browsers' manifest, then Firefox's: each in its folder,
+	// named by the keys of its browsers.
+	for _, firefox := range []bool{false, true} {
+		var group []manifest.Location
+		for _, l := range chosen {
+			if l.Firefox == firefox {
+				group = append(group, l)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		mdir, note := dir, "the registry values name it"
+		if firefox {
+			mdir, note = firefoxDir(dir), "Firefox's registry value names it"
+		}
+		m, _ := manifest.For(group[0], host)
+		if code := o.writeRegistered(m, mdir, note, group, rec); code != 0 {
+			return code
+		}
+	}
+	o.sayAllowed(host, chosen)
+	return 0
+}
+
+// firefoxDir is where the install keeps Firefox's manifest on Windows, given
+// the folder of the others' (PREFIX\share\webmcp-bridge\NativeMessagingHosts):
+// PREFIX\share\webmcp-bridge\firefox\NativeMessagingHosts.
+func firefoxDir(dir string) string {
+	return filepath.Join(filepath.Dir(dir), "firefox", "NativeMessagingHosts")
+}
+
+// writeRegistered writes m into dir and points the registry keys that the
+// browsers chosen read at it, saying so, and notes it all in rec.
+func (o *installOpts) writeRegistered(m manifest.Manifest, dir, manifestNote string, chosen []manifest.Location, rec *installrec.Record) int {
+	if code := o.writeManifest(m, dir, manifestNote, rec); code != 0 {
 		return code
 	}
 	path := filepath.Join(dir, manifest.FileName)
@@ -328,7 +375,6 @@ func (o *installOpts) registerWindows(m manifest.Manifest, chosen []manifest.Loc
 			rec.Add(installrec.Entry{Kind: installrec.RegValue, Path: installrec.RegRoot + hk, Note: note})
 		}
 	}
-	say(o.stdout, "extension ID %s may start %s", webmcp.ExtensionID, m.Path)
 	return 0
 }
 

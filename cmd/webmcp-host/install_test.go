@@ -140,3 +140,88 @@ func TestInstallUsageErrors(t *testing.T) {
 		t.Errorf("install extra = %d, want 2", code)
 	}
 }
+
+// Firefox, found by its folder ~/.mozilla or its command on PATH, gets its
+// own manifest in ~/.mozilla/native-messaging-hosts, which lists the
+// add-on's ID in allowed_extensions; the uninstall removes it.
+func TestInstallFirefox(t *testing.T) {
+	home := fakeHome(t)
+	// Not run yet, but firefox-esr is on PATH.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "firefox-esr"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	record := filepath.Join(t.TempDir(), installrec.FileName)
+	var out, errs strings.Builder
+	if code := installCmd("install", []string{"--record", record}, &out, &errs); code != 0 {
+		t.Fatalf("install = %d: %s", code, errs.String())
+	}
+	dir := filepath.Join(home, ".mozilla", "native-messaging-hosts")
+	for _, want := range []string{"browsers found: Chromium, Firefox", "wrote " + filepath.Join(dir, manifest.FileName) + " (Firefox)", "Firefox add-on " + webmcp.FirefoxAddonID + " may start", "extension ID " + webmcp.ExtensionID} {
+		if !strings.Contains(oneLine(out.String()), want) {
+			t.Errorf("install output lacks %q:\n%s", want, out.String())
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, _ := selfPath()
+	if s := string(data); !strings.Contains(s, `"allowed_extensions": [`+"\n"+`    "`+webmcp.FirefoxAddonID+`"`) || strings.Contains(s, "allowed_origins") || !strings.Contains(s, `"path": "`+self+`"`) {
+		t.Errorf("Firefox's manifest:\n%s", s)
+	}
+	if m, err := manifest.Read(filepath.Join(home, ".config", "chromium", "NativeMessagingHosts")); err != nil || !m.Allows(false) {
+		t.Errorf("Chromium's manifest = %+v, %v", m, err)
+	}
+	rec, _, _ := installrec.Load(record)
+	if n := len(rec.Of(installrec.Manifest)); n != 2 {
+		t.Errorf("record lists %d manifests, want 2: %+v", n, rec.Entries)
+	}
+
+	// Again: unchanged.
+	out.Reset()
+	if code := installCmd("install", []string{"--record", record}, &out, &errs); code != 0 || strings.Contains(out.String(), "wrote ") {
+		t.Errorf("second install = %d, wrote something:\n%s%s", code, out.String(), errs.String())
+	}
+
+	out.Reset()
+	if code := installCmd("uninstall", []string{"--record", record}, &out, &errs); code != 0 {
+		t.Fatalf("uninstall = %d: %s", code, errs.String())
+	}
+	if !strings.Contains(oneLine(out.String()), "removed "+filepath.Join(dir, manifest.FileName)+" (Firefox)") {
+		t.Errorf("uninstall output:\n%s", out.String())
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("uninstall left %s: %v", dir, err)
+	}
+	// ~/.mozilla was made by the install (Firefox had not run): gone too.
+	if _, err := os.Stat(filepath.Join(home, ".mozilla")); !os.IsNotExist(err) {
+		t.Errorf("uninstall left ~/.mozilla, which the install made: %v", err)
+	}
+}
+
+// Without a record, the uninstall finds Firefox's manifest where Firefox
+// looks for it.
+func TestUninstallFirefoxWithoutRecord(t *testing.T) {
+	home := fakeHome(t)
+	os.MkdirAll(filepath.Join(home, ".mozilla", "firefox"), 0o700) // Firefox has run
+	var out, errs strings.Builder
+	if code := installCmd("install", nil, &out, &errs); code != 0 {
+		t.Fatalf("install = %d: %s", code, errs.String())
+	}
+	dir := filepath.Join(home, ".mozilla", "native-messaging-hosts")
+	if m, err := manifest.Read(dir); err != nil || !m.Allows(true) {
+		t.Fatalf("Firefox's manifest = %+v, %v\n%s", m, err, out.String())
+	}
+	out.Reset()
+	if code := installCmd("uninstall", nil, &out, &errs); code != 0 {
+		t.Fatalf("uninstall = %d: %s", code, errs.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); !os.IsNotExist(err) {
+		t.Errorf("uninstall left Firefox's manifest: %v\n%s", err, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, ".mozilla", "firefox")); err != nil {
+		t.Errorf("uninstall removed Firefox's own folder: %v", err)
+	}
+}

@@ -318,10 +318,11 @@ func (u *uninstaller) removeRegValueOf(key, host, note string) (installrec.Entry
 }
 
 // ownManifest says whether path is where the install of host keeps its
-// manifest on Windows (PREFIX\share\webmcp-bridge\NativeMessagingHosts).
+// manifests on Windows (PREFIX\share\webmcp-bridge\NativeMessagingHosts,
+// Firefox's in PREFIX\share\webmcp-bridge\firefox\NativeMessagingHosts).
 func (u *uninstaller) ownManifest(path, host string) bool {
-	prefix := filepath.Dir(filepath.Dir(host))
-	return samePath(path, filepath.Join(installrec.ManifestDir(prefix), manifest.FileName))
+	dir := installrec.ManifestDir(filepath.Dir(filepath.Dir(host)))
+	return samePath(path, filepath.Join(dir, manifest.FileName)) || samePath(path, filepath.Join(firefoxDir(dir), manifest.FileName))
 }
 
 // stopProcesses stops this user's processes that run this install's

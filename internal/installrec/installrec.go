@@ -154,8 +154,9 @@ func Check(prefix string, e Entry) error {
 			return fmt.Errorf("the record lists %s as the extension's folder, but this install's is %s: %w", e.Path, ExtensionDir(prefix), ErrNotOurs)
 		}
 	case Manifest:
-		if filepath.Base(e.Path) != manifest.FileName || filepath.Base(filepath.Dir(e.Path)) != "NativeMessagingHosts" {
-			return fmt.Errorf("the record lists %s as a manifest, but a manifest is NativeMessagingHosts/%s: %w", e.Path, manifest.FileName, ErrNotOurs)
+		// Firefox's folder on Linux is native-messaging-hosts.
+		if d := filepath.Base(filepath.Dir(e.Path)); filepath.Base(e.Path) != manifest.FileName || d != "NativeMessagingHosts" && d != "native-messaging-hosts" {
+			return fmt.Errorf("the record lists %s as a manifest, but a manifest is NativeMessagingHosts/%s (native-messaging-hosts/%[2]s for Firefox): %w", e.Path, manifest.FileName, ErrNotOurs)
 		}
 		root = filepath.Dir(filepath.Dir(e.Path))
 	case Dir:

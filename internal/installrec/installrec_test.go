@@ -95,6 +95,8 @@ func TestCheck(t *testing.T) {
 		{"", Entry{Kind: Manifest, Path: filepath.Join(profile, "NativeMessagingHosts", "dev.webmcp.bridge.json")}, true},
 		{"", Entry{Kind: Manifest, Path: filepath.Join(profile, "NativeMessagingHosts", "other.json")}, false},
 		{"", Entry{Kind: Manifest, Path: filepath.Join(profile, "dev.webmcp.bridge.json")}, false},
+		{"", Entry{Kind: Manifest, Path: filepath.Join(profile, ".mozilla", "native-messaging-hosts", "dev.webmcp.bridge.json")}, true}, // Firefox
+		{"", Entry{Kind: Manifest, Path: filepath.Join(profile, ".mozilla", "native-messaging-hosts", "other.json")}, false},
 		{"", Entry{Kind: Dir, Path: other}, true},
 		{"", Entry{Kind: "frob", Path: other}, false},
 	} {

@@ -225,8 +225,8 @@ func (d *doctor) checkManifests(host string, rec *installrec.Record, dirs []stri
 		switch {
 		case err != nil:
 			d.problem(LinkManifest, "%s: %s is unreadable (%v): run ./install.sh again", l.Browser, path, err)
-		case !slices.Contains(m.AllowedOrigins, webmcp.ExtensionOrigin):
-			d.problem(LinkManifest, "%s: %s does not allow the bridge extension (%s), so the browser refuses to start the host (\"Access to the specified native messaging host is forbidden\"): run ./install.sh again", l.Browser, path, webmcp.ExtensionOrigin)
+		case !m.Allows(l.Firefox):
+			d.problem(LinkManifest, "%s: %s %s: run ./install.sh again", l.Browser, path, notAllowed(l.Firefox))
 		case !filepath.IsAbs(m.Path):
 			d.problem(LinkManifest, "%s: %s names %q, not an absolute path: run ./install.sh again", l.Browser, path, m.Path)
 		case !executable(m.Path):
@@ -348,7 +348,7 @@ func (d *doctor) checkHosts(ctx context.Context, env *Env) {
 		case h.Browser == nil:
 			d.problem(LinkHost, "host pid %d: the extension has not said hello: reload the extension in chrome://extensions", h.PID)
 			continue
-		case h.Browser.ExtensionID != "" && h.Browser.ExtensionID != webmcp.ExtensionID:
+		case h.Browser.ExtensionID != "" && h.Browser.ExtensionID != webmcp.ExtensionID && h.Browser.ExtensionID != webmcp.FirefoxAddonID:
 			d.problem(LinkHost, "host pid %d was started by extension %s, not the bridge's %s: load the extension from the folder install.sh printed", h.PID, h.Browser.ExtensionID, webmcp.ExtensionID)
 			continue
 		case h.Version != version():
@@ -374,6 +374,16 @@ func (d *doctor) checkHosts(ctx context.Context, env *Env) {
 			d.info(LinkTools, "no page offers tools yet: open a page that registers WebMCP tools on an allowed site (e.g. webmcp-shim demo)")
 		}
 	}
+}
+
+// notAllowed says what is wrong with a manifest that does not allow the
+// bridge, and what the browser does then: Firefox's lists add-on IDs in
+// allowed_extensions, the others' origins in allowed_origins.
+func notAllowed(firefox bool) string {
+	if firefox {
+		return fmt.Sprintf("does not list the bridge add-on (%s) in allowed_extensions, so Firefox refuses to start the host (\"This extension does not have permission to use native application\")", webmcp.FirefoxAddonID)
+	}
+	return fmt.Sprintf("does not allow the bridge extension (%s), so the browser refuses to start the host (\"Access to the specified native messaging host is forbidden\")", webmcp.ExtensionOrigin)
 }
 
 // extensionLabel names the extension a host reports.

@@ -5,7 +5,6 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/webmcp-bridge/bridge/internal/installrec"
@@ -88,8 +87,8 @@ func (d *doctor) checkRegistry(host string, rec *installrec.Record, dirs []strin
 			d.problem(LinkManifest, "%s: %s names %s, which is missing, so the browser cannot start the host: run .\\install.ps1 again", label, value, path)
 		case err != nil:
 			d.problem(LinkManifest, "%s: %s names %s, which is unreadable (%v): run .\\install.ps1 again", label, value, path, err)
-		case !slices.Contains(m.AllowedOrigins, webmcp.ExtensionOrigin):
-			d.problem(LinkManifest, "%s: %s does not allow the bridge extension (%s), so the browser refuses to start the host (\"Access to the specified native messaging host is forbidden\"): run .\\install.ps1 again", label, path, webmcp.ExtensionOrigin)
+		case !m.Allows(strings.EqualFold(w.key, manifest.HostKey(manifest.FirefoxRegKey))):
+			d.problem(LinkManifest, "%s: %s %s: run .\\install.ps1 again", label, path, notAllowed(strings.EqualFold(w.key, manifest.HostKey(manifest.FirefoxRegKey))))
 		case !filepath.IsAbs(m.Path):
 			d.problem(LinkManifest, "%s: %s names %q, not an absolute path: run .\\install.ps1 again", label, path, m.Path)
 		case !program(m.Path):

@@ -59,6 +59,12 @@ func (d DoctorJSON) problems(link string) []string {
 
 func TestDoctorHealthy(t *testing.T) {
 	profile := doctorHome(t)
+	// Firefox's manifest, in its folder.
+	self, _ := os.Executable()
+	ff, _ := manifest.NewFirefox(self)
+	if _, err := manifest.Write(ff, filepath.Join(os.Getenv("HOME"), ".mozilla", "native-messaging-hosts")); err != nil {
+		t.Fatal(err)
+	}
 	dir := bridgetest.RuntimeDir(t)
 	ext := bridgetest.StartHost(t, dir, bridgetest.NewPage())
 	ctx := bridgetest.Context(t)
@@ -68,7 +74,7 @@ func TestDoctorHealthy(t *testing.T) {
 	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
 	r := runCLI(ctx, t, dir, "", "doctor", "--user-data-dir", profile)
 	r.expect(t, "doctor", 0)
-	for _, want := range []string{"--user-data-dir " + profile + ": the browser may start", "runtime directory " + dir + " (private)",
+	for _, want := range []string{"--user-data-dir " + profile + ": the browser may start", "Firefox: the browser may start " + self, "runtime directory " + dir + " (private)",
 		"Chromium 156.0.0.0 (host pid", "1 tab, 1 on allowed sites, 1 tool", "All good"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, r.stdout)
@@ -105,6 +111,11 @@ func TestDoctorBrokenLinks(t *testing.T) {
 			m.AllowedOrigins = []string{"chrome-extension://abcdefghijklmnopabcdefghijklmnop/"}
 			manifest.Write(m, manifest.UserDataDir(profile).Dir)
 		}, true, LinkManifest, []string{"does not allow the bridge extension", webmcp.ExtensionOrigin}},
+		{"Firefox manifest without the add-on", func(t *testing.T, profile, dir string) {
+			self, _ := os.Executable()
+			m, _ := manifest.New(self) // Chrome's: allowed_origins
+			manifest.Write(m, filepath.Join(os.Getenv("HOME"), ".mozilla", "native-messaging-hosts"))
+		}, true, LinkManifest, []string{"Firefox: ", "does not list the bridge add-on (" + webmcp.FirefoxAddonID + ") in allowed_extensions"}},
 		{"no host", func(t *testing.T, profile, dir string) {}, false, LinkSocket, []string{"no live host in "}},
 		{"old protocol", func(t *testing.T, profile, dir string) {
 			ln, err := net.Listen("unix", webmcp.SocketPath(dir, os.Getpid()))
