@@ -1,0 +1,135 @@
+// Package firefoxext makes the Firefox packaging of the extension from its
+// one source: the same files, with a manifest for Firefox generated from
+// extension/manifest.json (Chrome's), never kept by hand.
+//
+// Firefox's manifest differs from Chrome's in what Firefox does not have or
+// does its own way:
+//
+//   - browser_specific_settings.gecko.id is the add-on's ID,
+//     [webmcp.FirefoxAddonID], which the native-messaging manifest lists in
+//     allowed_extensions (Chrome's ID comes from "key", which goes);
+//   - background.scripts with type "module" (an event page) instead of
+//     background.service_worker, which Firefox does not run;
+//   - sidebar_action instead of side_panel (and no "sidePanel"
+//     permission);
+//   - no minimum_chrome_version; strict_min_version is the first Firefox
+//     with main-world content scripts ("world": "MAIN"), which the polyfill
+//     needs.
+//
+// The content scripts, the popup, the options page and every other key stay
+// as they are. The generated manifest is committed beside this file
+// (manifest.json), so that a change to extension/manifest.json shows what it
+// does to Firefox's; the test of this package fails when it is out of date.
+// Regenerate it with
+//
+//	go generate ./internal/firefoxext
+//
+// and write a folder that Firefox loads (about:debugging, "Load Temporary
+// Add-on") with
+//
+//	go run ./internal/firefoxext/gen -o DIR
+package firefoxext
+
+//go:generate go run ./gen
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// MinVersion is the oldest Firefox the add-on declares it runs in: 128,
+// the first with content scripts in the page's main world (and an ESR).
+const MinVersion = "128.0"
+
+// Manifest returns Firefox's manifest made from chrome, the extension's
+// manifest.json. Its keys are sorted; it ends in a newline.
+func Manifest(chrome []byte) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal(chrome, &m); err != nil {
+		return nil, fmt.Errorf("the extension's manifest.json: %w", err)
+	}
+	bg, ok := m["background"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the extension's manifest.json has no background")
+	}
+	worker, ok := bg["service_worker"].(string)
+	if !ok || worker == "" {
+		return nil, fmt.Errorf("the extension's manifest.json has no background.service_worker")
+	}
+	delete(bg, "service_worker")
+	bg["scripts"] = []any{worker}
+	if bg["type"] != "module" {
+		return nil, fmt.Errorf("the extension's background is not a module (\"type\": \"module\"), which the Firefox packaging assumes")
+	}
+	delete(m, "key")
+	delete(m, "minimum_chrome_version")
+	if sp, ok := m["side_panel"].(map[string]any); ok {
+		delete(m, "side_panel")
+		sidebar := map[string]any{"default_panel": sp["default_path"]}
+		if a, ok := m["action"].(map[string]any); ok {
+			for _, k := range []string{"default_title", "default_icon"} {
+				if v, ok := a[k]; ok {
+					sidebar[k] = v
+				}
+			}
+		}
+		m["sidebar_action"] = sidebar
+	}
+	if perms, ok := m["permissions"].([]any); ok {
+		m["permissions"] = slices.DeleteFunc(slices.Clone(perms), func(p any) bool { return p == "sidePanel" })
+	}
+	m["browser_specific_settings"] = map[string]any{
+		"gecko": map[string]any{"id": webmcp.FirefoxAddonID, "strict_min_version": MinVersion},
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // "<all_urls>" as it is
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// Build writes into dst (created; it must not exist or be empty) the
+// extension of the folder src with Firefox's manifest: every file but the
+// Node tests, node_modules and hidden files, which the add-on does not
+// need.
+func Build(src, dst string) error {
+	if entries, err := os.ReadDir(dst); err == nil && len(entries) > 0 {
+		return fmt.Errorf("%s is not empty: give a new folder", dst)
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			if rel == "test" || rel == "node_modules" || (rel != "." && strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if strings.HasPrefix(d.Name(), ".") || !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if rel == "manifest.json" {
+			if b, err = Manifest(b); err != nil {
+				return err
+			}
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+}
