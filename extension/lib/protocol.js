@@ -123,7 +123,7 @@ const BRAND_NAMES = { 'Google Chrome': 'Chrome', 'Microsoft Edge': 'Edge' };
 /**
  * Names the browser for hello from navigator.userAgentData's brand lists
  * (fullVersionList when the high-entropy values were granted, else brands)
- * and the user-agent string as a fallback.
+ * and the user-agent string as a fallback (Firefox has no userAgentData).
  * @returns {{name: string, version: string}}
  */
 export function browserInfo({ fullVersionList, brands, userAgent } = {}) {
@@ -138,6 +138,8 @@ export function browserInfo({ fullVersionList, brands, userAgent } = {}) {
     return { name: BRAND_NAMES[pick.brand] || pick.brand, version };
   }
   if (typeof userAgent === 'string') {
+    const firefox = /Firefox\/([\d.]+)/.exec(userAgent);
+    if (firefox) return { name: 'Firefox', version: firefox[1] };
     const edge = /Edg\/([\d.]+)/.exec(userAgent);
     if (edge) return { name: 'Edge', version: edge[1] };
     const chrome = /(?:Chrome|Chromium)\/([\d.]+)/.exec(userAgent);

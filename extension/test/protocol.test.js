@@ -37,6 +37,11 @@ test('browserInfo names the browser from its brands', () => {
   assert.deepEqual(browserInfo({}), { name: 'Chromium', version: '' });
 });
 
+test('browserInfo names Firefox, which has no userAgentData, from its user agent', () => {
+  assert.deepEqual(browserInfo({ userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0' }),
+    { name: 'Firefox', version: '153.0' });
+});
+
 test('results and errors', () => {
   assert.deepEqual(resultMessage('s1.2', { a: 1 }), { type: 'result', id: 's1.2', output: { a: 1 } });
   assert.deepEqual(resultMessage('s1.2', undefined), { type: 'result', id: 's1.2', output: null });
