@@ -43,11 +43,6 @@
   function isObject(v) {
     return v !== null && (typeof v === "object" || typeof v === "function");
   }
-  function randomId() {
-    const a = new Uint32Array(4);
-    randomValues(a);
-    return Array.from(a, (n) => n.toString(36)).join("");
-  }
   var tasks = [];
   var taskPort = null;
   function queueTask(fn) {
@@ -693,25 +688,41 @@
   }
 
   // extension/content/main/native.js
-  var HANDLER_EVENTS = ["toolchange", "toolactivated", "toolcancel"];
   function useNative({ nativeMC, proto, win, doc, declaredNames, changed, addContextApi }) {
     const nRegister = proto.registerTool;
     const nGetTools = proto.getTools;
     const nExecute = proto.executeTool;
     const getAttr = typeof win.Element === "function" ? win.Element.prototype.getAttribute : null;
-    const MARK = "__webmcpBridgeCall_" + randomId();
     const records = /* @__PURE__ */ new Map();
     const waiting = /* @__PURE__ */ new Map();
     let entries = /* @__PURE__ */ new Map();
     let stale = true;
-    function wrapExecute(exec) {
+    function callKey(name, input) {
+      try {
+        const json = jsonStringify(input);
+        return json === void 0 ? void 0 : name + "\n" + json;
+      } catch {
+        return void 0;
+      }
+    }
+    function takeCall(key) {
+      const queue = waiting.get(key);
+      if (!queue) return void 0;
+      const settle = queue.shift();
+      if (!queue.length) waiting.delete(key);
+      return settle;
+    }
+    function forgetCall(key, settle) {
+      const queue = waiting.get(key);
+      if (!queue) return;
+      const i = queue.indexOf(settle);
+      if (i >= 0) queue.splice(i, 1);
+      if (!queue.length) waiting.delete(key);
+    }
+    function wrapExecute(exec, name) {
       return function execute(input, client) {
-        let callId;
-        if (isObject(input) && hasOwn(input, MARK)) {
-          callId = input[MARK];
-          delete input[MARK];
-        }
-        const settle = callId === void 0 ? void 0 : waiting.get(callId);
+        const key = waiting.size ? callKey(name, input) : void 0;
+        const settle = key === void 0 ? void 0 : takeCall(key);
         let result;
         try {
           result = apply(exec, this, [input, client]);
@@ -731,7 +742,8 @@
         if (isObject(tool) && (options === void 0 || options === null || isObject(options))) {
           const exec = tool.execute;
           const pageSignal = isObject(options) ? options.signal : void 0;
-          if (typeof exec === "function" && !(pageSignal instanceof AbortSig && pageSignal.aborted)) {
+          const signalOk = pageSignal === void 0 || pageSignal instanceof AbortSig && !pageSignal.aborted;
+          if (typeof exec === "function" && signalOk) {
             rec = {
               name: String(tool.name),
               hints: copyHints(tool.annotations, false),
@@ -741,7 +753,7 @@
               // page's own stands in where the browser's tool has none.
               outputSchema: copySchema(tool.outputSchema)
             };
-            derived = create(tool, { execute: { value: wrapExecute(exec), enumerable: true, configurable: true, writable: true } });
+            derived = create(tool, { execute: { value: wrapExecute(exec, rec.name), enumerable: true, configurable: true, writable: true } });
             if (pageSignal instanceof AbortSig) {
               const ctl = rec.controller;
               apply(addListener, pageSignal, ["abort", () => ctl.abort(pageSignal.reason), { once: true }]);
@@ -832,20 +844,24 @@
         return parseResultString(s);
       };
       if (!rec) return runDeclared(entry, input, signal, settled);
-      const callId = randomId();
+      const key = callKey(rec.name, input);
+      if (key === void 0) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), settled);
       return new PromiseCtor((resolve, reject) => {
         let done = false;
         const finish = (o) => {
           if (done) return;
           done = true;
-          waiting.delete(callId);
+          forgetCall(key, settle);
           if (o.ok) resolve(o.value);
           else reject(o.error);
         };
-        waiting.set(callId, (o) => finish(o.ok || !signal.aborted ? o : { ok: false, error: signal.reason }));
+        const settle = (o) => finish(o.ok || !signal.aborted ? o : { ok: false, error: signal.reason });
+        const queue = waiting.get(key);
+        if (queue) queue.push(settle);
+        else waiting.set(key, [settle]);
         let p;
         try {
-          p = apply(nExecute, nativeMC, [entry.tool, { ...input, [MARK]: callId }, { signal }]);
+          p = apply(nExecute, nativeMC, [entry.tool, input, { signal }]);
         } catch (error) {
           finish({ ok: false, error });
           return;
@@ -913,60 +929,8 @@
     };
     apply(addListener, nativeMC, ["toolchange", toolsChanged]);
     apply(addListener, doc, ["DOMContentLoaded", toolsChanged, { once: true }]);
-    const facade = {};
-    const bindNative = (fn) => function() {
-      return apply(fn, nativeMC, arguments);
-    };
-    const methods = {
-      registerTool(tool, options) {
-        const p = register(tool, options, "register");
-        let name;
-        try {
-          name = String(tool.name);
-        } catch {
-          name = "";
-        }
-        defineProperty(p, "unregister", { value: () => facade.unregisterTool(name), configurable: true });
-        return p;
-      },
-      getTools: bindNative(nGetTools),
-      executeTool: bindNative(nExecute),
-      addEventListener: bindNative(addListener),
-      removeEventListener: bindNative(removeListener),
-      dispatchEvent: bindNative(dispatch),
-      provideContext(context) {
-        for (const rec of [...records.values()]) if (rec.how === "provide") rec.controller.abort();
-        const list = isObject(context) && context.tools !== void 0 ? context.tools : [];
-        for (const tool of list) {
-          then(register(tool, void 0, "provide"), void 0, (e) => {
-            console.error("WebMCP provideContext:", e);
-          });
-        }
-      },
-      clearContext() {
-        for (const rec of [...records.values()]) rec.controller.abort();
-      },
-      unregisterTool(name) {
-        const rec = records.get(String(name));
-        if (rec) rec.controller.abort();
-      }
-    };
-    for (const [k, fn] of Object.entries(methods)) defineProperty(facade, k, { value: fn, writable: true, configurable: true });
-    addContextApi(proto, (that) => that === nativeMC || that === facade);
-    addContextApi(facade, (that) => that === nativeMC || that === facade);
-    for (const type of HANDLER_EVENTS) {
-      const key = "on" + type;
-      defineProperty(facade, key, {
-        get: () => nativeMC[key],
-        set: (v) => {
-          nativeMC[key] = v;
-        },
-        enumerable: true,
-        configurable: true
-      });
-    }
+    addContextApi(proto, (that) => that === nativeMC);
     return {
-      facade,
       // This document's tools, with the hints the page set where it
       // registered them through the wrapper.
       tools() {
@@ -2148,8 +2112,7 @@
       addContextApi: providers.addMethods
     });
     adopter.markOurs(nativeMC);
-    adopter.markOurs(native.facade);
-    if (!("modelContext" in pageNav)) adopter.installAccessor(pageNav, native.facade);
+    adopter.watch(pageNav);
     adopter.watch(pageDoc);
     return { tools: native.tools, refresh: native.refresh };
   }
@@ -2181,7 +2144,7 @@
       if (!hasOwn(pageWin, name)) defineProperty(pageWin, name, { value: C, writable: true, configurable: true, enumerable: false });
     }
     adopter.installAccessor(pageDoc, poly.mc);
-    if (!("modelContext" in pageNav)) adopter.installAccessor(pageNav, poly.mc);
+    adopter.watch(pageNav);
     return { tools: poly.list };
   }
   var browserMC = findNative();

@@ -141,6 +141,9 @@ test('a page that assigns its own polyfill keeps it, and its tools are read', as
   await page.mc.registerTool(tool('ours'));
   nav.modelContext = theirs;
   assert.equal(nav.modelContext, theirs);
+  // The bridge defines nothing on navigator: it notices the page's object
+  // when it next looks (here: when the document is parsed).
+  page.doc.dispatchEvent(new Event('DOMContentLoaded'));
   const reg = nav.modelContext.registerTool(tool('theirs1', {
     title: 'Theirs',
     annotations: { destructiveHint: true },
@@ -245,6 +248,7 @@ test('a schema past the bridge\'s bounds (lib/schema.js) travels as its stand-in
   // A page's own object, with a schema deeper than a structured clone can go.
   const theirs = { registerTool() {} };
   page.nav.modelContext = theirs;
+  page.doc.dispatchEvent(new Event('DOMContentLoaded'));
   theirs.registerTool(tool('deeper', { inputSchema: nested(200000) }));
   const m = await next(page, toolsMsg(['deep', 'fine', 'deeper']));
   const [deep, fine, deeper] = m.tools;

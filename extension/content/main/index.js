@@ -7,12 +7,14 @@
 // What it does:
 //  - Where the browser has its own document.modelContext (Chromium with
 //    --enable-features=WebMCP), it leaves it in place and wraps it
-//    (native.js); navigator.modelContext becomes a facade over it.
+//    (native.js).
 //  - Elsewhere it installs a polyfill of the WebMCP draft as
-//    document.modelContext and navigator.modelContext (polyfill/).
-//  - A page that assigns its own object to navigator.modelContext or
-//    document.modelContext keeps it; the bridge reads that object's tools
-//    (adopt.js).
+//    document.modelContext (polyfill/).
+//  - It defines nothing on navigator: the browser has no
+//    navigator.modelContext, and page runtimes (@mcp-b/global and others)
+//    install their own there, some only when none is there yet. A page that
+//    puts its own object on navigator.modelContext or document.modelContext
+//    keeps it; the bridge reads that object's tools (adopt.js).
 //  - Either way, the object gets the bridge's UI-context API (providers.js),
 //    and this document's providers are sampled when the relay asks
 //    (sample.js).
@@ -80,8 +82,7 @@ function installNative(nativeMC) {
     changed: changes.changed, addContextApi: providers.addMethods,
   });
   adopter.markOurs(nativeMC);
-  adopter.markOurs(native.facade);
-  if (!('modelContext' in pageNav)) adopter.installAccessor(pageNav, native.facade);
+  adopter.watch(pageNav);
   // The native attribute is read-only; a page can still define its own
   // document.modelContext on the document itself.
   adopter.watch(pageDoc);
@@ -120,7 +121,7 @@ function installPolyfill() {
     if (!hasOwn(pageWin, name)) defineProperty(pageWin, name, { value: C, writable: true, configurable: true, enumerable: false });
   }
   adopter.installAccessor(pageDoc, poly.mc);
-  if (!('modelContext' in pageNav)) adopter.installAccessor(pageNav, poly.mc);
+  adopter.watch(pageNav);
   return { tools: poly.list };
 }
 

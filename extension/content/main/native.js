@@ -4,17 +4,15 @@
 // registered with which hints (the browser's getTools() fills in defaults),
 // and to see each bridge call's own result and error (the browser turns a
 // thrown error into a generic UnknownError); the call itself goes through
-// executeTool with an AbortSignal. navigator.modelContext becomes a facade
-// over the native object with the older provideContext, clearContext and
-// unregisterTool.
+// executeTool with an AbortSignal. Nothing is added to navigator: the
+// browser defines no navigator.modelContext, and a page's own runtime may
+// (see index.js).
 
 import {
-  AbortCtl, AbortSig, PromiseCtor, addListener, apply, create, defineProperty, dispatch, getOwnPropertyDescriptor,
-  hasOwn, isObject, queueTask, randomId, removeListener, resolved, then,
+  AbortCtl, AbortSig, PromiseCtor, addListener, apply, create, defineProperty, getOwnPropertyDescriptor,
+  isObject, jsonStringify, queueTask, removeListener, resolved, then,
 } from './builtins.js';
 import { copyHints, copyMeta, copySchema, navigatedError, parseResultString } from './tools.js';
-
-const HANDLER_EVENTS = ['toolchange', 'toolactivated', 'toolcancel'];
 
 /**
  * @param {object} o
@@ -25,7 +23,7 @@ const HANDLER_EVENTS = ['toolchange', 'toolactivated', 'toolcancel'];
  * @param {() => Set<string>} o.declaredNames  the tool names of the document's <form toolname>
  * @param {() => void} o.changed  this document's tools changed
  * @param {(obj: object, ok: (that: unknown) => boolean) => void} o.addContextApi
- * @returns {{facade: object, tools(): Map<string, {meta: object, run: Function}>, refresh(done: () => void): void}}
+ * @returns {{tools(): Map<string, {meta: object, run: Function}>, refresh(done: () => void): void}}
  */
 export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, addContextApi }) {
   const nRegister = proto.registerTool;
@@ -34,14 +32,15 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
   // The submit watch of runDeclared needs the page's DOM (a test's window
   // may have none).
   const getAttr = typeof win.Element === 'function' ? win.Element.prototype.getAttribute : null;
-  // The key under which the bridge marks the input of its own calls, so that
-  // the wrapped execute can tell them from other callers'. It never reaches
-  // the page's execute.
-  const MARK = '__webmcpBridgeCall_' + randomId();
   /** name -> {name, hints, controller, how}: registrations through the wrapper that succeeded */
   const records = new Map();
-  /** call id of each bridge call under way -> settle({ok, value | error}), which
-   * the wrapped execute calls as soon as the page's execute has settled */
+  /** "name\ninput JSON" of each bridge call under way -> the settle functions
+   * of those calls, oldest first: settle({ok, value | error}) is called by
+   * the wrapped execute as soon as the page's execute has settled. A call is
+   * known by its tool and its input, never by a mark in the input (the
+   * browser records the input as the tool's, and validates it); of two
+   * calls alike, the older takes the first execution, which the browser
+   * started first. */
   const waiting = new Map();
   /** name -> {meta, tool}: this document's tools as getTools() listed them
    * last; refresh() lists them again, which the bridge does before each
@@ -56,14 +55,38 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
   // Chromium 156's browser process.
   let stale = true;
 
-  function wrapExecute(exec) {
+  // The key of a call: its tool's name and its input as JSON.
+  function callKey(name, input) {
+    try {
+      const json = jsonStringify(input);
+      return json === undefined ? undefined : name + '\n' + json;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // Takes the oldest call under way with this key, if any.
+  function takeCall(key) {
+    const queue = waiting.get(key);
+    if (!queue) return undefined;
+    const settle = queue.shift();
+    if (!queue.length) waiting.delete(key);
+    return settle;
+  }
+
+  // Forgets a call that ended before its execution started.
+  function forgetCall(key, settle) {
+    const queue = waiting.get(key);
+    if (!queue) return;
+    const i = queue.indexOf(settle);
+    if (i >= 0) queue.splice(i, 1);
+    if (!queue.length) waiting.delete(key);
+  }
+
+  function wrapExecute(exec, name) {
     return function execute(input, client) {
-      let callId;
-      if (isObject(input) && hasOwn(input, MARK)) {
-        callId = input[MARK];
-        delete input[MARK];
-      }
-      const settle = callId === undefined ? undefined : waiting.get(callId);
+      const key = waiting.size ? callKey(name, input) : undefined;
+      const settle = key === undefined ? undefined : takeCall(key);
       let result;
       try {
         result = apply(exec, this, [input, client]);
@@ -84,14 +107,17 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
       if (isObject(tool) && (options === undefined || options === null || isObject(options))) {
         const exec = tool.execute;
         const pageSignal = isObject(options) ? options.signal : undefined;
-        if (typeof exec === 'function' && !(pageSignal instanceof AbortSig && pageSignal.aborted)) {
+        // A signal that is no AbortSignal, or one aborted already: the
+        // browser rejects the registration as it is.
+        const signalOk = pageSignal === undefined || (pageSignal instanceof AbortSig && !pageSignal.aborted);
+        if (typeof exec === 'function' && signalOk) {
           rec = {
             name: String(tool.name), hints: copyHints(tool.annotations, false), controller: new AbortCtl(), how,
             // Chromium 156 takes an outputSchema without keeping it: the
             // page's own stands in where the browser's tool has none.
             outputSchema: copySchema(tool.outputSchema),
           };
-          derived = create(tool, { execute: { value: wrapExecute(exec), enumerable: true, configurable: true, writable: true } });
+          derived = create(tool, { execute: { value: wrapExecute(exec, rec.name), enumerable: true, configurable: true, writable: true } });
           // Our own signal, so that unregisterTool and clearContext can
           // unregister; the page's signal aborts it with the page's reason.
           if (pageSignal instanceof AbortSig) {
@@ -208,22 +234,26 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
       return parseResultString(s);
     };
     if (!rec) return runDeclared(entry, input, signal, settled);
-    const callId = randomId();
+    const key = callKey(rec.name, input);
+    if (key === undefined) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), settled);
     return new PromiseCtor((resolve, reject) => {
       let done = false;
       const finish = (o) => {
         if (done) return;
         done = true;
-        waiting.delete(callId);
+        forgetCall(key, settle);
         if (o.ok) resolve(o.value);
         else reject(o.error);
       };
       // The page's execute failed: its own error, unless the call was
       // cancelled meanwhile (then the browser's abort reason, as before).
-      waiting.set(callId, (o) => finish(o.ok || !signal.aborted ? o : { ok: false, error: signal.reason }));
+      const settle = (o) => finish(o.ok || !signal.aborted ? o : { ok: false, error: signal.reason });
+      const queue = waiting.get(key);
+      if (queue) queue.push(settle);
+      else waiting.set(key, [settle]);
       let p;
       try {
-        p = apply(nExecute, nativeMC, [entry.tool, { ...input, [MARK]: callId }, { signal }]);
+        p = apply(nExecute, nativeMC, [entry.tool, input, { signal }]);
       } catch (error) {
         finish({ ok: false, error });
         return;
@@ -306,64 +336,11 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
   apply(addListener, nativeMC, ['toolchange', toolsChanged]);
   apply(addListener, doc, ['DOMContentLoaded', toolsChanged, { once: true }]);
 
-  // navigator.modelContext: the native object plus the older API.
-  const facade = {};
-  const bindNative = (fn) => function () {
-    return apply(fn, nativeMC, arguments);
-  };
-  const methods = {
-    registerTool(tool, options) {
-      const p = register(tool, options, 'register');
-      let name;
-      try {
-        name = String(tool.name);
-      } catch {
-        name = '';
-      }
-      defineProperty(p, 'unregister', { value: () => facade.unregisterTool(name), configurable: true });
-      return p;
-    },
-    getTools: bindNative(nGetTools),
-    executeTool: bindNative(nExecute),
-    addEventListener: bindNative(addListener),
-    removeEventListener: bindNative(removeListener),
-    dispatchEvent: bindNative(dispatch),
-    provideContext(context) {
-      for (const rec of [...records.values()]) if (rec.how === 'provide') rec.controller.abort();
-      const list = isObject(context) && context.tools !== undefined ? context.tools : [];
-      for (const tool of list) {
-        then(register(tool, undefined, 'provide'), undefined, (e) => {
-          console.error('WebMCP provideContext:', e); // eslint-disable-line no-console
-        });
-      }
-    },
-    clearContext() {
-      for (const rec of [...records.values()]) rec.controller.abort();
-    },
-    unregisterTool(name) {
-      const rec = records.get(String(name));
-      if (rec) rec.controller.abort();
-    },
-  };
-  for (const [k, fn] of Object.entries(methods)) defineProperty(facade, k, { value: fn, writable: true, configurable: true });
   // The bridge's context API, on the browser's object (through its
-  // prototype, like its own methods) and on the facade.
-  addContextApi(proto, (that) => that === nativeMC || that === facade);
-  addContextApi(facade, (that) => that === nativeMC || that === facade);
-  for (const type of HANDLER_EVENTS) {
-    const key = 'on' + type;
-    defineProperty(facade, key, {
-      get: () => nativeMC[key],
-      set: (v) => {
-        nativeMC[key] = v;
-      },
-      enumerable: true,
-      configurable: true,
-    });
-  }
+  // prototype, like its own methods).
+  addContextApi(proto, (that) => that === nativeMC);
 
   return {
-    facade,
     // This document's tools, with the hints the page set where it
     // registered them through the wrapper.
     tools() {
