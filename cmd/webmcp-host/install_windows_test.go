@@ -30,6 +30,7 @@ import (
 var regKeys = []string{
 	`Software\Google`, `Software\Google\Chrome`, manifest.ChromeRegKey, manifest.HostKey(manifest.ChromeRegKey),
 	`Software\BraveSoftware`, `Software\BraveSoftware\Brave-Browser`, manifest.BraveRegKey, manifest.HostKey(manifest.BraveRegKey),
+	`Software\Mozilla`, manifest.FirefoxRegKey, manifest.HostKey(manifest.FirefoxRegKey),
 }
 
 // keyExists says whether HKCU\key exists.
@@ -46,7 +47,7 @@ func TestInstallWindows(t *testing.T) {
 	if bins == "" {
 		t.Skipf("needs the Windows binaries in $%s (.ci/wine/run)", bridgetest.BinDirEnv)
 	}
-	for _, k := range []string{manifest.HostKey(manifest.ChromeRegKey), manifest.HostKey(manifest.BraveRegKey)} {
+	for _, k := range []string{manifest.HostKey(manifest.ChromeRegKey), manifest.HostKey(manifest.BraveRegKey), manifest.HostKey(manifest.FirefoxRegKey)} {
 		if v, err := manifest.ReadRegistry(k); err == nil {
 			t.Skipf("HKCU\\%s is set already (%s): not touching an install of this user", k, v)
 		}
@@ -66,9 +67,11 @@ func TestInstallWindows(t *testing.T) {
 		}
 	})
 
-	// Chrome has run; Brave's program is installed for the user alone.
+	// Chrome and Firefox have run; Brave's program is installed for the
+	// user alone.
 	local := bridgetest.TempDir(t)
 	os.MkdirAll(filepath.Join(local, "Google", "Chrome", "User Data"), 0o755)
+	os.MkdirAll(filepath.Join(local, "Mozilla", "Firefox", "Profiles"), 0o755)
 	brave := filepath.Join(local, "BraveSoftware", "Brave-Browser", "Application", "brave.exe")
 	os.MkdirAll(filepath.Dir(brave), 0o755)
 	os.WriteFile(brave, nil, 0o755)
@@ -103,9 +106,13 @@ func TestInstallWindows(t *testing.T) {
 		t.Fatalf("install = %d", code)
 	}
 	mpath := filepath.Join(prefix, "share", "webmcp-bridge", "NativeMessagingHosts", manifest.FileName)
+	ffpath := filepath.Join(prefix, "share", "webmcp-bridge", "firefox", "NativeMessagingHosts", manifest.FileName)
 	host := filepath.Join(prefix, "bin", "webmcp-host.exe")
 	for _, want := range []string{
-		"browsers found: Chrome, Brave",
+		"browsers found: Chrome, Brave, Firefox",
+		"wrote " + ffpath + " (Firefox's registry value names it)",
+		`wrote HKCU\` + manifest.HostKey(manifest.FirefoxRegKey) + " (Firefox)",
+		"Firefox add-on " + webmcp.FirefoxAddonID + " may start " + host,
 		"skipped, not installed: Chrome Beta, Chrome Dev, Chrome Canary, Chrome for Testing, Chromium, Edge",
 		"nothing to write there: on Windows the browsers find the host through the registry",
 		"wrote " + mpath,
@@ -129,18 +136,25 @@ func TestInstallWindows(t *testing.T) {
 	if _, err := manifest.ReadRegistry(manifest.HostKey(manifest.EdgeRegKey)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Edge, not installed, has a value: %v", err)
 	}
-	if m, err := manifest.ReadFile(mpath); err != nil || m.Path != host {
+	if m, err := manifest.ReadFile(mpath); err != nil || m.Path != host || !m.Allows(false) {
 		t.Errorf("manifest %s: %+v, %v; want it to name %s", mpath, m, err, host)
+	}
+	// Firefox's value names a manifest of its own, with the add-on's ID.
+	if v, err := manifest.ReadRegistry(manifest.HostKey(manifest.FirefoxRegKey)); err != nil || !strings.EqualFold(v, ffpath) {
+		t.Errorf("HKCU\\%s = %q, %v; want %s", manifest.HostKey(manifest.FirefoxRegKey), v, err, ffpath)
+	}
+	if m, err := manifest.ReadFile(ffpath); err != nil || m.Path != host || !m.Allows(true) || m.Allows(false) {
+		t.Errorf("Firefox's manifest %s: %+v, %v; want it to name %s and allow the add-on", ffpath, m, err, host)
 	}
 	record := filepath.Join(prefix, "share", "webmcp-bridge", installrec.FileName)
 	rec, _, err := installrec.Load(record)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(rec.Of(installrec.RegValue)); n != 2 {
-		t.Errorf("the record lists %d registry values, want 2: %+v", n, rec.Entries)
+	if n := len(rec.Of(installrec.RegValue)); n != 3 {
+		t.Errorf("the record lists %d registry values, want 3: %+v", n, rec.Entries)
 	}
-	if len(rec.Of(installrec.File)) != 2 || len(rec.Of(installrec.Tree)) != 1 || len(rec.Of(installrec.Manifest)) != 1 {
+	if len(rec.Of(installrec.File)) != 2 || len(rec.Of(installrec.Tree)) != 1 || len(rec.Of(installrec.Manifest)) != 2 {
 		t.Errorf("install record: %+v", rec.Entries)
 	}
 
@@ -154,6 +168,7 @@ func TestInstallWindows(t *testing.T) {
 	for _, want := range []string{
 		`ok Chrome, Chrome Beta, Chrome Dev, Chrome Canary, Chrome for Testing, Brave: the browser may start ` + host,
 		`ok Brave: the browser may start ` + host,
+		`ok Firefox: the browser may start ` + host,
 	} {
 		if !report.has(want) {
 			t.Errorf("doctor lacks %q: %+v", want, report.Checks)
@@ -219,6 +234,8 @@ func TestInstallWindows(t *testing.T) {
 		`removed HKCU\` + manifest.HostKey(manifest.BraveRegKey) + " (Brave)",
 		`kept HKCU\` + manifest.HostKey(manifest.ChromeRegKey) + " (Chrome, Brave): it names " + opath,
 		"removed " + mpath,
+		`removed HKCU\` + manifest.HostKey(manifest.FirefoxRegKey) + " (Firefox)",
+		"removed " + ffpath,
 		"removed " + host + ".old",
 		"removed " + host + " (it runs this uninstall: moved to",
 		"Removed the WebMCP bridge from " + prefix,
@@ -233,7 +250,7 @@ func TestInstallWindows(t *testing.T) {
 	if _, err := manifest.ReadRegistry(manifest.HostKey(manifest.BraveRegKey)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("uninstall left Brave's value: %v", err)
 	}
-	for _, k := range []string{manifest.BraveRegKey, `Software\BraveSoftware`} {
+	for _, k := range []string{manifest.BraveRegKey, `Software\BraveSoftware`, manifest.FirefoxRegKey, `Software\Mozilla`} {
 		if !slices.Contains(existed, k) && keyExists(k) {
 			t.Errorf("uninstall left the key HKCU\\%s that the install made", k)
 		}
