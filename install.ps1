@@ -13,7 +13,8 @@ Usage: .\install.ps1 [--prefix DIR] [--browser KEY]... [--no-browsers]
 
 Builds webmcp-host.exe and webmcp-shim.exe (from a release archive: takes the
 ones beside it, with no Go needed), installs them into PREFIX\bin, copies the
-extension to PREFIX\share\webmcp-bridge\extension, writes the
+extension to PREFIX\share\webmcp-bridge\extension (and for Firefox, with
+Firefox's manifest, to ...\firefox-extension), writes the
 native-messaging manifest (dev.webmcp.bridge.json) into
 PREFIX\share\webmcp-bridge\NativeMessagingHosts, and points the registry
 value that each supported browser installed here reads at it:

@@ -12,7 +12,8 @@ Usage: ./install.sh [--prefix DIR] [--user-data-dir DIR]... [--browser KEY]...
 
 Builds webmcp-host and webmcp-shim (from a release archive: takes the ones
 beside it, with no Go needed), installs them into PREFIX/bin, copies the
-extension to PREFIX/share/webmcp-bridge/extension, and writes the
+extension to PREFIX/share/webmcp-bridge/extension (and for Firefox, with
+Firefox's manifest, to .../firefox-extension), and writes the
 native-messaging manifest (dev.webmcp.bridge.json) that lets the extension
 start webmcp-host: for every supported browser installed on this system
 (Chrome, Chromium, Edge, Brave, Chrome Beta/Dev/Canary, Chrome for Testing,

@@ -25,6 +25,7 @@ type installOpts struct {
 	dirs       []string // --user-data-dir, absolute
 	browsers   []string // --browser
 	noBrowsers bool
+	firefox    bool // the install registered the host for Firefox
 	stdout     io.Writer
 	stderr     io.Writer
 }
@@ -46,7 +47,7 @@ func installCmd(name string, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&dirs, "user-data-dir", "also (un)register for a browser started with --user-data-dir=`DIR` (repeatable; on Windows the registry serves every profile: nothing is written there)")
 	noBrowsers := fs.Bool("no-browsers", false, "skip the browsers' own user-level manifest folders (Windows: registry keys)")
 	record := fs.String("record", "", "the install record `FILE`: install adds what it wrote, uninstall removes what it lists")
-	prefix := fs.String("prefix", "", "the install in `DIR`: install copies this binary, the webmcp-shim beside it and the extension into DIR/bin and DIR/share/webmcp-bridge, with the record there; uninstall removes it")
+	prefix := fs.String("prefix", "", "the install in `DIR`: install copies this binary, the webmcp-shim beside it and the extension (and the Firefox add-on made from it) into DIR/bin and DIR/share/webmcp-bridge, with the record there; uninstall removes it")
 	var extension *string
 	if name == "install" {
 		fs.Var(&browsers, "browser", "register for browser `KEY` even if it does not seem installed (repeatable; "+strings.Join(browserKeys(), ", ")+")")
@@ -215,6 +216,7 @@ func (o *installOpts) register(host string, rec *installrec.Record, winDir strin
 		o.errorf("host path %q is not absolute", host)
 		return 1
 	}
+	o.firefox = slices.ContainsFunc(chosen, func(l manifest.Location) bool { return l.Firefox })
 	if runtime.GOOS == "windows" {
 		return o.registerWindows(host, chosen, rec, winDir)
 	}

@@ -113,6 +113,7 @@ func TestInstallWindows(t *testing.T) {
 		"wrote " + ffpath + " (Firefox's registry value names it)",
 		`wrote HKCU\` + manifest.HostKey(manifest.FirefoxRegKey) + " (Firefox)",
 		"Firefox add-on " + webmcp.FirefoxAddonID + " may start " + host,
+		`click "Load Temporary Add-on" and pick ` + filepath.Join(prefix, "share", "webmcp-bridge", "firefox-extension", "manifest.json"),
 		"skipped, not installed: Chrome Beta, Chrome Dev, Chrome Canary, Chrome for Testing, Chromium, Edge",
 		"nothing to write there: on Windows the browsers find the host through the registry",
 		"wrote " + mpath,
@@ -154,7 +155,7 @@ func TestInstallWindows(t *testing.T) {
 	if n := len(rec.Of(installrec.RegValue)); n != 3 {
 		t.Errorf("the record lists %d registry values, want 3: %+v", n, rec.Entries)
 	}
-	if len(rec.Of(installrec.File)) != 2 || len(rec.Of(installrec.Tree)) != 1 || len(rec.Of(installrec.Manifest)) != 2 {
+	if len(rec.Of(installrec.File)) != 2 || len(rec.Of(installrec.Tree)) != 2 || len(rec.Of(installrec.Manifest)) != 2 {
 		t.Errorf("install record: %+v", rec.Entries)
 	}
 

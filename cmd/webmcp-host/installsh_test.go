@@ -102,6 +102,7 @@ func TestInstallScript(t *testing.T) {
 	}
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, ".config", "chromium"), 0o700)
+	os.MkdirAll(filepath.Join(home, ".mozilla", "firefox"), 0o700) // Firefox has run
 	// Hosts and shims put their sockets in XDG_RUNTIME_DIR/webmcp.
 	xdgRuntime := bridgetest.RuntimeDir(t)
 	profile := filepath.Join(t.TempDir(), "profile")
@@ -137,7 +138,10 @@ func TestInstallScript(t *testing.T) {
 	prefix := filepath.Join(home, ".local")
 	bin := filepath.Join(prefix, "bin")
 	for _, want := range []string{
-		"browsers found: Chromium skipped, not installed: Chrome, ",
+		"browsers found: Chromium, Firefox skipped, not installed: Chrome, ",
+		"wrote " + filepath.Join(home, ".mozilla", "native-messaging-hosts", manifest.FileName) + " (Firefox)",
+		`In Firefox, as a temporary add-on (gone when Firefox quits; the add-on is not signed yet): open about:debugging#/runtime/this-firefox, click "Load Temporary Add-on" and pick ` +
+			filepath.Join(prefix, "share", "webmcp-bridge", "firefox-extension", "manifest.json"),
 		"wrote " + filepath.Join(home, ".config", "chromium", "NativeMessagingHosts", manifest.FileName),
 		"wrote " + filepath.Join(profile, "NativeMessagingHosts", manifest.FileName),
 		"claude mcp add --scope user webmcp -- " + filepath.Join(bin, "webmcp-shim"),
@@ -165,8 +169,12 @@ func TestInstallScript(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("install record: %v, %v", ok, err)
 	}
-	if len(rec.Of(installrec.File)) != 2 || len(rec.Of(installrec.Tree)) != 1 || len(rec.Of(installrec.Manifest)) != 2 {
+	if len(rec.Of(installrec.File)) != 2 || len(rec.Of(installrec.Tree)) != 2 || len(rec.Of(installrec.Manifest)) != 3 {
 		t.Errorf("install record: %+v", rec.Entries)
+	}
+	// The Firefox add-on: the extension with Firefox's manifest.
+	if b, err := os.ReadFile(filepath.Join(prefix, "share", "webmcp-bridge", "firefox-extension", "manifest.json")); err != nil || !strings.Contains(string(b), `"id": "`+webmcp.FirefoxAddonID+`"`) {
+		t.Errorf("the Firefox add-on's manifest: %v\n%s", err, b)
 	}
 
 	// The installed doctor knows this install: its binaries, the

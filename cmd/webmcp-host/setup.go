@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/webmcp-bridge/bridge/internal/firefoxext"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -39,8 +40,9 @@ func installer() string {
 
 // installPrefix installs into prefix: this binary and the webmcp-shim
 // beside it into PREFIX/bin, the extension's folder ext (default: beside
-// this binary) into PREFIX/share/webmcp-bridge/extension; registers the
-// installed host; keeps the record; prints the next steps.
+// this binary) into PREFIX/share/webmcp-bridge/extension and the Firefox
+// add-on made from it into .../firefox-extension; registers the installed
+// host; keeps the record; prints the next steps.
 func installPrefix(o *installOpts, prefix, ext, self string) int {
 	bin := filepath.Join(prefix, "bin")
 	share := filepath.Join(prefix, "share", "webmcp-bridge")
@@ -94,6 +96,12 @@ func installPrefix(o *installOpts, prefix, ext, self string) int {
 		}
 	}
 	rec.Add(installrec.Entry{Kind: installrec.Tree, Path: dest})
+	// The Firefox add-on: the same files with Firefox's manifest.
+	ffDest := installrec.FirefoxExtensionDir(prefix)
+	if err := installFirefoxExtension(dest, ffDest); err != nil {
+		return fail("the Firefox add-on: %v", err)
+	}
+	rec.Add(installrec.Entry{Kind: installrec.Tree, Path: ffDest})
 	if err := rec.Save(); err != nil {
 		o.errorf("write the install record: %v", err)
 		return 1
@@ -106,7 +114,7 @@ func installPrefix(o *installOpts, prefix, ext, self string) int {
 		o.errorf("write the install record: %v", err)
 		return 1
 	}
-	o.nextSteps(bin, dest, !existed)
+	o.nextSteps(bin, dest, ffDest, !existed)
 	return 0
 }
 
@@ -193,6 +201,23 @@ func installTree(src, dst string) error {
 	return os.Rename(tmp, dst)
 }
 
+// installFirefoxExtension writes the Firefox add-on made from the
+// extension's folder ext into dst.new, then puts it in the place of dst.
+func installFirefoxExtension(ext, dst string) error {
+	tmp := dst + ".new"
+	if err := removeTree(tmp); err != nil {
+		return err
+	}
+	if err := firefoxext.Build(ext, tmp); err != nil {
+		removeTree(tmp)
+		return err
+	}
+	if err := removeTree(dst); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
+}
+
 // removeTree removes path and what it holds, deepest first, one entry at a
 // time (os.RemoveAll fails on files under Wine); a link is removed, not
 // followed. A missing path is no error.
@@ -220,8 +245,9 @@ func removeTree(path string) error {
 }
 
 // nextSteps prints what the install did and what is left to do: load the
-// extension, register the shim with an agent, try it.
-func (o *installOpts) nextSteps(bin, ext string, first bool) {
+// extension (ext; in Firefox, when registered, the add-on ffExt), register
+// the shim with an agent, try it.
+func (o *installOpts) nextSteps(bin, ext, ffExt string, first bool) {
 	w := o.stdout
 	what := "Installed"
 	if !first {
@@ -255,6 +281,10 @@ func (o *installOpts) nextSteps(bin, ext string, first bool) {
 		tail = "A browser started with --user-data-dir=DIR has extensions of its own: load it there too."
 	}
 	para(w, "     ", "     ", "(its ID is "+webmcp.ExtensionID+"; where it is loaded already, click its reload button). "+tail)
+	if o.firefox {
+		para(w, "     ", "     ", `In Firefox, as a temporary add-on (gone when Firefox quits; the add-on is not signed yet): open about:debugging#/runtime/this-firefox, click "Load Temporary Add-on" and pick`)
+		para(w, "       ", "       ", filepath.Join(ffExt, "manifest.json"))
+	}
 	fmt.Fprintln(w, "  2. Register the shim with your agent:")
 	shim := filepath.Join(bin, installrec.Exe("webmcp-shim"))
 	agents := 0

@@ -108,6 +108,12 @@ func ExtensionDir(prefix string) string {
 	return filepath.Join(prefix, "share", "webmcp-bridge", "extension")
 }
 
+// FirefoxExtensionDir is the Firefox add-on's folder of the install at
+// prefix: the extension with Firefox's manifest (see package firefoxext).
+func FirefoxExtensionDir(prefix string) string {
+	return filepath.Join(prefix, "share", "webmcp-bridge", "firefox-extension")
+}
+
 // ErrNotOurs is wrapped by the errors of [Check] and [NoLinks]: the entry
 // names a place that the install does not write, or a path that goes
 // through a symbolic link and so may lead anywhere.
@@ -119,7 +125,8 @@ var ErrNotOurs = errors.New("not a place this install writes")
 // link. The places:
 //
 //   - File: PREFIX/bin/webmcp-host and PREFIX/bin/webmcp-shim;
-//   - Tree: PREFIX/share/webmcp-bridge/extension;
+//   - Tree: PREFIX/share/webmcp-bridge/extension and
+//     PREFIX/share/webmcp-bridge/firefox-extension;
 //   - Manifest: a file named dev.webmcp.bridge.json in a folder named
 //     NativeMessagingHosts, whose parent (the browser's folder, or a
 //     --user-data-dir) is its root;
@@ -146,7 +153,7 @@ func Check(prefix string, e Entry) error {
 			return fmt.Errorf("the record lists %s as a binary, but this install's are %s and %s: %w", e.Path, filepath.Join(prefix, "bin", Binaries[0]), filepath.Join(prefix, "bin", Binaries[1]), ErrNotOurs)
 		}
 	case Tree:
-		if prefix != "" && e.Path == ExtensionDir(prefix) {
+		if prefix != "" && (e.Path == ExtensionDir(prefix) || e.Path == FirefoxExtensionDir(prefix)) {
 			root = prefix
 		} else if prefix == "" {
 			return fmt.Errorf("the record lists %s as the extension's folder, but it is not in PREFIX/share/webmcp-bridge, so it names none: %w", e.Path, ErrNotOurs)

@@ -90,6 +90,8 @@ func TestCheck(t *testing.T) {
 		{prefix, Entry{Kind: File, Path: filepath.Join(other, "bin", "webmcp-host")}, false},
 		{"", Entry{Kind: File, Path: filepath.Join(prefix, "bin", "webmcp-host")}, false},
 		{prefix, Entry{Kind: Tree, Path: filepath.Join(prefix, "share", "webmcp-bridge", "extension")}, true},
+		{prefix, Entry{Kind: Tree, Path: filepath.Join(prefix, "share", "webmcp-bridge", "firefox-extension")}, true},
+		{prefix, Entry{Kind: Tree, Path: filepath.Join(prefix, "share", "webmcp-bridge", "other")}, false},
 		{prefix, Entry{Kind: Tree, Path: filepath.Join(other, "webmcp-bridge", "extension")}, false},
 		{"", Entry{Kind: Tree, Path: filepath.Join(prefix, "share", "webmcp-bridge", "extension")}, false},
 		{"", Entry{Kind: Manifest, Path: filepath.Join(profile, "NativeMessagingHosts", "dev.webmcp.bridge.json")}, true},
