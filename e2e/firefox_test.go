@@ -166,3 +166,48 @@ func TestFirefoxToolsAndCall(t *testing.T) {
 	f.navigate(demoURL("127.0.0.1", "/nothing-here"))
 	f.waitTools("the demo's tools gone", func(m map[string]*mcp.Tool) bool { return m["echo"] == nil })
 }
+
+// waitPage waits in the first tab until the JavaScript boolean expression
+// cond is true (see waitScript).
+func (f *firefoxBridge) waitPage(cond string) {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	raw, err := f.bidi.Command(ctx, "script.evaluate", map[string]any{
+		"expression": waitScript(cond), "target": map[string]any{"context": f.context}, "awaitPromise": true,
+	})
+	var res struct {
+		Type   string `json:"type"`
+		Result struct {
+			Value any `json:"value"`
+		} `json:"result"`
+	}
+	if err == nil {
+		err = json.Unmarshal(raw, &res)
+	}
+	if err != nil || res.Type != "success" || res.Result.Value != true {
+		f.t.Fatalf("waiting in the page for %s: %s, %v", cond, raw, err)
+	}
+}
+
+// In Firefox, cancelling a slow call reaches the page's AbortSignal.
+func TestFirefoxCancel(t *testing.T) {
+	f := startFirefox(t)
+	f.navigate(demoURL("localhost", "/"))
+	f.waitTool("slow_task")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.client.CallTool(ctx, &mcp.CallToolParams{Name: "slow_task", Arguments: map[string]any{"ms": 60000}})
+		done <- err
+	}()
+	f.waitPage(`document.querySelector("#status").textContent.includes("slow_task running")`)
+	cancel()
+	if err := <-done; err == nil {
+		t.Errorf("cancelled call returned no error")
+	}
+	f.waitPage(`window.__lastAbort && window.__lastAbort.tool === "slow_task"`)
+	if res := f.call(context.Background(), "get_selection", map[string]any{}); res.IsError {
+		t.Errorf("get_selection after a cancel: %s", text(res))
+	}
+}
