@@ -83,9 +83,46 @@ func benchHops(b *testing.B, m mode, n int) string {
 	eval[any](b, tab, `window.demo.ready`)
 	br.waitTool("echo")
 	ctx := context.Background()
-	segs := map[string][]time.Duration{}
-	var order []string
-	var totals []time.Duration
+	order, segs, totals := traceHops(b, br, n)
+	// CPU per call of each process, 16 calls in flight (untraced).
+	plain := func(ctx context.Context) error {
+		res, err := br.client.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+		if err == nil && res.IsError {
+			err = fmt.Errorf("echo: %s", text(res))
+		}
+		return err
+	}
+	if _, err := load(ctx, 16, 200, plain); err != nil {
+		b.Fatal(err)
+	}
+	before := cpuSeconds()
+	st, err := load(ctx, 16, 2000, plain)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu := cpuTable(before, cpuSeconds(), 2000)
+
+	var t strings.Builder
+	p50, p99 := percentiles(totals)
+	fmt.Fprintf(&t, "\n## %s mode: round trip p50 %s, p99 %s\n\n| hop | what | p50 | p99 |\n|---|---|---:|---:|\n", m, fmtDur(p50), fmtDur(p99))
+	for _, name := range order {
+		a, z := percentiles(segs[name])
+		fmt.Fprintf(&t, "| %s | %s | %s | %s |\n", name, hopNames[name], fmtDur(a), fmtDur(z))
+	}
+	fmt.Fprintf(&t, "\nCPU time per call, 2,000 calls 16 at a time (%.0f calls/s; the machine's CPU time, all processes):\n\n| process | CPU per call |\n|---|---:|\n%s", st.PerSec, cpu)
+	return t.String()
+}
+
+func fmtDur(d time.Duration) string {
+	return fmt.Sprintf("%.3f ms", float64(d.Microseconds())/1000)
+}
+
+// traceHops makes n traced calls of the demo's echo tool (after 20 to warm
+// up), one at a time, and returns the time between each two marks, per
+// segment in the order of the hops, and each call's round trip.
+func traceHops(b testing.TB, br *bridge, n int) (order []string, segs map[string][]time.Duration, totals []time.Duration) {
+	ctx := context.Background()
+	segs = map[string][]time.Duration{}
 	call := func() {
 		sent := time.Now()
 		res, err := br.client.CallTool(ctx, &mcp.CallToolParams{
@@ -122,35 +159,5 @@ func benchHops(b *testing.B, m mode, n int) string {
 	for range n {
 		call()
 	}
-	// CPU per call of each process, 16 calls in flight (untraced).
-	plain := func(ctx context.Context) error {
-		res, err := br.client.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
-		if err == nil && res.IsError {
-			err = fmt.Errorf("echo: %s", text(res))
-		}
-		return err
-	}
-	if _, err := load(ctx, 16, 200, plain); err != nil {
-		b.Fatal(err)
-	}
-	before := cpuSeconds()
-	st, err := load(ctx, 16, 2000, plain)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cpu := cpuTable(before, cpuSeconds(), 2000)
-
-	var t strings.Builder
-	p50, p99 := percentiles(totals)
-	fmt.Fprintf(&t, "\n## %s mode: round trip p50 %s, p99 %s\n\n| hop | what | p50 | p99 |\n|---|---|---:|---:|\n", m, fmtDur(p50), fmtDur(p99))
-	for _, name := range order {
-		a, z := percentiles(segs[name])
-		fmt.Fprintf(&t, "| %s | %s | %s | %s |\n", name, hopNames[name], fmtDur(a), fmtDur(z))
-	}
-	fmt.Fprintf(&t, "\nCPU time per call, 2,000 calls 16 at a time (%.0f calls/s; the machine's CPU time, all processes):\n\n| process | CPU per call |\n|---|---:|\n%s", st.PerSec, cpu)
-	return t.String()
-}
-
-func fmtDur(d time.Duration) string {
-	return fmt.Sprintf("%.3f ms", float64(d.Microseconds())/1000)
+	return order, segs, totals
 }
