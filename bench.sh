@@ -3,7 +3,10 @@
 # beside CDP, in both WebMCP modes. Prints the table and writes
 # bench/results.md, bench/results.json and bench/latency.svg. Arguments go
 # on to go test, e.g. ./bench.sh -suite.calls 300 -suite.out /tmp/bench
-# (go test ./e2e -args -h lists the -suite.* knobs).
+# (go test ./e2e -args -h lists the -suite.* knobs). Other benchmarks of
+# the same folder: ./bench.sh -bench '^BenchmarkHops$' (where a call's time
+# goes, bench/hops.md) and ./bench.sh -bench '^BenchmarkFloor$' (the chain
+# beside its floor path, CDP and MCP-B's relay, bench/floor.md).
 set -eu
 cd "$(dirname "$0")"
 exec go test ./e2e -run '^$' -bench '^BenchmarkSuite$' -benchtime 1x -count 1 -timeout 30m "$@"
