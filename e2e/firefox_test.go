@@ -4,9 +4,10 @@ package e2e
 // WebDriver BiDi remote agent, the installed Firefox add-on
 // (share/webmcp-bridge/firefox-extension) loaded as a temporary add-on
 // through webExtension.install, Firefox's native-messaging manifest in a
-// HOME of the test's own, and webmcp-shim driven by an MCP client. Not in
-// CI yet: without Firefox (WEBMCP_FIREFOX, or firefox-esr or firefox on
-// PATH) the tests skip, in CI too.
+// HOME of the test's own, and webmcp-shim driven by an MCP client. Without
+// Firefox (WEBMCP_FIREFOX, or firefox-esr or firefox on PATH) the tests
+// skip, except in CI (CI set), where they fail: .ci/run installs
+// firefox-esr.
 
 import (
 	"context"
@@ -55,6 +56,9 @@ func startFirefox(t *testing.T) *firefoxBridge {
 	}
 	ff := findFirefox()
 	if ff == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no Firefox on this machine, and CI is set: apt-get install firefox-esr (as .ci/run does), or set WEBMCP_FIREFOX")
+		}
 		t.Skip("no Firefox on this machine (set WEBMCP_FIREFOX, or apt-get install firefox-esr)")
 	}
 	b := &bridge{t: t, changed: make(chan struct{}, 1), updated: make(chan string, 16), logs: &logBuffer{}}
