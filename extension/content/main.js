@@ -1306,14 +1306,15 @@
       else call.resolve(outcome.value);
     }
     function invalidText(form) {
+      let text = "Form validation failed: ";
       for (const el of dom.controls(form)) {
         if (isFillable(el) && el.validity && el.validity.valid === false) {
-          return `Form validation failed: ${el.name}: ${el.validationMessage || "invalid"}.`;
+          text += `${el.name}: ${el.validationMessage || "invalid"}. `;
         }
       }
-      return "Form validation failed.";
+      return text;
     }
-    function run(name, input, signal) {
+    function run(name, input, signal, forPage) {
       const t = tools.get(name);
       if (!t) return PromiseCtor.reject(new DOMExc(`No tool named ${jsonStringify(String(name))} is declared.`, "UnknownError"));
       return new PromiseCtor((resolve, reject) => {
@@ -1323,7 +1324,7 @@
         }
         const old = running.get(t.form);
         if (old) end(old, { error: new DOMExc("another call filled the form", "AbortError") });
-        const call = { name, form: t.form, resolve, reject, settled: false, signal };
+        const call = { name, form: t.form, resolve, reject, settled: false, signal, forPage: !!forPage };
         if (signal) {
           call.onAbort = () => {
             cancelled(name);
@@ -1340,25 +1341,29 @@
         }
         running.set(t.form, call);
         setActive(call, true);
-        activated(name);
         const ignored = unknown.length ? ` The form has no field ${unknown.map((u) => jsonStringify(u)).join(", ")}: left out.` : "";
         call.ignored = ignored;
         if (!t.autosubmit) {
+          activated(name);
           if (call.button) dom.focus(call.button);
           return;
         }
         submitting = call;
+        let thrown = null;
         try {
           dom.requestSubmit(t.form);
         } catch (e) {
-          submitting = null;
-          end(call, { error: e });
-          return;
+          thrown = { error: e };
         }
         submitting = null;
+        activated(name);
+        if (thrown) {
+          end(call, thrown);
+          return;
+        }
         if (call.settled) return;
         if (!call.event) {
-          end(call, { error: new Error(invalidText(t.form)) });
+          end(call, { error: new DOMExc(invalidText(t.form), "UnknownError") });
           return;
         }
         submitted(call);
@@ -1368,12 +1373,12 @@
       if (call.settled || call.responding) return;
       const { name, form, event } = call;
       if (event.defaultPrevented) {
-        end(call, { error: new Error(`the page prevented the submission of the form of tool ${jsonStringify(name)} without calling respondWith() with the tool's result: the page has a programming error, and its tool gave no response`) });
+        end(call, { error: new DOMExc("The site has a programming error: it called preventDefault() on the 'submit' event, without also calling respondWith() with the tool result", "UnknownError") });
         return;
       }
       const target = dom.target(form, event);
       if (target) {
-        end(call, { value: `Submitted the form of tool ${jsonStringify(name)} to ${jsonStringify(target)}; its response shows there, not here.${call.ignored}` });
+        end(call, { value: call.forPage ? null : `Submitted the form of tool ${jsonStringify(name)} to ${jsonStringify(target)}; its response shows there, not here.${call.ignored}` });
         return;
       }
       end(call, { error: navigatedError(name) });
@@ -1389,9 +1394,16 @@
         if (!call || call.event) return;
         call.event = event;
         submits.agent(event, {
+          // respondWith: the last promise the page passed is the answer (as
+          // in Chromium, which takes a second call too).
           respond(p) {
             call.responding = true;
-            then(resolved(p), (value) => end(call, { value }), (error) => end(call, { error }));
+            const mine = {};
+            call.response = mine;
+            const settle = (outcome) => {
+              if (call.response === mine) end(call, outcome);
+            };
+            then(resolved(p), (value) => settle({ value }), (error) => settle({ error }));
           }
         });
         if (call !== submitting) queueATask(() => submitted(call));
@@ -1399,7 +1411,7 @@
       /** A form was reset: its call under way ends. */
       onReset(form) {
         const call = running.get(form);
-        if (call) end(call, { error: new DOMExc(`the form of tool ${jsonStringify(call.name)} was reset`, "AbortError") });
+        if (call) end(call, { error: new DOMExc("Tool execution cancelled by a form reset", "UnknownError") });
       }
     };
   }
@@ -1525,13 +1537,11 @@
         respondWith(agentResponse) {
           const call = agentEvents.get(this);
           if (!call) {
-            if (responded.has(this)) throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': respondWith() was already called.", "InvalidStateError");
             throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': the submission was not invoked by an agent (agentInvoked is false).", "InvalidStateError");
           }
           if (!this.defaultPrevented) {
-            throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': call preventDefault() before respondWith().", "InvalidStateError");
+            throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': To call respondWith, you must first call preventDefault.", "InvalidStateError");
           }
-          agentEvents.delete(this);
           responded.add(this);
           call.respond(agentResponse);
         }
@@ -1623,7 +1633,8 @@
           if (instance) queueChange(instance);
         },
         activated: (name) => fire(instance, new ToolActivatedEvent("toolactivated", { toolName: name })),
-        cancelled: (name) => fire(instance, new ToolCancelEvent("toolcancel", { toolName: name }))
+        cancelled: (name) => fire(instance, new ToolCancelEvent("toolcancel", { toolName: name })),
+        queueTask: queueATask
       });
     }
     const formView = (t) => view({ name: t.name, description: t.description, inputSchema: t.inputSchema }, win);
@@ -1761,7 +1772,7 @@
       }
     }
     function runForm(name, input, signal, nullOnNavigation) {
-      const p = forms.run(name, input, signal);
+      const p = forms.run(name, input, signal, nullOnNavigation);
       if (!nullOnNavigation) return p;
       return then(p, void 0, (e) => {
         if (errorCode(e) === "navigated") return null;

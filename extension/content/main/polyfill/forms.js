@@ -111,18 +111,23 @@ export function createFormTools({ dom, submits, changed, activated, cancelled, q
     else call.resolve(outcome.value);
   }
 
-  // Why the form did not submit, in Chromium 156's words ("Form validation
-  // failed: NAME: MESSAGE.", the browser's validation message then a period).
+  // Why the form did not submit, in Chromium 156's words: "Form validation
+  // failed: " then "NAME: MESSAGE. " for each invalid field (the browser's
+  // validation message, a period and a space).
   function invalidText(form) {
+    let text = 'Form validation failed: ';
     for (const el of dom.controls(form)) {
       if (isFillable(el) && el.validity && el.validity.valid === false) {
-        return `Form validation failed: ${el.name}: ${el.validationMessage || 'invalid'}.`;
+        text += `${el.name}: ${el.validationMessage || 'invalid'}. `;
       }
     }
-    return 'Form validation failed.';
+    return text;
   }
 
-  function run(name, input, signal) {
+  // forPage: the call is the page's own executeTool, which resolves to null
+  // for a submission to another browsing context, as Chromium's does (the
+  // bridge's calls get a result that says where instead).
+  function run(name, input, signal, forPage) {
     const t = tools.get(name);
     if (!t) return PromiseCtor.reject(new DOMExc(`No tool named ${jsonStringify(String(name))} is declared.`, 'UnknownError'));
     return new PromiseCtor((resolve, reject) => {
@@ -132,7 +137,7 @@ export function createFormTools({ dom, submits, changed, activated, cancelled, q
       }
       const old = running.get(t.form);
       if (old) end(old, { error: new DOMExc('another call filled the form', 'AbortError') });
-      const call = { name, form: t.form, resolve, reject, settled: false, signal };
+      const call = { name, form: t.form, resolve, reject, settled: false, signal, forPage: !!forPage };
       if (signal) {
         call.onAbort = () => {
           cancelled(name);
@@ -149,28 +154,34 @@ export function createFormTools({ dom, submits, changed, activated, cancelled, q
       }
       running.set(t.form, call);
       setActive(call, true);
-      activated(name);
       const ignored = unknown.length ? ` The form has no field ${unknown.map((u) => jsonStringify(u)).join(', ')}: left out.` : '';
       call.ignored = ignored;
       if (!t.autosubmit) {
         // As Chromium does: the call waits until the user submits the form
         // (onSubmit), resets it, or the call is cancelled (the agent's
         // timeout).
+        activated(name);
         if (call.button) dom.focus(call.button);
         return;
       }
       submitting = call;
+      let thrown = null;
       try {
         dom.requestSubmit(t.form);
       } catch (e) {
-        submitting = null;
-        end(call, { error: e });
-        return;
+        thrown = { error: e };
       }
       submitting = null;
+      // toolactivated comes once the form is filled and its submit event
+      // went through the page, before the call's answer (Chromium's order).
+      activated(name);
+      if (thrown) {
+        end(call, thrown);
+        return;
+      }
       if (call.settled) return;
       if (!call.event) {
-        end(call, { error: new Error(invalidText(t.form)) });
+        end(call, { error: new DOMExc(invalidText(t.form), 'UnknownError') });
         return;
       }
       submitted(call);
@@ -185,13 +196,13 @@ export function createFormTools({ dom, submits, changed, activated, cancelled, q
     if (call.settled || call.responding) return;
     const { name, form, event } = call;
     if (event.defaultPrevented) {
-      // Chromium 156 says the same (an UnknownError) in this case.
-      end(call, { error: new Error(`the page prevented the submission of the form of tool ${jsonStringify(name)} without calling respondWith() with the tool's result: the page has a programming error, and its tool gave no response`) });
+      // Chromium 156's words.
+      end(call, { error: new DOMExc("The site has a programming error: it called preventDefault() on the 'submit' event, without also calling respondWith() with the tool result", 'UnknownError') });
       return;
     }
     const target = dom.target(form, event);
     if (target) {
-      end(call, { value: `Submitted the form of tool ${jsonStringify(name)} to ${jsonStringify(target)}; its response shows there, not here.${call.ignored}` });
+      end(call, { value: call.forPage ? null : `Submitted the form of tool ${jsonStringify(name)} to ${jsonStringify(target)}; its response shows there, not here.${call.ignored}` });
       return;
     }
     end(call, { error: navigatedError(name) });
@@ -211,9 +222,16 @@ export function createFormTools({ dom, submits, changed, activated, cancelled, q
       // respondWith (as in Chromium).
       call.event = event;
       submits.agent(event, {
+        // respondWith: the last promise the page passed is the answer (as
+        // in Chromium, which takes a second call too).
         respond(p) {
           call.responding = true;
-          then(resolved(p), (value) => end(call, { value }), (error) => end(call, { error }));
+          const mine = {};
+          call.response = mine;
+          const settle = (outcome) => {
+            if (call.response === mine) end(call, outcome);
+          };
+          then(resolved(p), (value) => settle({ value }), (error) => settle({ error }));
         },
       });
       // run() looks at the agent's submission once requestSubmit returns;
@@ -223,7 +241,8 @@ export function createFormTools({ dom, submits, changed, activated, cancelled, q
     /** A form was reset: its call under way ends. */
     onReset(form) {
       const call = running.get(form);
-      if (call) end(call, { error: new DOMExc(`the form of tool ${jsonStringify(call.name)} was reset`, 'AbortError') });
+      // Chromium 156's words.
+      if (call) end(call, { error: new DOMExc('Tool execution cancelled by a form reset', 'UnknownError') });
     },
   };
 }

@@ -116,6 +116,7 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       },
       activated: (name) => fire(instance, new ToolActivatedEvent('toolactivated', { toolName: name })),
       cancelled: (name) => fire(instance, new ToolCancelEvent('toolcancel', { toolName: name })),
+      queueTask: queueATask,
     });
   }
   const formView = (t) => view({ name: t.name, description: t.description, inputSchema: t.inputSchema }, win);
@@ -255,7 +256,7 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
   // Runs a form tool; with nullOnNavigation, a navigation is null rather
   // than the navigated error.
   function runForm(name, input, signal, nullOnNavigation) {
-    const p = forms.run(name, input, signal);
+    const p = forms.run(name, input, signal, nullOnNavigation);
     if (!nullOnNavigation) return p;
     return then(p, undefined, (e) => {
       if (errorCode(e) === 'navigated') return null;

@@ -1,7 +1,8 @@
 // The declarative draft's additions to SubmitEvent, for the polyfill:
 // agentInvoked (true for a submission an agent's call made) and
 // respondWith(promise) (the call's result; the page must have called
-// preventDefault() first, so the form does not navigate).
+// preventDefault() first, so the form does not navigate; a later call's
+// promise replaces an earlier one's, as in Chromium 156).
 
 import { DOMExc, defineProperty, hasOwn } from '../builtins.js';
 
@@ -28,13 +29,13 @@ export function defineSubmitAdditions(proto) {
       respondWith(agentResponse) {
         const call = agentEvents.get(this);
         if (!call) {
-          if (responded.has(this)) throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': respondWith() was already called.", 'InvalidStateError');
           throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': the submission was not invoked by an agent (agentInvoked is false).", 'InvalidStateError');
         }
         if (!this.defaultPrevented) {
-          throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': call preventDefault() before respondWith().", 'InvalidStateError');
+          // Chromium 156's words.
+          throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': To call respondWith, you must first call preventDefault.", 'InvalidStateError');
         }
-        agentEvents.delete(this);
+        // Called again, the later promise is the answer (as in Chromium).
         responded.add(this);
         call.respond(agentResponse);
       },
