@@ -293,7 +293,7 @@
   function createAdopter({ changed, addContextApi }) {
     const ours = /* @__PURE__ */ new Set();
     const foreign = /* @__PURE__ */ new Map();
-    const accessors = [];
+    const targets = [];
     function forgetForeign(src, rec) {
       if (src.tools.get(rec.meta.name) === rec) {
         src.tools.delete(rec.meta.name);
@@ -398,42 +398,20 @@
       markOurs(obj) {
         ours.add(obj);
       },
-      /**
-       * Defines target.modelContext as an accessor that holds initial and
-       * takes (and adopts) the page's own object.
-       */
-      installAccessor(target, initial) {
-        let current = initial;
-        const getter2 = function() {
-          return current;
-        };
-        const setter = function(v) {
-          current = v;
-          adopt(v);
-          changed();
-        };
-        defineProperty(getter2, "name", { value: "get modelContext" });
-        defineProperty(setter, "name", { value: "set modelContext" });
-        defineProperty(target, "modelContext", { configurable: true, enumerable: false, get: getter2, set: setter });
-        accessors.push({ target, getter: getter2 });
-      },
-      /** Watches target (e.g. a document with a read-only native modelContext) for one defined on it. */
+      /** Watches target (navigator, the document) for a modelContext the page puts on it. */
       watch(target) {
-        accessors.push({ target, getter: null });
+        targets.push(target);
       },
-      /**
-       * A page may also replace an accessor with Object.defineProperty: adopt
-       * what it put there.
-       */
+      /** Adopts what the page put on a watched target. */
       checkReplaced() {
-        for (const { target, getter: getter2 } of accessors) {
+        for (const target of targets) {
           let d;
           try {
             d = getOwnPropertyDescriptor(target, "modelContext");
           } catch {
             continue;
           }
-          if (!d || d.get === getter2) continue;
+          if (!d) continue;
           let v;
           try {
             v = "value" in d ? d.value : d.get ? apply(d.get, target, []) : void 0;
@@ -1055,7 +1033,8 @@
       #toolName;
       constructor(type, init) {
         super(type, init);
-        this.#toolName = String((isObject(init) && init.toolName) ?? "");
+        const name2 = isObject(init) ? init.toolName : void 0;
+        this.#toolName = name2 === void 0 ? "" : String(name2);
       }
       get toolName() {
         return this.#toolName;
@@ -1069,6 +1048,62 @@
       ToolActivatedEvent: toolEventClass("ToolActivatedEvent"),
       ToolCancelEvent: toolEventClass("ToolCancelEvent")
     };
+  }
+
+  // extension/content/main/polyfill/frames.js
+  var KEY = /* @__PURE__ */ Symbol.for("webmcp-bridge.polyfill.frame");
+  function publish(win, handle) {
+    defineProperty(win, KEY, { value: handle, configurable: false, enumerable: false, writable: false });
+  }
+  function handleOf(w) {
+    try {
+      return w[KEY];
+    } catch {
+      return void 0;
+    }
+  }
+  function sameOriginWindows(win) {
+    let origin;
+    try {
+      origin = win.location.origin;
+    } catch {
+      return [win];
+    }
+    const ok = (w) => {
+      try {
+        return w.location.origin === origin && handleOf(w) !== void 0;
+      } catch {
+        return false;
+      }
+    };
+    let root = win;
+    try {
+      while (root.parent && root.parent !== root && ok(root.parent)) root = root.parent;
+    } catch {
+    }
+    const out = [];
+    const walk = (w, depth) => {
+      out.push(w);
+      if (depth > 32) return;
+      let n = 0;
+      try {
+        n = w.frames.length;
+      } catch {
+        return;
+      }
+      for (let i = 0; i < n; i++) {
+        let f;
+        try {
+          f = w.frames[i];
+        } catch {
+          continue;
+        }
+        if (ok(f)) walk(f, depth + 1);
+      }
+    };
+    walk(root, 0);
+    if (!out.includes(win)) out.unshift(win);
+    return out;
   }
 
   // extension/content/main/polyfill/formschema.js
@@ -1444,7 +1479,7 @@
     return isObject(schema) && !Array.isArray(schema) ? schema : void 0;
   }
   function readTool(tools, tool, method) {
-    if (!isObject(tool)) throw modelContextError(method, "parameter 1 is not of type 'ModelContextTool'.");
+    if (!isObject(tool)) throw modelContextError(method, "The provided value is not of type 'ModelContextTool'.");
     const annotations = tool.annotations;
     if (annotations !== void 0 && annotations !== null && !isObject(annotations)) {
       throw modelContextError(method, "Failed to read the 'annotations' property from 'ModelContextTool': The provided value is not of type 'ToolAnnotations'.");
@@ -1514,7 +1549,7 @@
     t.origin = win.location ? win.location.origin : "";
     if (rec.outputSchema) t.outputSchema = jsonParse(jsonStringify(rec.outputSchema));
     t.source = win;
-    if (rec.title !== void 0) t.title = rec.title;
+    t.title = rec.title === void 0 ? "" : rec.title;
     t.window = win;
     return t;
   }
@@ -1577,10 +1612,23 @@
         if (after) after();
       });
     }
+    function changedHere() {
+      changed();
+      tellFrames();
+    }
+    function tellFrames() {
+      for (const w of sameOriginWindows(win)) {
+        if (w === win) continue;
+        try {
+          handleOf(w).changed();
+        } catch {
+        }
+      }
+    }
     function remove(mc, inner, rec) {
       if (inner.tools.get(rec.name) !== rec) return false;
       inner.tools.delete(rec.name);
-      changed();
+      changedHere();
       queueChange(mc);
       return true;
     }
@@ -1629,7 +1677,7 @@
         dom: declarative.dom,
         submits: defineSubmitAdditions(declarative.submitProto),
         changed: () => {
-          changed();
+          changedHere();
           if (instance) queueChange(instance);
         },
         activated: (name) => fire(instance, new ToolActivatedEvent("toolactivated", { toolName: name })),
@@ -1640,18 +1688,19 @@
     const formView = (t) => view({ name: t.name, description: t.description, inputSchema: t.inputSchema }, win);
     class ModelContext extends EventTarget {
       constructor(token) {
-        if (token !== TOKEN) throw new TypeError("Illegal constructor");
+        if (token !== TOKEN) throw new TypeError("Failed to construct 'ModelContext': Illegal constructor");
         super();
         internals.set(this, { tools: /* @__PURE__ */ new Map(), handlers: /* @__PURE__ */ new Map() });
       }
-      registerTool(tool, options) {
+      registerTool(tool) {
+        const options = arguments[1];
         let inner;
         let rec;
         let signal;
         try {
           inner = self(this, "registerTool");
           if (options !== void 0 && options !== null && !isObject(options)) {
-            throw modelContextError("registerTool", "parameter 2 is not of type 'ModelContextRegisterToolOptions'.");
+            throw modelContextError("registerTool", "The provided value is not of type 'ModelContextRegisterToolOptions'.");
           }
           signal = isObject(options) ? options.signal : void 0;
           if (signal !== void 0 && !(signal instanceof AbortSig)) {
@@ -1675,48 +1724,73 @@
             settle.reject(signal.reason);
           }, { once: true }]);
         }
-        changed();
+        changedHere();
         queueChange(mc, () => settle.resolve());
         defineProperty(promise, "unregister", { value: () => void remove(mc, inner, rec), configurable: true });
         return promise;
       }
+      // This document's tools and those of its same-origin frames (and
+      // theirs), as the browser lists them.
       getTools() {
         try {
           const inner = self(this, "getTools");
-          const list = Array.from(inner.tools.values(), (rec) => view(rec, win));
-          if (forms && this === instance) {
-            for (const t of forms.list().values()) if (!inner.tools.has(t.name)) list.push(formView(t));
+          if (this !== instance) return resolved(byName2(Array.from(inner.tools.values(), (rec) => view(rec, win))));
+          const list = [];
+          for (const w of sameOriginWindows(win)) {
+            if (w === win) {
+              for (const rec of ownTools()) list.push(view(rec, win));
+              continue;
+            }
+            const h = handleOf(w);
+            let recs = [];
+            try {
+              recs = h.tools();
+            } catch {
+            }
+            for (const rec of recs) list.push(view(rec, w));
           }
-          return resolved(list);
+          return resolved(byName2(list));
         } catch (e) {
           return PromiseCtor.reject(e);
         }
       }
-      executeTool(tool, input, options) {
+      // executeTool(tool, input, options): the arguments read as Chromium 156
+      // reads them (tool: a RegisteredTool dictionary; input: an object, {}
+      // when left out; options: {signal}), the tool's answer as its JSON text.
+      executeTool(tool) {
+        const [, input, options] = arguments;
         let rec;
+        let name;
         let signal;
         let copy;
         try {
           const inner = self(this, "executeTool");
-          if (!isObject(tool)) throw modelContextError("executeTool", "parameter 1 is not of type 'Object'.");
-          if (!isObject(input)) throw modelContextError("executeTool", "invalid input object: value is not an object");
-          signal = isObject(options) ? options.signal : void 0;
-          if (signal !== void 0 && !(signal instanceof AbortSig)) throw modelContextError("executeTool", "Failed to convert value to 'AbortSignal'.");
-          rec = inner.tools.get(String(tool.name));
-          if (!rec && !(forms && this === instance && forms.list().has(String(tool.name)))) {
-            throw new DOMExc(`No tool named ${jsonStringify(String(tool.name))} is registered.`, "UnknownError");
+          if (arguments.length < 1) throw modelContextError("executeTool", "1 argument required, but only 0 present.");
+          name = readRegisteredTool(tool);
+          if (options !== void 0 && options !== null && !isObject(options)) {
+            throw modelContextError("executeTool", "The provided value is not of type 'ExecuteToolOptions'.");
           }
-          const s = jsonStringify(input);
-          copy = jsonParse(s === void 0 ? "{}" : s);
+          signal = isObject(options) ? options.signal : void 0;
+          if (signal !== void 0 && !(signal instanceof AbortSig)) {
+            throw modelContextError("executeTool", "Failed to read the 'signal' property from 'ExecuteToolOptions': Failed to convert value to 'AbortSignal'.");
+          }
+          copy = readInput(input);
+          rec = inner.tools.get(name);
+          if (!rec && !(forms && this === instance && forms.list().has(name))) {
+            const remote = this === instance ? findRemote(name, isObject(tool) ? tool.window : void 0) : void 0;
+            if (!remote) throw new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError");
+            return runRemote(remote, name, copy, signal);
+          }
         } catch (e) {
           return PromiseCtor.reject(e);
         }
-        const p = rec ? invoke(this, rec, copy, signal) : runForm(String(tool.name), copy, signal, true);
+        const p = rec ? invoke(this, rec, copy, signal) : runForm(name, copy, signal, true);
         return then(p, (v) => {
           if (v === null && !rec) return null;
-          if (typeof v === "string") return v;
-          const s = jsonStringify(v);
-          return s === void 0 ? String(v) : s;
+          return resultText(v);
+        }, (e) => {
+          if (rec && !(signal && signal.aborted)) throw invocationFailed();
+          throw e;
         });
       }
       // The older API, which pages written for earlier drafts still call.
@@ -1738,13 +1812,13 @@
         }
         inner.tools = keep;
         for (const rec of recs) inner.tools.set(rec.name, rec);
-        changed();
+        changedHere();
         queueChange(this);
       }
       clearContext() {
         const inner = self(this, "clearContext");
         inner.tools.clear();
-        changed();
+        changedHere();
         queueChange(this);
       }
       unregisterTool(name) {
@@ -1771,6 +1845,92 @@
         setHandler(this, "toolcancel", v);
       }
     }
+    function byName2(list) {
+      return list.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    }
+    function ownTools() {
+      const inner = internals.get(instance);
+      const out = Array.from(inner.tools.values());
+      if (forms) {
+        for (const t of forms.list().values()) {
+          if (!inner.tools.has(t.name)) out.push({ name: t.name, description: t.description, inputSchema: t.inputSchema });
+        }
+      }
+      return out;
+    }
+    function findRemote(name, toolWin) {
+      const wins = sameOriginWindows(win).filter((w) => w !== win);
+      const ordered = wins.includes(toolWin) ? [toolWin, ...wins.filter((w) => w !== toolWin)] : wins;
+      for (const w of ordered) {
+        const h = handleOf(w);
+        try {
+          if (h && h.has(name)) return h;
+        } catch {
+        }
+      }
+      return void 0;
+    }
+    function runRemote(h, name, input, signal) {
+      if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
+      return new PromiseCtor((resolve, reject) => {
+        const r = h.run(name, jsonStringify(input));
+        if (!r) {
+          reject(new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError"));
+          return;
+        }
+        let done = false;
+        const onAbort = () => {
+          if (done) return;
+          done = true;
+          r.abort(signal.reason);
+          reject(signal.reason);
+        };
+        if (signal) apply(addListener, signal, ["abort", onAbort, { once: true }]);
+        then(r.promise, (v) => {
+          if (done) return;
+          done = true;
+          if (signal) apply(removeListener, signal, ["abort", onAbort]);
+          try {
+            resolve(v === null && r.form ? null : resultText(v));
+          } catch (e) {
+            reject(e);
+          }
+        }, (e) => {
+          if (done) return;
+          done = true;
+          if (signal) apply(removeListener, signal, ["abort", onAbort]);
+          reject(r.form ? e : invocationFailed());
+        });
+      });
+    }
+    function readRegisteredTool(tool) {
+      if (tool !== void 0 && tool !== null && !isObject(tool)) {
+        throw modelContextError("executeTool", "The provided value is not of type 'RegisteredTool'.");
+      }
+      const t = isObject(tool) ? tool : {};
+      const required = (member) => {
+        const v = t[member];
+        if (v === void 0) throw modelContextError("executeTool", `Failed to read the '${member}' property from 'RegisteredTool': Required member is undefined.`);
+        return String(v);
+      };
+      required("description");
+      return required("name");
+    }
+    function readInput(input) {
+      if (input === void 0) return {};
+      if (!isObject(input)) throw modelContextError("executeTool", "invalid input object: value is not an object");
+      let s;
+      try {
+        s = jsonStringify(input);
+      } catch (e) {
+        if (e instanceof TypeError) throw modelContextError("executeTool", e.message);
+        throw e;
+      }
+      if (s === void 0) throw modelContextError("executeTool", "invalid input object: toJSON() returns undefined");
+      const copy = jsonParse(s);
+      if (!isObject(copy)) throw new DOMExc("Failed to parse input arguments", "UnknownError");
+      return copy;
+    }
     function runForm(name, input, signal, nullOnNavigation) {
       const p = forms.run(name, input, signal, nullOnNavigation);
       if (!nullOnNavigation) return p;
@@ -1778,6 +1938,20 @@
         if (errorCode(e) === "navigated") return null;
         throw e;
       });
+    }
+    function resultText(v) {
+      if (typeof v === "string") return v;
+      if (typeof v === "bigint") return String(v);
+      let s;
+      try {
+        s = jsonStringify(v);
+      } catch {
+        throw invocationFailed();
+      }
+      return s === void 0 ? "undefined" : s;
+    }
+    function invocationFailed() {
+      return new DOMExc("Tool was executed but the invocation failed. For example, the script function threw an error", "UnknownError");
     }
     function handler(mc, type) {
       return self(mc, "on" + type).handlers.get(type) ?? null;
@@ -1807,6 +1981,23 @@
     }
     instance = new ModelContext(TOKEN);
     if (forms) declarative.start(forms);
+    try {
+      publish(win, {
+        tools: ownTools,
+        has: (name) => internals.get(instance).tools.has(name) || !!(forms && forms.list().has(name)),
+        run(name, json) {
+          const rec = internals.get(instance).tools.get(name);
+          const isForm = !rec && !!(forms && forms.list().has(name));
+          if (!rec && !isForm) return null;
+          const ctl = new AbortCtl();
+          const input = jsonParse(json);
+          const promise = rec ? invoke(instance, rec, input, ctl.signal) : runForm(name, input, ctl.signal, true);
+          return { promise, abort: (reason) => ctl.abort(reason), form: isForm };
+        },
+        changed: () => queueChange(instance)
+      });
+    } catch {
+    }
     return {
       mc: instance,
       classes,
@@ -2154,7 +2345,13 @@
     for (const [name, C] of Object.entries(poly.classes)) {
       if (!hasOwn(pageWin, name)) defineProperty(pageWin, name, { value: C, writable: true, configurable: true, enumerable: false });
     }
-    adopter.installAccessor(pageDoc, poly.mc);
+    const getter2 = {
+      get modelContext() {
+        return this === pageDoc ? poly.mc : null;
+      }
+    };
+    defineProperty(DocumentProto, "modelContext", { ...getOwnPropertyDescriptor(getter2, "modelContext"), enumerable: true });
+    adopter.watch(pageDoc);
     adopter.watch(pageNav);
     return { tools: poly.list };
   }

@@ -18,7 +18,7 @@ test('the polyfill is installed as document.modelContext and ModelContext, and n
   assert.ok(mc instanceof win.ModelContext);
   assert.ok(mc instanceof EventTarget);
   assert.equal(Object.prototype.toString.call(mc), '[object ModelContext]');
-  assert.throws(() => new win.ModelContext(), { name: 'TypeError', message: 'Illegal constructor' });
+  assert.throws(() => new win.ModelContext(), { name: 'TypeError', message: "Failed to construct 'ModelContext': Illegal constructor" });
   assert.equal(Object.keys(win).includes('ModelContext'), false);
   for (const m of ['registerTool', 'getTools', 'executeTool', 'provideContext', 'clearContext', 'unregisterTool']) {
     assert.equal(typeof mc[m], 'function', m);
@@ -167,10 +167,33 @@ test('executeTool resolves to a JSON string and fires toolactivated', async () =
   assert.equal(seen.hasSignal, true);
   assert.equal(seen.self, undefined);
   assert.equal(await mc.executeTool(byName('str'), {}), 'plain text');
-  await assert.rejects(mc.executeTool(byName('boom'), {}), /boom from the page/);
+  // As in Chromium 156: the caller learns that the tool failed, not the page's error.
+  await assert.rejects(mc.executeTool(byName('boom'), {}), { name: 'UnknownError', message: /Tool was executed but the invocation failed/ });
   assert.deepEqual(activated, ['obj', 'str', 'boom']);
   await assert.rejects(mc.executeTool(byName('obj'), 'str'), { name: 'TypeError', message: /value is not an object/ });
-  await assert.rejects(mc.executeTool({ name: 'missing' }, {}), { name: 'UnknownError' });
+  await assert.rejects(mc.executeTool({ name: 'missing', description: 'd' }, {}), { name: 'UnknownError' });
+  await assert.rejects(mc.executeTool({ name: 'obj' }, {}), { name: 'TypeError', message: /'description' property from 'RegisteredTool': Required member/ });
+});
+
+test('executeTool reads its input as Chromium 156 does: none is {}, a toJSON that yields nothing or no object is refused (issue 21 items 1, 4)', async () => {
+  const { mc } = load({ handover: false });
+  const seen = [];
+  await mc.registerTool(tool('echo', { execute: (input) => { seen.push(input); return input; } }));
+  const [echo] = await mc.getTools();
+  assert.equal(await mc.executeTool(echo), '{}', 'no input is {}');
+  assert.equal(await mc.executeTool(echo, undefined, { signal: new AbortController().signal }), '{}');
+  assert.equal(JSON.stringify(seen), '[{},{}]');
+  await assert.rejects(mc.executeTool(echo, null), { name: 'TypeError', message: /invalid input object: value is not an object/ });
+  await assert.rejects(mc.executeTool(echo, { toJSON: () => undefined }), {
+    name: 'TypeError', message: "Failed to execute 'executeTool' on 'ModelContext': invalid input object: toJSON() returns undefined",
+  });
+  await assert.rejects(mc.executeTool(echo, { toJSON: () => 'text' }), { name: 'UnknownError', message: 'Failed to parse input arguments' });
+  const cyclic = {};
+  cyclic.self = cyclic;
+  await assert.rejects(mc.executeTool(echo, cyclic), { name: 'TypeError', message: /^Failed to execute 'executeTool' on 'ModelContext': Converting circular/ });
+  await assert.rejects(mc.executeTool(), { name: 'TypeError', message: /1 argument required/ });
+  await assert.rejects(mc.executeTool(echo, {}, 5), { name: 'TypeError', message: /not of type 'ExecuteToolOptions'/ });
+  assert.equal(seen.length, 2, 'a refused call never runs the tool');
 });
 
 test('executeTool: aborting the call aborts the page signal and fires toolcancel', async () => {
@@ -209,7 +232,7 @@ test('the older API: provideContext, clearContext, unregisterTool, unregister()'
   assert.throws(() => mc.provideContext({ tools: [tool('registered')] }), { name: 'InvalidStateError' });
   assert.throws(() => mc.provideContext({ tools: [tool('a'), tool('a')] }), { name: 'InvalidStateError' });
   assert.throws(() => mc.provideContext({ tools: 5 }), { name: 'TypeError' });
-  assert.deepEqual(await listedNames(mc), ['registered', 'p3'], 'a failed provideContext changes nothing');
+  assert.deepEqual(await listedNames(mc), ['p3', 'registered'], 'a failed provideContext changes nothing (listed by name)');
   mc.unregisterTool('p3');
   await next(page, toolsMsg(['registered']));
   const handle = mc.registerTool(tool('handle'));

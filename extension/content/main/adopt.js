@@ -1,10 +1,9 @@
-// A page's own modelContext. Both navigator.modelContext and (without the
-// browser's own) document.modelContext are accessors that take an object the
-// page assigns: the page keeps it, and the bridge reads its tools by wrapping
-// its registerTool, unregisterTool, provideContext and clearContext, and by
-// listing what it already holds (getTools, listTools or list). One defined
-// over an accessor with Object.defineProperty is noticed when the tools are
-// next looked at (checkReplaced).
+// A page's own modelContext: an object the page puts on navigator (which the
+// bridge leaves alone, as the browser does) or defines on its document. The
+// page keeps it, and the bridge reads its tools by wrapping its
+// registerTool, unregisterTool, provideContext and clearContext, and by
+// listing what it already holds (getTools, listTools or list). It is noticed
+// when the tools are next looked at (checkReplaced).
 
 import {
   AbortSig, PromiseCtor, addListener, apply, defineProperty, getOwnPropertyDescriptor, isObject, resolved, then,
@@ -66,8 +65,8 @@ export function createAdopter({ changed, addContextApi }) {
   const ours = new Set();
   /** @type {Map<object, {obj: object, tools: Map<string, object>}>} */
   const foreign = new Map();
-  /** {target, getter}: where a page may define its own modelContext */
-  const accessors = [];
+  /** Where a page may define its own modelContext (navigator, the document). */
+  const targets = [];
 
   function forgetForeign(src, rec) {
     if (src.tools.get(rec.meta.name) === rec) {
@@ -180,44 +179,21 @@ export function createAdopter({ changed, addContextApi }) {
       ours.add(obj);
     },
 
-    /**
-     * Defines target.modelContext as an accessor that holds initial and
-     * takes (and adopts) the page's own object.
-     */
-    installAccessor(target, initial) {
-      let current = initial;
-      const getter = function () {
-        return current;
-      };
-      const setter = function (v) {
-        current = v;
-        adopt(v);
-        changed();
-      };
-      defineProperty(getter, 'name', { value: 'get modelContext' });
-      defineProperty(setter, 'name', { value: 'set modelContext' });
-      defineProperty(target, 'modelContext', { configurable: true, enumerable: false, get: getter, set: setter });
-      accessors.push({ target, getter });
-    },
-
-    /** Watches target (e.g. a document with a read-only native modelContext) for one defined on it. */
+    /** Watches target (navigator, the document) for a modelContext the page puts on it. */
     watch(target) {
-      accessors.push({ target, getter: null });
+      targets.push(target);
     },
 
-    /**
-     * A page may also replace an accessor with Object.defineProperty: adopt
-     * what it put there.
-     */
+    /** Adopts what the page put on a watched target. */
     checkReplaced() {
-      for (const { target, getter } of accessors) {
+      for (const target of targets) {
         let d;
         try {
           d = getOwnPropertyDescriptor(target, 'modelContext');
         } catch {
           continue;
         }
-        if (!d || d.get === getter) continue;
+        if (!d) continue;
         let v;
         try {
           v = 'value' in d ? d.value : d.get ? apply(d.get, target, []) : undefined;

@@ -9,7 +9,7 @@
 //    --enable-features=WebMCP), it leaves it in place and wraps it
 //    (native.js).
 //  - Elsewhere it installs a polyfill of the WebMCP draft as
-//    document.modelContext (polyfill/).
+//    document.modelContext, a getter on Document.prototype (polyfill/).
 //  - It defines nothing on navigator: the browser has no
 //    navigator.modelContext, and page runtimes (@mcp-b/global and others)
 //    install their own there, some only when none is there yet. A page that
@@ -120,7 +120,16 @@ function installPolyfill() {
   for (const [name, C] of Object.entries(poly.classes)) {
     if (!hasOwn(pageWin, name)) defineProperty(pageWin, name, { value: C, writable: true, configurable: true, enumerable: false });
   }
-  adopter.installAccessor(pageDoc, poly.mc);
+  // document.modelContext as the browser has it: a getter on
+  // Document.prototype (assigning to it does nothing, or throws in strict
+  // code); a page that defines its own on the document keeps it.
+  const getter = {
+    get modelContext() {
+      return this === pageDoc ? poly.mc : null;
+    },
+  };
+  defineProperty(DocumentProto, 'modelContext', { ...getOwnPropertyDescriptor(getter, 'modelContext'), enumerable: true });
+  adopter.watch(pageDoc);
   adopter.watch(pageNav);
   return { tools: poly.list };
 }

@@ -8,7 +8,8 @@ function toolEventClass(name) {
     #toolName;
     constructor(type, init) {
       super(type, init);
-      this.#toolName = String((isObject(init) && init.toolName) ?? '');
+      const name = isObject(init) ? init.toolName : undefined;
+      this.#toolName = name === undefined ? '' : String(name);
     }
     get toolName() {
       return this.#toolName;

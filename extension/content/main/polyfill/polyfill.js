@@ -13,6 +13,7 @@ import {
 import { schemaForReport } from '../../../lib/schema.js';
 import { errorCode } from '../tools.js';
 import { defineToolEvents } from './events.js';
+import { handleOf, publish, sameOriginWindows } from './frames.js';
 import { createFormTools } from './forms.js';
 import { checkExposedTo, modelContextError, readTool, view } from './rules.js';
 import { defineSubmitAdditions } from './submit.js';
@@ -55,10 +56,28 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
     });
   }
 
+  // This document's tools changed: tell the bridge, and the same-origin
+  // frames, whose lists hold them too.
+  function changedHere() {
+    changed();
+    tellFrames();
+  }
+
+  function tellFrames() {
+    for (const w of sameOriginWindows(win)) {
+      if (w === win) continue;
+      try {
+        handleOf(w).changed();
+      } catch {
+        // a frame going away
+      }
+    }
+  }
+
   function remove(mc, inner, rec) {
     if (inner.tools.get(rec.name) !== rec) return false;
     inner.tools.delete(rec.name);
-    changed();
+    changedHere();
     queueChange(mc);
     return true;
   }
@@ -111,7 +130,7 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       dom: declarative.dom,
       submits: defineSubmitAdditions(declarative.submitProto),
       changed: () => {
-        changed();
+        changedHere();
         if (instance) queueChange(instance);
       },
       activated: (name) => fire(instance, new ToolActivatedEvent('toolactivated', { toolName: name })),
@@ -123,19 +142,20 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
 
   class ModelContext extends EventTarget {
     constructor(token) {
-      if (token !== TOKEN) throw new TypeError('Illegal constructor');
+      if (token !== TOKEN) throw new TypeError("Failed to construct 'ModelContext': Illegal constructor");
       super();
       internals.set(this, { tools: new Map(), handlers: new Map() });
     }
 
-    registerTool(tool, options) {
+    registerTool(tool) {
+      const options = arguments[1];
       let inner;
       let rec;
       let signal;
       try {
         inner = self(this, 'registerTool');
         if (options !== undefined && options !== null && !isObject(options)) {
-          throw modelContextError('registerTool', "parameter 2 is not of type 'ModelContextRegisterToolOptions'.");
+          throw modelContextError('registerTool', "The provided value is not of type 'ModelContextRegisterToolOptions'.");
         }
         signal = isObject(options) ? options.signal : undefined;
         if (signal !== undefined && !(signal instanceof AbortSig)) {
@@ -159,51 +179,82 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
           settle.reject(signal.reason);
         }, { once: true }]);
       }
-      changed();
+      changedHere();
       queueChange(mc, () => settle.resolve());
       // The older API returned {unregister()}; keep that working too.
       defineProperty(promise, 'unregister', { value: () => void remove(mc, inner, rec), configurable: true });
       return promise;
     }
 
+    // This document's tools and those of its same-origin frames (and
+    // theirs), as the browser lists them.
     getTools() {
       try {
         const inner = self(this, 'getTools');
-        const list = Array.from(inner.tools.values(), (rec) => view(rec, win));
-        if (forms && this === instance) for (const t of forms.list().values()) if (!inner.tools.has(t.name)) list.push(formView(t));
-        return resolved(list);
+        if (this !== instance) return resolved(byName(Array.from(inner.tools.values(), (rec) => view(rec, win))));
+        const list = [];
+        for (const w of sameOriginWindows(win)) {
+          if (w === win) {
+            for (const rec of ownTools()) list.push(view(rec, win));
+            continue;
+          }
+          const h = handleOf(w);
+          let recs = [];
+          try {
+            recs = h.tools();
+          } catch {
+            // a frame going away
+          }
+          for (const rec of recs) list.push(view(rec, w));
+        }
+        return resolved(byName(list));
       } catch (e) {
         return PromiseCtor.reject(e);
       }
     }
 
-    executeTool(tool, input, options) {
+    // executeTool(tool, input, options): the arguments read as Chromium 156
+    // reads them (tool: a RegisteredTool dictionary; input: an object, {}
+    // when left out; options: {signal}), the tool's answer as its JSON text.
+    executeTool(tool) {
+      const [, input, options] = arguments;
       let rec;
+      let name;
       let signal;
       let copy;
       try {
         const inner = self(this, 'executeTool');
-        if (!isObject(tool)) throw modelContextError('executeTool', "parameter 1 is not of type 'Object'.");
-        if (!isObject(input)) throw modelContextError('executeTool', 'invalid input object: value is not an object');
-        signal = isObject(options) ? options.signal : undefined;
-        if (signal !== undefined && !(signal instanceof AbortSig)) throw modelContextError('executeTool', "Failed to convert value to 'AbortSignal'.");
-        rec = inner.tools.get(String(tool.name));
-        if (!rec && !(forms && this === instance && forms.list().has(String(tool.name)))) {
-          throw new DOMExc(`No tool named ${jsonStringify(String(tool.name))} is registered.`, 'UnknownError');
+        if (arguments.length < 1) throw modelContextError('executeTool', '1 argument required, but only 0 present.');
+        name = readRegisteredTool(tool);
+        if (options !== undefined && options !== null && !isObject(options)) {
+          throw modelContextError('executeTool', "The provided value is not of type 'ExecuteToolOptions'.");
         }
-        const s = jsonStringify(input);
-        copy = jsonParse(s === undefined ? '{}' : s);
+        signal = isObject(options) ? options.signal : undefined;
+        if (signal !== undefined && !(signal instanceof AbortSig)) {
+          throw modelContextError('executeTool', "Failed to read the 'signal' property from 'ExecuteToolOptions': Failed to convert value to 'AbortSignal'.");
+        }
+        copy = readInput(input);
+        rec = inner.tools.get(name);
+        if (!rec && !(forms && this === instance && forms.list().has(name))) {
+          // A tool of a same-origin frame: run there.
+          const remote = this === instance ? findRemote(name, isObject(tool) ? tool.window : undefined) : undefined;
+          if (!remote) throw new DOMExc('The operation failed for an unknown transient reason (e.g. out of memory).', 'UnknownError');
+          return runRemote(remote, name, copy, signal);
+        }
       } catch (e) {
         return PromiseCtor.reject(e);
       }
       // A form tool: its result, or null when the submission navigated
       // the page (as Chromium's executeTool does).
-      const p = rec ? invoke(this, rec, copy, signal) : runForm(String(tool.name), copy, signal, true);
+      const p = rec ? invoke(this, rec, copy, signal) : runForm(name, copy, signal, true);
       return then(p, (v) => {
         if (v === null && !rec) return null;
-        if (typeof v === 'string') return v;
-        const s = jsonStringify(v);
-        return s === undefined ? String(v) : s;
+        return resultText(v);
+      }, (e) => {
+        // The page's own error stays the page's: the caller learns only
+        // that the tool failed (an abort is the signal's reason).
+        if (rec && !(signal && signal.aborted)) throw invocationFailed();
+        throw e;
       });
     }
 
@@ -228,14 +279,14 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       }
       inner.tools = keep;
       for (const rec of recs) inner.tools.set(rec.name, rec);
-      changed();
+      changedHere();
       queueChange(this);
     }
 
     clearContext() {
       const inner = self(this, 'clearContext');
       inner.tools.clear();
-      changed();
+      changedHere();
       queueChange(this);
     }
 
@@ -253,6 +304,111 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
     set ontoolcancel(v) { setHandler(this, 'toolcancel', v); }
   }
 
+  // Chromium 156 lists tools by name.
+  function byName(list) {
+    return list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  // This document's own tools (registered, then its forms') as records
+  // that view() lists.
+  function ownTools() {
+    const inner = internals.get(instance);
+    const out = Array.from(inner.tools.values());
+    if (forms) {
+      for (const t of forms.list().values()) {
+        if (!inner.tools.has(t.name)) out.push({ name: t.name, description: t.description, inputSchema: t.inputSchema });
+      }
+    }
+    return out;
+  }
+
+  // The same-origin frame whose tool named name executeTool runs: the
+  // tool's own window when it is one of them, else the first that has it.
+  function findRemote(name, toolWin) {
+    const wins = sameOriginWindows(win).filter((w) => w !== win);
+    const ordered = wins.includes(toolWin) ? [toolWin, ...wins.filter((w) => w !== toolWin)] : wins;
+    for (const w of ordered) {
+      const h = handleOf(w);
+      try {
+        if (h && h.has(name)) return h;
+      } catch {
+        // a frame going away
+      }
+    }
+    return undefined;
+  }
+
+  // Runs a same-origin frame's tool there (its ModelContext fires
+  // toolactivated); the answer as executeTool gives it here.
+  function runRemote(h, name, input, signal) {
+    if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
+    return new PromiseCtor((resolve, reject) => {
+      const r = h.run(name, jsonStringify(input));
+      if (!r) {
+        reject(new DOMExc('The operation failed for an unknown transient reason (e.g. out of memory).', 'UnknownError'));
+        return;
+      }
+      let done = false;
+      const onAbort = () => {
+        if (done) return;
+        done = true;
+        r.abort(signal.reason);
+        reject(signal.reason);
+      };
+      if (signal) apply(addListener, signal, ['abort', onAbort, { once: true }]);
+      then(r.promise, (v) => {
+        if (done) return;
+        done = true;
+        if (signal) apply(removeListener, signal, ['abort', onAbort]);
+        try {
+          resolve(v === null && r.form ? null : resultText(v));
+        } catch (e) {
+          reject(e);
+        }
+      }, (e) => {
+        if (done) return;
+        done = true;
+        if (signal) apply(removeListener, signal, ['abort', onAbort]);
+        reject(r.form ? e : invocationFailed());
+      });
+    });
+  }
+
+  // Reads executeTool's first argument as WebIDL reads a RegisteredTool
+  // dictionary (members in order; description and name are required);
+  // returns the tool's name.
+  function readRegisteredTool(tool) {
+    if (tool !== undefined && tool !== null && !isObject(tool)) {
+      throw modelContextError('executeTool', "The provided value is not of type 'RegisteredTool'.");
+    }
+    const t = isObject(tool) ? tool : {};
+    const required = (member) => {
+      const v = t[member];
+      if (v === undefined) throw modelContextError('executeTool', `Failed to read the '${member}' property from 'RegisteredTool': Required member is undefined.`);
+      return String(v);
+    };
+    required('description');
+    return required('name');
+  }
+
+  // Reads executeTool's input: {} when left out, else an object that
+  // serialises to a JSON object, copied through JSON.
+  function readInput(input) {
+    if (input === undefined) return {};
+    if (!isObject(input)) throw modelContextError('executeTool', 'invalid input object: value is not an object');
+    let s;
+    try {
+      s = jsonStringify(input);
+    } catch (e) {
+      if (e instanceof TypeError) throw modelContextError('executeTool', e.message);
+      throw e;
+    }
+    if (s === undefined) throw modelContextError('executeTool', 'invalid input object: toJSON() returns undefined');
+    const copy = jsonParse(s);
+    if (!isObject(copy)) throw new DOMExc('Failed to parse input arguments', 'UnknownError');
+    return copy;
+  }
+
   // Runs a form tool; with nullOnNavigation, a navigation is null rather
   // than the navigated error.
   function runForm(name, input, signal, nullOnNavigation) {
@@ -262,6 +418,25 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       if (errorCode(e) === 'navigated') return null;
       throw e;
     });
+  }
+
+  // What executeTool resolves to for a tool's answer: a string as it is,
+  // anything else as its JSON text ("undefined" where there is none); an
+  // answer that cannot be serialised fails the call, as in Chromium 156.
+  function resultText(v) {
+    if (typeof v === 'string') return v;
+    if (typeof v === 'bigint') return String(v);
+    let s;
+    try {
+      s = jsonStringify(v);
+    } catch {
+      throw invocationFailed();
+    }
+    return s === undefined ? 'undefined' : s;
+  }
+
+  function invocationFailed() {
+    return new DOMExc('Tool was executed but the invocation failed. For example, the script function threw an error', 'UnknownError');
   }
 
   function handler(mc, type) {
@@ -297,6 +472,25 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
 
   instance = new ModelContext(TOKEN);
   if (forms) declarative.start(forms);
+  // What same-origin frames' polyfills read of this document (frames.js).
+  try {
+    publish(win, {
+      tools: ownTools,
+      has: (name) => internals.get(instance).tools.has(name) || !!(forms && forms.list().has(name)),
+      run(name, json) {
+        const rec = internals.get(instance).tools.get(name);
+        const isForm = !rec && !!(forms && forms.list().has(name));
+        if (!rec && !isForm) return null;
+        const ctl = new AbortCtl();
+        const input = jsonParse(json);
+        const promise = rec ? invoke(instance, rec, input, ctl.signal) : runForm(name, input, ctl.signal, true);
+        return { promise, abort: (reason) => ctl.abort(reason), form: isForm };
+      },
+      changed: () => queueChange(instance),
+    });
+  } catch {
+    // a window that takes no more properties: no sharing with frames
+  }
   return {
     mc: instance,
     classes,

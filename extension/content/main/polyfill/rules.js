@@ -55,7 +55,7 @@ function serialiseSchema(value, member, method) {
  * written for MCP set them) over the draft's members converted.
  */
 export function readTool(tools, tool, method) {
-  if (!isObject(tool)) throw modelContextError(method, "parameter 1 is not of type 'ModelContextTool'.");
+  if (!isObject(tool)) throw modelContextError(method, "The provided value is not of type 'ModelContextTool'.");
   const annotations = tool.annotations;
   if (annotations !== undefined && annotations !== null && !isObject(annotations)) {
     throw modelContextError(method, "Failed to read the 'annotations' property from 'ModelContextTool': The provided value is not of type 'ToolAnnotations'.");
@@ -116,8 +116,8 @@ export function checkExposedTo(list) {
 /**
  * What getTools() lists for a record, like the browser's tool objects:
  * annotations as the draft's members (defaults filled in, debugging only
- * when given), the schemas as copies, the window both as "window"
- * (Chromium 156) and "source" (later browsers).
+ * when given), the schemas as copies, the title ("" when none), the window
+ * both as "window" (Chromium 156) and "source" (later browsers).
  */
 export function view(rec, win) {
   const t = {};
@@ -135,7 +135,7 @@ export function view(rec, win) {
   t.origin = win.location ? win.location.origin : '';
   if (rec.outputSchema) t.outputSchema = jsonParse(jsonStringify(rec.outputSchema));
   t.source = win;
-  if (rec.title !== undefined) t.title = rec.title;
+  t.title = rec.title === undefined ? '' : rec.title; // "" when none, as in Chromium 156
   t.window = win;
   return t;
 }
