@@ -498,8 +498,11 @@
     });
   }
 
+  // The browser's own document.modelContext is a built-in getter; the
+  // bridge's polyfill defines one in script.
   function detectMode() {
-    if (Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext')) return 'native';
+    const d = Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext');
+    if (d && d.get && /\[native code\]/.test(Function.prototype.toString.call(d.get))) return 'native';
     return modelContext() ? 'polyfill' : 'none';
   }
 

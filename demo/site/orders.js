@@ -95,7 +95,11 @@
   }
 
   async function start() {
-    const mode = Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext') ? 'native' : modelContext() ? 'polyfill' : 'none';
+    // The browser's own document.modelContext is a built-in getter; the
+    // bridge's polyfill defines one in script.
+    const d = Object.getOwnPropertyDescriptor(Document.prototype, 'modelContext');
+    const native = !!(d && d.get && /\[native code\]/.test(Function.prototype.toString.call(d.get)));
+    const mode = native ? 'native' : modelContext() ? 'polyfill' : 'none';
     document.getElementById('mode').textContent = mode;
     window.orders.mode = mode;
     const mc = modelContext();
