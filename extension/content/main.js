@@ -1606,6 +1606,14 @@
     function fire(mc, event) {
       apply(dispatch, mc, [event]);
     }
+    function fireTool(mc, C, type, toolName) {
+      fire(mc, new C(type, { toolName }));
+      if (mc !== instance) return;
+      try {
+        apply(dispatch, win, [new C(type, { toolName })]);
+      } catch {
+      }
+    }
     function queueChange(mc, after) {
       queueATask(() => {
         fire(mc, new Evt("toolchange"));
@@ -1639,9 +1647,11 @@
         const onAbort = () => {
           if (done) return;
           done = true;
-          inner.abort(outer.reason);
-          fire(mc, new ToolCancelEvent("toolcancel", { toolName: rec.name }));
           reject(outer.reason);
+          queueATask(() => {
+            inner.abort();
+            fireTool(mc, ToolCancelEvent, "toolcancel", rec.name);
+          });
         };
         if (outer) {
           if (outer.aborted) {
@@ -1656,7 +1666,7 @@
         } catch (e) {
           p = PromiseCtor.reject(e);
         }
-        fire(mc, new ToolActivatedEvent("toolactivated", { toolName: rec.name }));
+        fireTool(mc, ToolActivatedEvent, "toolactivated", rec.name);
         then(p, (v) => {
           if (done) return;
           done = true;
@@ -1680,8 +1690,8 @@
           changedHere();
           if (instance) queueChange(instance);
         },
-        activated: (name) => fire(instance, new ToolActivatedEvent("toolactivated", { toolName: name })),
-        cancelled: (name) => fire(instance, new ToolCancelEvent("toolcancel", { toolName: name })),
+        activated: (name) => fireTool(instance, ToolActivatedEvent, "toolactivated", name),
+        cancelled: (name) => fireTool(instance, ToolCancelEvent, "toolcancel", name),
         queueTask: queueATask
       });
     }

@@ -197,7 +197,8 @@ test('executeTool reads its input as Chromium 156 does: none is {}, a toJSON tha
 });
 
 test('executeTool: aborting the call aborts the page signal and fires toolcancel', async () => {
-  const { mc } = load({ handover: false });
+  const page = load({ handover: false });
+  const { mc } = page;
   let pageSignal;
   let started;
   const running = new Promise((r) => {
@@ -211,14 +212,20 @@ test('executeTool: aborting the call aborts the page signal and fires toolcancel
   }));
   const cancelled = [];
   mc.ontoolcancel = (e) => cancelled.push(e.toolName);
+  const onWindow = [];
+  page.win.addEventListener('toolactivated', (e) => onWindow.push(`activated ${e.toolName}`));
+  page.win.addEventListener('toolcancel', (e) => onWindow.push(`cancel ${e.toolName}`));
   const ctl = new AbortController();
   const p = mc.executeTool((await mc.getTools())[0], {}, { signal: ctl.signal });
   await running;
-  ctl.abort();
-  await assert.rejects(p, { name: 'AbortError' });
+  ctl.abort('the caller\'s reason');
+  await assert.rejects(p, (e) => e === 'the caller\'s reason');
+  const cancel = new Promise((r) => mc.addEventListener('toolcancel', r, { once: true }));
+  await cancel;
   assert.equal(pageSignal.aborted, true);
-  assert.equal(pageSignal.reason.name, 'AbortError');
+  assert.equal(pageSignal.reason.name, 'AbortError', 'execute\'s signal aborts with an AbortError (the spec\'s tests)');
   assert.deepEqual(cancelled, ['slow']);
+  assert.deepEqual(onWindow, ['activated slow', 'cancel slow'], 'the events also reach the window (the spec\'s tests)');
 });
 
 test('the older API: provideContext, clearContext, unregisterTool, unregister()', async () => {
