@@ -140,12 +140,25 @@ func serveConformance(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// runScenario opens the scenario page and returns what it logged.
+// runScenario opens the scenario page and returns what it logged. A page
+// that does not finish is opened once more: Chromium 156's own WebMCP has
+// been seen to leave a call between frames unanswered, once in many runs,
+// on a busy machine.
 func runScenario(t *testing.T, b *conformanceBrowser, url string) ([]observation, error) {
+	t.Helper()
+	obs, err := runScenarioOnce(t, b, url)
+	if err != nil {
+		t.Logf("%v; once more", err)
+		obs, err = runScenarioOnce(t, b, url)
+	}
+	return obs, err
+}
+
+func runScenarioOnce(t *testing.T, b *conformanceBrowser, url string) ([]observation, error) {
 	t.Helper()
 	tab, closeTab := b.open(url)
 	defer closeTab()
-	ctx, cancel := context.WithTimeout(tab, time.Minute) // a hang guard
+	ctx, cancel := context.WithTimeout(tab, 30*time.Second) // a hang guard
 	defer cancel()
 	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.__conformance`, chromedp.EvalAwaitPromise))
 	if err != nil {
