@@ -59,7 +59,7 @@ const tomorrowJS = `(() => {
 // Tomorrow's browser, stood in for by Chromium 156 with tomorrowJS: the
 // bridge reads every field of a Tool object by name, takes "source" for
 // "window" and null schemas as none; tools, form tools and calls work as
-// before, and a call that navigates is still the navigated error.
+// before, and a call that navigates answers with where it led.
 func TestTomorrowsBrowserStandIn(t *testing.T) {
 	b := start(t, native)
 	tab, cancel := chromedp.NewContext(b.browser)
@@ -94,7 +94,8 @@ func TestTomorrowsBrowserStandIn(t *testing.T) {
 	if n := eval[int](t, tab, `window.__tomorrowCalls.executeTool`); n < 2 {
 		t.Errorf("the stand-in's executeTool ran %d times, want the bridge's two calls", n)
 	}
-	if res := b.call(context.Background(), "search_orders", map[string]any{"q": "y"}); !res.IsError || res.Meta["dev.webmcp/error"] != "navigated" {
-		t.Errorf("search_orders = %q (_meta %v), want the navigated error", text(res), res.Meta)
+	want := "Tool search_orders ran and navigated its tab to " + demoURL("localhost", ordersPath+"?q=y")
+	if res := b.call(context.Background(), "search_orders", map[string]any{"q": "y"}); res.IsError || !strings.HasPrefix(text(res), want) || res.Meta["dev.webmcp/navigated"] == nil {
+		t.Errorf("search_orders = %q (isError %v, _meta %v), want %q… with _meta dev.webmcp/navigated", text(res), res.IsError, res.Meta, want)
 	}
 }
