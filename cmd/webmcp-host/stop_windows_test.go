@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,24 +46,6 @@ func TestStopHelperProcess(t *testing.T) {
 	default:
 		t.Skip("run by TestStopProcesses only")
 	}
-}
-
-// tempDir is a temporary folder, removed with the test file by file:
-// os.RemoveAll fails on files under Wine.
-func tempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "stop")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		var all []string
-		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error { all = append(all, p); return nil })
-		for i := len(all) - 1; i >= 0; i-- {
-			os.Remove(all[i])
-		}
-	})
-	return dir
 }
 
 // copyTo copies the file src to dst.
@@ -128,7 +109,7 @@ func exitCode(t *testing.T, cmd *exec.Cmd) int {
 // is set, with TerminateProcess; the endpoint such a host left is removed.
 // A process of another binary runs on.
 func TestStopProcesses(t *testing.T) {
-	dir := tempDir(t)
+	dir := bridgetest.TempDir(t)
 	bin := filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o755)
 	self, _ := os.Executable()
@@ -211,7 +192,7 @@ func TestStopTheBinaries(t *testing.T) {
 	if src == "" {
 		t.Skip(bridgetest.BinDirEnv + " is not set")
 	}
-	dir := tempDir(t)
+	dir := bridgetest.TempDir(t)
 	bin := filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o755)
 	for _, name := range []string{"webmcp-host.exe", "webmcp-shim.exe"} {

@@ -2,7 +2,6 @@ package register
 
 import (
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,31 +9,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 )
 
 // shim is the shim's path in the tests: with a space, to test quoting.
 var shim = map[bool]string{false: "/opt/web mcp/bin/webmcp-shim", true: `C:\Program Files\web mcp\bin\webmcp-shim.exe`}[runtime.GOOS == "windows"]
 
 func testEnv(t *testing.T) Env {
-	return Env{Shim: shim, Home: tempDir(t), GOOS: runtime.GOOS}
-}
-
-// tempDir is a temporary folder, removed with the test file by file:
-// os.RemoveAll (and so t.TempDir) fails on files under Wine.
-func tempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "reg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		var all []string
-		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error { all = append(all, p); return nil })
-		for i := len(all) - 1; i >= 0; i-- {
-			os.Remove(all[i])
-		}
-	})
-	return dir
+	return Env{Shim: shim, Home: bridgetest.TempDir(t), GOOS: runtime.GOOS}
 }
 
 func apply(t *testing.T, p *Plan) []Result {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 )
 
 // TestWindowsPlans: on Windows each agent's config file is where that
@@ -23,7 +25,7 @@ func TestWindowsPlans(t *testing.T) {
 		{`C:\Program Files (x86)\WebMCP Bridge\webmcp-shim.exe`, `"C:\Program Files (x86)\WebMCP Bridge\webmcp-shim.exe"`},
 		{`D:\Ann's $tools\100%\webmcp-shim.exe`, `'D:\Ann''s $tools\100%\webmcp-shim.exe'`},
 	} {
-		home := tempDir(t)
+		home := bridgetest.TempDir(t)
 		env := Env{Shim: c.shim, Home: home, GOOS: "windows", AppData: filepath.Join(home, "AppData", "Roaming")}
 		files := map[string]string{}
 		for _, want := range []struct{ client, command, file, hook string }{
@@ -87,8 +89,8 @@ func TestWindowsPlans(t *testing.T) {
 		}
 	}
 	// CODEX_HOME is where Codex reads config.toml.
-	codexHome := filepath.Join(tempDir(t), "codex")
-	p, _ := For("codex", Env{Shim: `C:\x\webmcp-shim.exe`, Home: tempDir(t), GOOS: "windows", CodexHome: codexHome})
+	codexHome := filepath.Join(bridgetest.TempDir(t), "codex")
+	p, _ := For("codex", Env{Shim: `C:\x\webmcp-shim.exe`, Home: bridgetest.TempDir(t), GOOS: "windows", CodexHome: codexHome})
 	if got := p.Edits[0].Path; got != filepath.Join(codexHome, "config.toml") {
 		t.Errorf("with CODEX_HOME: %s", got)
 	}

@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 )
 
 func TestLoadMakesOnceAndKeeps(t *testing.T) {
-	path := filepath.Join(tempDir(t), "cfg", Dir, FileName)
+	path := filepath.Join(bridgetest.TempDir(t), "cfg", Dir, FileName)
 	a, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +37,7 @@ func TestLoadMakesOnceAndKeeps(t *testing.T) {
 }
 
 func TestLoadRefusesShortToken(t *testing.T) {
-	short := filepath.Join(tempDir(t), FileName)
+	short := filepath.Join(bridgetest.TempDir(t), FileName)
 	writePrivate(t, short, "abc\n")
 	if _, err := Load(short); err == nil || !strings.Contains(err.Error(), "too short") {
 		t.Errorf("Load of a short token = %v, want a refusal", err)

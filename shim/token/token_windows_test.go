@@ -1,7 +1,6 @@
 package token
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,25 +9,9 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/winacl"
 	"golang.org/x/sys/windows"
-)
 
-// tempDir is a temporary folder, removed with the test: file by file and
-// ignoring errors, since os.RemoveAll fails on files under Wine.
-func tempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "tok")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		var all []string
-		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error { all = append(all, p); return nil })
-		for i := len(all) - 1; i >= 0; i-- {
-			os.Remove(all[i])
-		}
-	})
-	return dir
-}
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+)
 
 // assertPrivate checks that the token file at path is owned by the user
 // and lets in no one else (the check Load makes, and no entry for
@@ -85,7 +68,7 @@ func writeWithSD(t *testing.T, path, sddl, content string) {
 // (Wine keeps a file's access list as Unix modes, so Everyone is what can
 // be tried here; internal/winacl's tests try the other ways.)
 func TestLoadRefusesOpenFile(t *testing.T) {
-	dir := tempDir(t)
+	dir := bridgetest.TempDir(t)
 	me, _ := winacl.UserSID()
 	u := me.String()
 	tok := strings.Repeat("a", 64) + "\n"
