@@ -1018,6 +1018,18 @@
         const form = e.target;
         if (form instanceof FormCtor) forms.onSubmit(e, form);
       }, { capture: true }]);
+      const submit = getOwnPropertyDescriptor(F, "submit");
+      if (submit && typeof submit.value === "function") {
+        const original = submit.value;
+        const wrapped = {
+          submit() {
+            if (this instanceof FormCtor) forms.onSubmitMethod(this);
+            return apply(original, this, arguments);
+          }
+        }.submit;
+        defineProperty(wrapped, "length", { value: original.length });
+        defineProperty(F, "submit", { ...submit, value: wrapped });
+      }
       apply(addListener, win, ["reset", (e) => {
         const form = e.target;
         if (form instanceof FormCtor) forms.onReset(form);
@@ -1407,7 +1419,7 @@
     function submitted(call) {
       if (call.settled || call.responding) return;
       const { name, form, event } = call;
-      if (event.defaultPrevented) {
+      if (event.defaultPrevented && !call.submitMethod) {
         end(call, { error: new DOMExc("The site has a programming error: it called preventDefault() on the 'submit' event, without also calling respondWith() with the tool result", "UnknownError") });
         return;
       }
@@ -1442,6 +1454,11 @@
           }
         });
         if (call !== submitting) queueATask(() => submitted(call));
+      },
+      /** The page called form.submit(): within a call's submit event, it submits the call's form. */
+      onSubmitMethod(form) {
+        const call = running.get(form);
+        if (call && call.event && !call.settled) call.submitMethod = true;
       },
       /** A form was reset: its call under way ends. */
       onReset(form) {
@@ -1794,6 +1811,7 @@
         } catch (e) {
           return PromiseCtor.reject(e);
         }
+        if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
         const p = rec ? invoke(this, rec, copy, signal) : runForm(name, copy, signal, true);
         return then(p, (v) => {
           if (v === null && !rec) return null;

@@ -228,6 +228,20 @@ test('executeTool: aborting the call aborts the page signal and fires toolcancel
   assert.deepEqual(onWindow, ['activated slow', 'cancel slow'], 'the events also reach the window (the spec\'s tests)');
 });
 
+test('executeTool: an already-aborted signal rejects within a microtask, and the tool never runs', async () => {
+  const { mc } = load({ handover: false });
+  let ran = false;
+  await mc.registerTool(tool('never', { execute: () => { ran = true; } }));
+  const [t] = await mc.getTools();
+  let rejected = null;
+  mc.executeTool(t, {}, { signal: AbortSignal.abort('already aborted') }).catch((e) => { rejected = e; });
+  // As the spec's test has it: one resolved promise later, the call has
+  // rejected with the signal's reason (it never goes "in parallel").
+  await Promise.resolve();
+  assert.equal(rejected, 'already aborted');
+  assert.equal(ran, false);
+});
+
 test('the older API: provideContext, clearContext, unregisterTool, unregister()', async () => {
   const page = load();
   const { mc } = page;

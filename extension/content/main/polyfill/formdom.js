@@ -1,10 +1,12 @@
 // The page's DOM as forms.js uses it, from the built-ins of the page's
 // window taken when the polyfill installs (before any page script), and
 // the wiring that keeps the form tools current: a MutationObserver on the
-// document, and submit and reset listeners on the window (capture phase,
-// so they run before the page's own).
+// document, submit and reset listeners on the window (capture phase, so
+// they run before the page's own), and form.submit() noted for forms.js (a
+// submit listener that prevents the event and calls form.submit() submits
+// the form after all).
 
-import { addListener, apply, getOwnPropertyDescriptor } from '../builtins.js';
+import { addListener, apply, defineProperty, getOwnPropertyDescriptor } from '../builtins.js';
 
 const WATCHED = [
   'toolname', 'tooldescription', 'toolautosubmit', 'toolparamdescription', 'toolparamtitle', 'name', 'type',
@@ -85,6 +87,20 @@ export function formDom(win) {
       const form = e.target;
       if (form instanceof FormCtor) forms.onSubmit(e, form);
     }, { capture: true }]);
+    // form.submit() submits without a submit event; one that a page's
+    // submit listener makes for a call's form is that call's submission.
+    const submit = getOwnPropertyDescriptor(F, 'submit');
+    if (submit && typeof submit.value === 'function') {
+      const original = submit.value;
+      const wrapped = {
+        submit() {
+          if (this instanceof FormCtor) forms.onSubmitMethod(this);
+          return apply(original, this, arguments);
+        },
+      }.submit;
+      defineProperty(wrapped, 'length', { value: original.length });
+      defineProperty(F, 'submit', { ...submit, value: wrapped });
+    }
     apply(addListener, win, ['reset', (e) => {
       const form = e.target;
       if (form instanceof FormCtor) forms.onReset(form);

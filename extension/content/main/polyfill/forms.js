@@ -190,12 +190,14 @@ export function createFormTools({ dom, submits, changed, activated, cancelled, q
 
   // Ends call after its submit event went through the page's listeners:
   // with respondWith's promise (it ends the call), a submission the page
-  // prevented without it (an error), one to another browsing context (a
-  // result that says where), or one that navigates this page.
+  // prevented without it (an error) unless its listener called
+  // form.submit() (which submits all the same, as in Chromium), one to
+  // another browsing context (a result that says where), or one that
+  // navigates this page.
   function submitted(call) {
     if (call.settled || call.responding) return;
     const { name, form, event } = call;
-    if (event.defaultPrevented) {
+    if (event.defaultPrevented && !call.submitMethod) {
       // Chromium 156's words.
       end(call, { error: new DOMExc("The site has a programming error: it called preventDefault() on the 'submit' event, without also calling respondWith() with the tool result", 'UnknownError') });
       return;
@@ -237,6 +239,11 @@ export function createFormTools({ dom, submits, changed, activated, cancelled, q
       // run() looks at the agent's submission once requestSubmit returns;
       // the user's, once the page's listeners have run (a task later).
       if (call !== submitting) queueATask(() => submitted(call));
+    },
+    /** The page called form.submit(): within a call's submit event, it submits the call's form. */
+    onSubmitMethod(form) {
+      const call = running.get(form);
+      if (call && call.event && !call.settled) call.submitMethod = true;
     },
     /** A form was reset: its call under way ends. */
     onReset(form) {

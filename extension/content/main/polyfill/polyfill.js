@@ -261,6 +261,9 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       } catch (e) {
         return PromiseCtor.reject(e);
       }
+      // An already-aborted call rejects with the signal's reason at once,
+      // not a promise reaction later (the spec's tests await one).
+      if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
       // A form tool: its result, or null when the submission navigated
       // the page (as Chromium's executeTool does).
       const p = rec ? invoke(this, rec, copy, signal) : runForm(name, copy, signal, true);
