@@ -17,21 +17,10 @@ func cpuSeconds() map[string]float64 {
 	out := map[string]float64{}
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
-		stat, err := os.ReadFile(filepath.Join(d, "stat"))
-		if err != nil {
+		_, cpu, ok := procStat(d)
+		if !ok {
 			continue
 		}
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 || i+2 >= len(s) {
-			continue
-		}
-		f := strings.Fields(s[i+2:])
-		if len(f) < 13 {
-			continue
-		}
-		ut, _ := strconv.ParseFloat(f[11], 64)
-		st, _ := strconv.ParseFloat(f[12], 64)
 		cmd, _ := os.ReadFile(filepath.Join(d, "cmdline"))
 		// Chromium's helpers rewrite their command line as one string.
 		args := strings.Fields(strings.ReplaceAll(string(cmd), "\x00", " "))
@@ -39,7 +28,7 @@ func cpuSeconds() map[string]float64 {
 			continue
 		}
 		if kind := processKind(args); kind != "" {
-			out[kind] += (ut + st) / 100 // clock ticks: 100 a second on Linux
+			out[kind] += cpu
 		}
 	}
 	return out
@@ -98,4 +87,26 @@ func cpuTable(before, after map[string]float64, calls int) string {
 	}
 	fmt.Fprintf(&b, "| **all** | **%.3f ms** |\n", total*1000/float64(calls))
 	return b.String()
+}
+
+// procStat reads /proc/PID/stat of the process folder d: its parent's pid
+// and its CPU time so far (user and system, seconds).
+func procStat(d string) (ppid int, cpu float64, ok bool) {
+	stat, err := os.ReadFile(filepath.Join(d, "stat"))
+	if err != nil {
+		return 0, 0, false
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return 0, 0, false
+	}
+	f := strings.Fields(s[i+2:])
+	if len(f) < 13 {
+		return 0, 0, false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return ppid, (ut + st) / 100, true // clock ticks: 100 a second on Linux
 }

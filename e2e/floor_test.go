@@ -330,23 +330,11 @@ func treeCPU(roots ...int) float64 {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join(d, "stat"))
-		if err != nil {
+		ppid, cpu, ok := procStat(d)
+		if !ok {
 			continue
 		}
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 || i+2 >= len(s) {
-			continue
-		}
-		f := strings.Fields(s[i+2:])
-		if len(f) < 13 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		ut, _ := strconv.ParseFloat(f[11], 64)
-		st, _ := strconv.ParseFloat(f[12], 64)
-		procs[pid] = proc{ppid, (ut + st) / 100} // clock ticks: 100 a second on Linux
+		procs[pid] = proc{ppid, cpu}
 	}
 	in := map[int]bool{}
 	for _, r := range roots {
