@@ -83,6 +83,13 @@ func setup() (int, error) {
 	profileDir = filepath.Join(installDir, "profile-template")
 	cmd := exec.Command(filepath.Join(repoRoot, "install.sh"), "--prefix", installDir, "--no-browsers", "--user-data-dir", profileDir)
 	cmd.Env = append(os.Environ(), "HOME="+installDir)
+	// install.sh builds under that HOME: keep the user's Go build and module
+	// caches, or each run builds from nothing and fetches every module.
+	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output(); err == nil {
+		if dirs := strings.Split(strings.TrimSpace(string(out)), "\n"); len(dirs) == 2 {
+			cmd.Env = append(cmd.Env, "GOCACHE="+dirs[0], "GOMODCACHE="+dirs[1])
+		}
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 1, fmt.Errorf("install.sh: %v\n%s", err, out)
 	}
