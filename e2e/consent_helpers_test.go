@@ -114,9 +114,43 @@ func (b *bridge) consentTarget(seen map[target.ID]bool) target.ID {
 		select {
 		case <-woke:
 		case <-ctx.Done():
-			b.t.Fatalf("no consent window (ui/consent.html) appeared")
+			b.t.Fatalf("no consent window (ui/consent.html) appeared; %s", b.consentDiagnosis())
 		}
 	}
+}
+
+// consentDiagnosis tells, for a failure, what the browser and the worker
+// hold: the targets, the consent queue, and the activity log (whether the
+// call waits, ran without asking, or never reached the worker).
+func (b *bridge) consentDiagnosis() string {
+	ctx, cancel := context.WithTimeout(b.browser, 20*time.Second)
+	defer cancel()
+	var out []string
+	infos, err := chromedp.Targets(ctx)
+	if err != nil {
+		out = append(out, fmt.Sprintf("targets: %v", err))
+	}
+	for _, in := range infos {
+		out = append(out, fmt.Sprintf("target %s %s %s", in.TargetID, in.Type, in.URL))
+	}
+	no, yes := false, true
+	res, err := chromedp.CallBrowser(ctx, target.CreateTarget, target.CreateTargetParams{URL: extURL("ui/activity.html"), NewWindow: &no, Background: &yes})
+	if err != nil {
+		return strings.Join(append(out, fmt.Sprintf("open an extension page: %v", err)), "\n")
+	}
+	page, cancelPage := chromedp.NewContext(ctx, chromedp.WithTargetID(res.TargetID))
+	defer cancelPage()
+	for _, q := range []string{"consent.list", "activity.list"} {
+		js := `chrome.runtime.sendMessage({type: ` + mustJSON(q) + `})`
+		got, err := chromedp.Run(page, chromedp.Evaluate[any](js, chromedp.EvalAwaitPromise))
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", q, err))
+			continue
+		}
+		j, _ := json.Marshal(got)
+		out = append(out, fmt.Sprintf("%s: %s", q, j))
+	}
+	return "what the browser holds:\n" + strings.Join(out, "\n")
 }
 
 // listenTargets wakes woke whenever a target appears, changes or goes.

@@ -19,9 +19,11 @@ import (
 	"testing"
 	"time"
 
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/demo"
+	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // The two ways a page gets document.modelContext.
@@ -204,9 +206,67 @@ func start(t testing.TB, m mode) *bridge {
 		t.Fatalf("start Chromium: %v", err)
 	}
 	t.Cleanup(func() { chromedp.Cancel(b.browser) })
+	b.keepWorkerConsole()
 
 	b.client = b.connectShim()
 	return b
+}
+
+// keepWorkerConsole copies the extension's service worker console (its
+// warnings and uncaught errors) into the logs that a failing test prints.
+// The worker's own restarts (stopWorker) end the copy; it is a diagnostic
+// only, so a worker that is not found is no failure.
+func (b *bridge) keepWorkerConsole() {
+	ctx, cancel := context.WithTimeout(b.browser, 20*time.Second)
+	defer cancel()
+	woke := make(chan struct{}, 1)
+	listenTargets(ctx, woke)
+	for {
+		infos, err := chromedp.Targets(ctx)
+		if err != nil {
+			return
+		}
+		for _, in := range infos {
+			if in.Type != "service_worker" || !strings.HasPrefix(in.URL, "chrome-extension://"+webmcp.ExtensionID+"/") {
+				continue
+			}
+			worker, stop := chromedp.NewContext(b.browser, chromedp.WithTargetID(in.TargetID), chromedp.WithDetachOnCancel())
+			b.t.Cleanup(stop)
+			log := b.logs.prefixed("worker: ")
+			chromedp.Listen(worker, func(ev any) {
+				switch e := ev.(type) {
+				case *cdpruntime.EventConsoleAPICalled:
+					if e.Type == cdpruntime.ConsoleAPICalledTypeWarning || e.Type == cdpruntime.ConsoleAPICalledTypeError {
+						var parts []string
+						for _, a := range e.Args {
+							if a.Value != nil {
+								parts = append(parts, string(a.Value))
+							} else {
+								parts = append(parts, a.Description)
+							}
+						}
+						fmt.Fprintf(log, "%s %s\n", e.Type, strings.Join(parts, " "))
+					}
+				case *cdpruntime.EventExceptionThrown:
+					d := e.ExceptionDetails
+					what := d.Text
+					if d.Exception != nil {
+						what += " " + d.Exception.Description
+					}
+					fmt.Fprintf(log, "uncaught %s (%s:%d)\n", what, d.URL, d.LineNumber+1)
+				}
+			})
+			if err := chromedp.Do(worker); err != nil {
+				fmt.Fprintf(log, "could not attach to the worker for its console: %v\n", err)
+			}
+			return
+		}
+		select {
+		case <-woke:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // connectShim starts webmcp-shim as the agent would and connects an MCP

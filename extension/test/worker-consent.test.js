@@ -144,6 +144,33 @@ test('closing the consent window declines every call in it', async () => {
   assert.equal(chrome.windows.creates.length, 2);
 });
 
+test('a consent window closed before it finished opening declines its calls', async () => {
+  const { chrome, host, frame } = await withTools({ askMode: 'acting' });
+  host.deliver(call('1', 'act'));
+  // The user closes it at once: onRemoved comes before create() answers.
+  const [id] = chrome.windows.created.keys();
+  chrome.closeWindow(id);
+  await drain();
+  assert.deepEqual(codes(host), [['1', 'declined']]);
+  assert.deepEqual(calls(frame), []);
+  host.deliver(call('2', 'act'));
+  await drain();
+  assert.equal(chrome.windows.creates.length, 2, 'the next call opens a new window');
+});
+
+test('a consent window that vanished without onRemoved is opened anew for the next call', async () => {
+  const { chrome, host } = await withTools({ askMode: 'acting' });
+  host.deliver(call('1', 'act'));
+  await drain();
+  const [id] = chrome.windows.created.keys();
+  chrome.windows.created.delete(id); // gone, and the worker was never told
+  host.deliver(call('2', 'act'));
+  await drain();
+  assert.equal(chrome.windows.creates.length, 2);
+  assert.equal(chrome.windows.created.size, 1);
+  assert.deepEqual((await ask(chrome, { type: 'consent.list' })).value.requests.map((r) => r.id), ['1', '2']);
+});
+
 test('a cancel or a closed tab ends the wait: the request leaves the window, and the page hears nothing', async () => {
   const { chrome, host, frame } = await withTools({ askMode: 'acting' });
   host.deliver(call('1', 'act'));

@@ -56,6 +56,8 @@ export class Consent {
     this.queue = new Map();
     this.windowId = null;
     this.opening = null;
+    /** @type {Set<number>} windows closed while create() was under way */
+    this.closedWhileOpening = new Set();
   }
 
   /** Takes what storage holds at start: the settings (storage.local) and the grants (storage.session). */
@@ -259,19 +261,29 @@ export class Consent {
 
   // The one consent window: opened for the first request, focused for the
   // next ones (the page lists the queue), closed when the queue is empty.
+  // A window that is gone without a word (its onRemoved never came) is
+  // opened anew rather than focused in vain; one the user closes before
+  // create() answers declines its calls as any closed window does.
   showWindow() {
     const { chrome } = this;
     if (this.opening) return;
     if (this.windowId !== null) {
-      chrome.windows.update(this.windowId, { focused: true }).catch(() => {});
+      const id = this.windowId;
+      chrome.windows.update(id, { focused: true }).catch(() => {
+        if (this.windowId !== id) return;
+        this.windowId = null;
+        if (this.queue.size > 0) this.showWindow();
+      });
       return;
     }
+    this.closedWhileOpening = new Set();
     this.opening = chrome.windows.create({
       type: 'popup', url: chrome.runtime.getURL(CONSENT_PAGE), width: 480, height: 620, focused: true,
     }).then((w) => {
       this.opening = null;
       this.windowId = w.id;
-      if (this.queue.size === 0) this.closeWindow();
+      if (this.closedWhileOpening.has(w.id)) this.windowClosed(w.id);
+      else if (this.queue.size === 0) this.closeWindow();
     }, (e) => {
       this.opening = null;
       const message = `the consent window could not be opened (${e && e.message ? e.message : e})`;
@@ -288,6 +300,7 @@ export class Consent {
   }
 
   windowClosed(id) {
+    if (this.opening) this.closedWhileOpening.add(id);
     if (id !== this.windowId) return;
     this.windowId = null;
     for (const rid of [...this.queue.keys()]) {
