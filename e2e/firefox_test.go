@@ -12,6 +12,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +25,7 @@ import (
 	"github.com/webmcp-bridge/bridge/internal/bidi"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/manifest"
+	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func findFirefox() string {
@@ -47,9 +49,20 @@ type firefoxBridge struct {
 
 var bidiListening = regexp.MustCompile(`WebDriver BiDi listening on (ws://\S+)`)
 
+// firefoxExtUUID is the add-on's internal UUID in the test profile
+// (extensions.webextensions.uuids), so that its pages have a known
+// moz-extension:// origin.
+const firefoxExtUUID = "3c5d9a1e-4b7f-4e0a-9f6d-2b8e1c7a5d40"
+
+// ffExtURL is a page of the add-on in the test's Firefox.
+func ffExtURL(path string) string {
+	return "moz-extension://" + firefoxExtUUID + "/" + path
+}
+
 // startFirefox starts Firefox headless with a fresh profile, the
 // add-on installed, and a webmcp-shim connected through an MCP client.
-func startFirefox(t *testing.T) *firefoxBridge {
+// prefs are set in the profile (user.js) before Firefox starts.
+func startFirefox(t *testing.T, prefs ...string) *firefoxBridge {
 	t.Helper()
 	if chromiumPath == "" {
 		t.Skip("the e2e setup (install.sh) runs only where Chromium is")
@@ -84,6 +97,13 @@ func startFirefox(t *testing.T) *firefoxBridge {
 		t.Fatal(err)
 	}
 	profile := t.TempDir()
+	userJS := fmt.Sprintf("user_pref(\"extensions.webextensions.uuids\", %q);\n", fmt.Sprintf(`{%q: %q}`, webmcp.FirefoxAddonID, firefoxExtUUID))
+	for _, p := range prefs {
+		userJS += "user_pref(" + p + ");\n"
+	}
+	if err := os.WriteFile(filepath.Join(profile, "user.js"), []byte(userJS), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	log := bridgetest.NewLog(t, "firefox")
 	cmd := exec.Command(ff, "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port", "0")
 	cmd.Env = append(os.Environ(), "HOME="+home, "WEBMCP_RUNTIME_DIR="+b.runtimeDir, "MOZ_CRASHREPORTER_DISABLE=1")
@@ -213,5 +233,118 @@ func TestFirefoxCancel(t *testing.T) {
 	f.waitPage(`window.__lastAbort && window.__lastAbort.tool === "slow_task"`)
 	if res := f.call(context.Background(), "get_selection", map[string]any{}); res.IsError {
 		t.Errorf("get_selection after a cancel: %s", text(res))
+	}
+}
+
+// evalIn evaluates the JavaScript expression expr in browsing context bc,
+// awaiting a promise, and returns its value as JSON (script.evaluate's
+// serialization: a remote value).
+func (f *firefoxBridge) evalIn(bc, expr string) json.RawMessage {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	raw, err := f.bidi.Command(ctx, "script.evaluate", map[string]any{
+		"expression": expr, "target": map[string]any{"context": bc}, "awaitPromise": true,
+	})
+	var res struct {
+		Type      string          `json:"type"`
+		Result    json.RawMessage `json:"result"`
+		Exception json.RawMessage `json:"exceptionDetails"`
+	}
+	if err == nil {
+		err = json.Unmarshal(raw, &res)
+	}
+	if err != nil || res.Type != "success" {
+		f.t.Fatalf("evaluate %s: %s, %v", expr, raw, err)
+	}
+	return res.Result
+}
+
+// evalString evaluates expr (a string) in bc.
+func (f *firefoxBridge) evalString(bc, expr string) string {
+	f.t.Helper()
+	var v struct {
+		Value string `json:"value"`
+	}
+	raw := f.evalIn(bc, expr)
+	if err := json.Unmarshal(raw, &v); err != nil {
+		f.t.Fatalf("evaluate %s: not a string: %s", expr, raw)
+	}
+	return v.Value
+}
+
+// newTab opens a tab on url and returns its browsing context.
+func (f *firefoxBridge) newTab(url string) string {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	raw, err := f.bidi.Command(ctx, "browsingContext.create", map[string]any{"type": "tab"})
+	var res struct {
+		Context string `json:"context"`
+	}
+	if err == nil {
+		err = json.Unmarshal(raw, &res)
+	}
+	if err != nil {
+		f.t.Fatalf("open a tab: %s, %v", raw, err)
+	}
+	if _, err := f.bidi.Command(ctx, "browsingContext.navigate", map[string]any{"context": res.Context, "url": url, "wait": "complete"}); err != nil {
+		f.t.Fatalf("navigate to %s: %v", url, err)
+	}
+	return res.Context
+}
+
+// clickIn clicks the first element that matches selector in browsing
+// context bc with real pointer input (input.performActions at the
+// element's centre).
+func (f *firefoxBridge) clickIn(bc, selector string) {
+	f.t.Helper()
+	raw := f.evalIn(bc, fmt.Sprintf(`document.querySelector(%s)`, mustJSON(selector)))
+	var node struct {
+		Type     string `json:"type"`
+		SharedID string `json:"sharedId"`
+	}
+	if err := json.Unmarshal(raw, &node); err != nil || node.Type != "node" || node.SharedID == "" {
+		f.t.Fatalf("no element %s in the page: %s", selector, raw)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	origin := map[string]any{"type": "element", "element": map[string]any{"sharedId": node.SharedID}}
+	if _, err := f.bidi.Command(ctx, "input.performActions", map[string]any{
+		"context": bc,
+		"actions": []any{map[string]any{
+			"type": "pointer", "id": "mouse", "parameters": map[string]any{"pointerType": "mouse"},
+			"actions": []any{
+				map[string]any{"type": "pointerMove", "x": 0, "y": 0, "origin": origin},
+				map[string]any{"type": "pointerDown", "button": 0},
+				map[string]any{"type": "pointerUp", "button": 0},
+			},
+		}},
+	}); err != nil {
+		f.t.Fatalf("click %s: %v", selector, err)
+	}
+}
+
+// In Firefox, a click in the page reaches get_ui_context: the demo's
+// selection provider names the clicked slice (the Chromium suite's
+// TestContextAfterClick), and a text selection comes as ambient context.
+func TestFirefoxContextAfterClick(t *testing.T) {
+	f := startFirefox(t)
+	f.navigate(demoURL("localhost", "/"))
+	f.waitPage(`window.demo && window.demo.ready !== undefined`)
+	f.waitTool("select_slice")
+	f.clickIn(f.context, `.slice[data-id="3"]`)
+	c := f.getUIContext()
+	if c.Tab == nil || !strings.Contains(c.Tab.URL, "localhost") {
+		t.Errorf("get_ui_context tab = %+v, want the demo tab", c.Tab)
+	}
+	summary, data, ok := c.provider(selectionProvider)
+	if !ok || !strings.Contains(summary, "CommitNavigation") || !strings.Contains(data, `"id":3`) {
+		t.Errorf("selection provider = %q %s (present %v); want slice 3 CommitNavigation", summary, data, ok)
+	}
+	f.evalIn(f.context, `(() => { const s = getSelection(); s.removeAllRanges(); const r = document.createRange(); r.selectNodeContents(document.querySelector("#details")); s.addRange(r); })()`)
+	c = f.getUIContext()
+	if c.Ambient == nil || !strings.Contains(c.Ambient.Selection, "CommitNavigation") {
+		t.Errorf("ambient selection = %+v; want the selected details text", c.Ambient)
 	}
 }
