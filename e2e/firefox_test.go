@@ -13,6 +13,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -346,5 +348,45 @@ func TestFirefoxContextAfterClick(t *testing.T) {
 	c = f.getUIContext()
 	if c.Ambient == nil || !strings.Contains(c.Ambient.Selection, "CommitNavigation") {
 		t.Errorf("ambient selection = %+v; want the selected details text", c.Ambient)
+	}
+}
+
+// firefoxOwnPage registers one tool, ff_sum, through Firefox's own
+// navigator.modelContext (its WebMCP prototype), and says in
+// document.body.dataset.held what Firefox's getTools() (synchronous) holds.
+const firefoxOwnPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Firefox's own WebMCP</title></head>
+<body><h1>Firefox's own WebMCP</h1>
+<script>
+navigator.modelContext.registerTool({
+  name: "ff_sum", description: "Adds a and b.",
+  inputSchema: {type: "object", properties: {a: {type: "number"}, b: {type: "number"}}, required: ["a", "b"]},
+  annotations: {readOnlyHint: true},
+  execute: async ({a, b}) => "sum " + (a + b),
+});
+document.body.dataset.held = navigator.modelContext.getTools().map((t) => t.name).join(",");
+</script></body></html>`
+
+// Firefox's own WebMCP prototype, where its preferences turn it on
+// (dom.modelcontext.enabled, and dom.modelcontext.testing.enabled for
+// getTools and invokeTool): a tool the page registers through
+// navigator.modelContext reaches the agent beside the polyfill's, and a
+// call runs it.
+func TestFirefoxOwnWebMCP(t *testing.T) {
+	f := startFirefox(t, `"dom.modelcontext.enabled", true`, `"dom.modelcontext.testing.enabled", true`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, firefoxOwnPage)
+	}))
+	t.Cleanup(srv.Close)
+	f.navigate(srv.URL + "/")
+	f.waitPage(`document.body.dataset.held === "ff_sum"`)
+	if got := f.evalString(f.context, `String(Object.getOwnPropertyDescriptor(Navigator.prototype, "modelContext")?.get)`); !strings.Contains(got, "[native code]") {
+		t.Fatalf("navigator.modelContext is not Firefox's own: its getter is %s", got)
+	}
+	f.waitTool("ff_sum")
+	res := f.call(bridgetest.Context(t), "ff_sum", map[string]any{"a": 2, "b": 3})
+	if res.IsError || text(res) != "sum 5" {
+		t.Errorf("ff_sum = %q (error %v)", text(res), res.IsError)
 	}
 }

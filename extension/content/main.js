@@ -398,6 +398,14 @@
       markOurs(obj) {
         ours.add(obj);
       },
+      /**
+       * Adopts obj now: the browser's own navigator.modelContext (Firefox's
+       * prototype, a getter on Navigator.prototype that checkReplaced, which
+       * looks at own properties only, never sees).
+       */
+      adoptNow(obj) {
+        adopt(obj);
+      },
       /** Watches target (navigator, the document) for a modelContext the page puts on it. */
       watch(target) {
         targets.push(target);
@@ -2307,6 +2315,7 @@
   var pageDoc = document;
   var pageNav = navigator;
   var NativeMC = pageWin.ModelContext;
+  var NavigatorProto = typeof Navigator === "function" ? Navigator.prototype : null;
   var DocumentProto = Document.prototype;
   var querySelectorAll = DocumentProto.querySelectorAll;
   var getAttribute = Element.prototype.getAttribute;
@@ -2322,6 +2331,17 @@
     } catch {
     }
     return null;
+  }
+  function findNavigatorNative() {
+    if (!NavigatorProto) return null;
+    const d = getOwnPropertyDescriptor(NavigatorProto, "modelContext");
+    if (!d || typeof d.get !== "function") return null;
+    try {
+      const v = apply(d.get, pageNav, []);
+      return v !== null && typeof v === "object" ? v : null;
+    } catch {
+      return null;
+    }
   }
   function formToolNames() {
     const names = /* @__PURE__ */ new Set();
@@ -2385,6 +2405,8 @@
   }
   var browserMC = findNative();
   var own = browserMC ? installNative(browserMC) : installPolyfill();
+  var navigatorMC = findNavigatorNative();
+  if (navigatorMC) adopter.adoptNow(navigatorMC);
   var bridge = createBridge({
     tools: () => adopter.addTools(own.tools()),
     beforeLook: adopter.checkReplaced,

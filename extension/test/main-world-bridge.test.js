@@ -193,6 +193,43 @@ test('a page polyfill defined with Object.defineProperty is noticed, with the to
   await next(page, toolsMsg(['early', 'later']));
 });
 
+// Firefox's own WebMCP prototype (dom.modelcontext.enabled), as Firefox 153
+// has it: navigator.modelContext, a getter on Navigator.prototype, whose
+// registerTool answers undefined; getTools lists what it holds (with
+// dom.modelcontext.testing.enabled), at once, each tool as registered.
+function firefoxModelContext() {
+  const tools = new Map();
+  return {
+    tools,
+    registerTool(t) {
+      tools.set(t.name, t);
+    },
+    unregisterTool(name) {
+      tools.delete(name);
+    },
+    getTools() {
+      return [...tools.values()];
+    },
+  };
+}
+
+test('Firefox\'s own navigator.modelContext: its tools are read beside the polyfill\'s, called, and go when unregistered', async () => {
+  const firefox = firefoxModelContext();
+  const page = load({ navigatorMC: firefox });
+  const { nav, port } = page;
+  assert.equal(Object.hasOwn(nav, 'modelContext'), false, 'the browser\'s getter, on Navigator.prototype');
+  assert.notEqual(page.doc.modelContext, firefox, 'document.modelContext is the polyfill');
+  await page.mc.registerTool(tool('ours'));
+  assert.equal(nav.modelContext.registerTool(tool('native', { execute: (input) => `native ${input.x}` })), undefined);
+  assert.ok(firefox.tools.has('native'), 'Firefox\'s registry still works');
+  await next(page, toolsMsg(['ours', 'native']));
+  port.postMessage({ type: 'call', id: 'n1', name: 'native', arguments: { x: 2 } });
+  assert.deepEqual(await next(page, answer('n1')), { type: 'result', id: 'n1', output: 'native 2' });
+  nav.modelContext.unregisterTool('native');
+  await next(page, toolsMsg(['ours']));
+  assert.equal(firefox.tools.has('native'), false);
+});
+
 test('the handover takes only a port from the window itself, once', async () => {
   const page = load({ handover: false });
   await page.mc.registerTool(tool('t'));

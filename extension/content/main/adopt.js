@@ -1,5 +1,6 @@
 // A page's own modelContext: an object the page puts on navigator (which the
-// bridge leaves alone, as the browser does) or defines on its document. The
+// bridge leaves alone, as the browser does) or defines on its document, or
+// the browser's own navigator.modelContext (Firefox's prototype). The
 // page keeps it, and the bridge reads its tools by wrapping its
 // registerTool, unregisterTool, provideContext and clearContext, and by
 // listing what it already holds (getTools, listTools or list). It is noticed
@@ -177,6 +178,15 @@ export function createAdopter({ changed, addContextApi }) {
     /** Marks one of the bridge's own objects, which is never adopted. */
     markOurs(obj) {
       ours.add(obj);
+    },
+
+    /**
+     * Adopts obj now: the browser's own navigator.modelContext (Firefox's
+     * prototype, a getter on Navigator.prototype that checkReplaced, which
+     * looks at own properties only, never sees).
+     */
+    adoptNow(obj) {
+      adopt(obj);
     },
 
     /** Watches target (navigator, the document) for a modelContext the page puts on it. */

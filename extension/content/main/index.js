@@ -10,11 +10,13 @@
 //    (native.js).
 //  - Elsewhere it installs a polyfill of the WebMCP draft as
 //    document.modelContext, a getter on Document.prototype (polyfill/).
-//  - It defines nothing on navigator: the browser has no
-//    navigator.modelContext, and page runtimes (@mcp-b/global and others)
-//    install their own there, some only when none is there yet. A page that
-//    puts its own object on navigator.modelContext or document.modelContext
-//    keeps it; the bridge reads that object's tools (adopt.js).
+//  - It defines nothing on navigator: page runtimes (@mcp-b/global and
+//    others) install their own navigator.modelContext, some only when none
+//    is there yet. A page that puts its own object on navigator.modelContext
+//    or document.modelContext keeps it; the bridge reads that object's tools
+//    (adopt.js). Firefox's own WebMCP prototype (dom.modelcontext.enabled)
+//    is a navigator.modelContext of the browser's: the bridge reads its
+//    tools the same way, beside the polyfill's document.modelContext.
 //  - Either way, the object gets the bridge's UI-context API (providers.js),
 //    and this document's providers are sampled when the relay asks
 //    (sample.js).
@@ -43,6 +45,7 @@ const pageWin = window;
 const pageDoc = document;
 const pageNav = navigator;
 const NativeMC = pageWin.ModelContext;
+const NavigatorProto = typeof Navigator === 'function' ? Navigator.prototype : null;
 const DocumentProto = Document.prototype;
 const querySelectorAll = DocumentProto.querySelectorAll;
 const getAttribute = Element.prototype.getAttribute;
@@ -62,6 +65,21 @@ function findNative() {
     // none after all
   }
   return null;
+}
+
+// The browser's own navigator.modelContext (Firefox's prototype: a getter on
+// Navigator.prototype, with registerTool and unregisterTool, and getTools
+// and invokeTool where dom.modelcontext.testing.enabled is set), or null.
+function findNavigatorNative() {
+  if (!NavigatorProto) return null;
+  const d = getOwnPropertyDescriptor(NavigatorProto, 'modelContext');
+  if (!d || typeof d.get !== 'function') return null;
+  try {
+    const v = apply(d.get, pageNav, []);
+    return v !== null && typeof v === 'object' ? v : null;
+  } catch {
+    return null;
+  }
 }
 
 // The tool names that the document's <form toolname> elements declare.
@@ -136,6 +154,10 @@ function installPolyfill() {
 
 const browserMC = findNative();
 const own = browserMC ? installNative(browserMC) : installPolyfill();
+// Firefox's own navigator.modelContext: its tools are read as a page
+// runtime's are, ahead of any the page registers.
+const navigatorMC = findNavigatorNative();
+if (navigatorMC) adopter.adoptNow(navigatorMC);
 
 // This document's tools in order of precedence: the document's own context
 // (native or polyfill), then objects that the page installed itself.

@@ -23,7 +23,9 @@ export function keepOpen(...ports) {
 
 // clock, when given, is the page's setTimeout, clearTimeout and Date.now (a
 // FakeClock's api, fakes/clock.js).
-export function load({ origin = 'http://localhost:8000', handover = true, clock, ack = true } = {}) {
+// navigatorMC, when given, is the browser's own navigator.modelContext (as
+// Firefox's WebMCP prototype has it: a getter on Navigator.prototype).
+export function load({ origin = 'http://localhost:8000', handover = true, clock, ack = true, navigatorMC } = {}) {
   class Document extends EventTarget {
     querySelectorAll() {
       return [];
@@ -37,9 +39,13 @@ export function load({ origin = 'http://localhost:8000', handover = true, clock,
   const win = new EventTarget();
   win.location = { origin };
   const doc = new Document();
-  const nav = {};
+  class Navigator {}
+  if (navigatorMC) {
+    Object.defineProperty(Navigator.prototype, 'modelContext', { get: () => navigatorMC, configurable: true, enumerable: true });
+  }
+  const nav = navigatorMC ? new Navigator() : {};
   const sandbox = {
-    window: win, document: doc, navigator: nav, Document, Element,
+    window: win, document: doc, navigator: nav, Document, Element, Navigator,
     EventTarget, Event, MessagePort, MessageChannel, AbortController, AbortSignal, DOMException, URL,
     setTimeout, clearTimeout, queueMicrotask, crypto, console,
   };
