@@ -42,7 +42,7 @@ func (h *host) fromBrowser(body []byte) error {
 }
 
 // fromBrowserMsg is fromBrowser; joined says body was joined from chunks
-// (a chunk inside it is refused).
+// or came in a batch (a chunk or a batch inside it is refused).
 func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 	env, err := webmcp.PeekEnvelope(body)
 	if err != nil {
@@ -65,6 +65,7 @@ func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 		if m.Protocol != webmcp.ProtocolVersion {
 			return fmt.Errorf("the extension speaks bridge protocol %d, this webmcp-host speaks %d: update whichever is older", m.Protocol, webmcp.ProtocolVersion)
 		}
+		h.batchOK.Store(m.Browser != nil && m.Browser.Batch)
 		h.setBrowser(m.Browser)
 		h.sendSessions()
 	case webmcp.TypeState, webmcp.TypeTabUpdated, webmcp.TypeTabRemoved,
@@ -79,6 +80,21 @@ func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 			return nil
 		}
 		h.applyChange(&m, line(body))
+	case webmcp.TypeBatch:
+		if joined {
+			h.log.Printf("the browser sent a batch inside a chunked message or a batch; skipped")
+			return nil
+		}
+		var m webmcp.Message
+		if err := json.Unmarshal(body, &m); err != nil {
+			h.log.Printf("the browser sent a malformed batch (%v); skipped: %s", err, excerpt(body))
+			return nil
+		}
+		for _, one := range m.Messages {
+			if err := h.fromBrowserMsg(one, true); err != nil {
+				return err
+			}
+		}
 	case webmcp.TypeChunk:
 		if joined {
 			h.log.Printf("the browser sent a chunk inside a chunked message; skipped")
@@ -154,12 +170,38 @@ func (h *host) toBrowser(msg []byte) error {
 	return nil
 }
 
+// toBrowserMany sends msgs to the browser in order: as one batch message
+// when the browser takes batches and they fit in one frame together, else
+// one by one (toBrowser). It returns how many went (all of them, or those
+// before the one that failed) and the error.
+func (h *host) toBrowserMany(msgs [][]byte) (int, error) {
+	if len(msgs) > 1 && h.batchOK.Load() {
+		size := webmcp.BatchOverhead + len(msgs) - 1
+		for _, m := range msgs {
+			size += len(m)
+		}
+		if size <= webmcp.MaxHostFrame {
+			h.log.Debugf("%d messages → browser in one batch (%d bytes)", len(msgs), size)
+			if err := h.toBrowser(webmcp.AppendBatch(make([]byte, 0, size), msgs)); err != nil {
+				return 0, err
+			}
+			return len(msgs), nil
+		}
+	}
+	for i, m := range msgs {
+		if err := h.toBrowser(m); err != nil {
+			return i, err
+		}
+	}
+	return len(msgs), nil
+}
+
 // sendHostHello tells the browser which host it talks to.
 func (h *host) sendHostHello() {
 	b, err := json.Marshal(&webmcp.Message{
 		Type:     webmcp.TypeHello,
 		Protocol: webmcp.ProtocolVersion,
-		Host:     &webmcp.HostInfo{PID: h.pid, Socket: h.socket, Version: version.Version},
+		Host:     &webmcp.HostInfo{PID: h.pid, Socket: h.socket, Version: version.Version, Batch: true},
 	})
 	if err == nil {
 		err = h.toBrowser(b)

@@ -93,6 +93,7 @@ type host struct {
 	bw        *nativemsg.Writer
 	chunkSeq  atomic.Uint64
 	bwFailed  atomic.Bool   // a write to the browser failed (logged once)
+	batchOK   atomic.Bool   // the browser's hello said it takes batches
 	joiner    webmcp.Joiner // the browser's chunked messages; its reader's own
 	sessionWG sync.WaitGroup
 

@@ -45,11 +45,36 @@ func (h *host) forwardCall(s *session, id string, msg []byte) {
 	h.pending[id] = s
 	h.mu.Unlock()
 	h.log.Debugf("call %s → browser (%d bytes)", id, len(msg))
-	if err := h.toBrowser(traced(msg, "host.call")); err != nil {
-		if h.takePending(id) == s {
-			s.send(errorLine(id, webmcp.Errorf(webmcp.CodeNoBrowser, "webmcp-host could not pass the call to the browser (%v): reopen the browser with the WebMCP bridge extension and call again", err)))
+	s.queueOut(id, traced(msg, "host.call"))
+}
+
+// queueOut holds a message for the browser until the session's reader
+// has handled every line that came in with it (flushOut); call is its call
+// id, or "" for a cancel. Only the session's reader calls it.
+func (s *session) queueOut(call string, msg []byte) {
+	s.out = append(s.out, msg)
+	s.outCalls = append(s.outCalls, call)
+	s.outBytes += len(msg)
+}
+
+// flushOut sends the messages that the session's reader held for the
+// browser: several as one batch (toBrowserMany). A call that could not go
+// is answered no_browser at once. Only the session's reader calls it.
+func (s *session) flushOut() {
+	if len(s.out) == 0 {
+		return
+	}
+	h := s.h
+	n, err := h.toBrowserMany(s.out)
+	if err != nil {
+		for _, id := range s.outCalls[n:] {
+			if id != "" && h.takePending(id) == s {
+				s.send(errorLine(id, webmcp.Errorf(webmcp.CodeNoBrowser, "webmcp-host could not pass the call to the browser (%v): reopen the browser with the WebMCP bridge extension and call again", err)))
+			}
 		}
 	}
+	clear(s.out)
+	s.out, s.outCalls, s.outBytes = s.out[:0], s.outCalls[:0], 0
 }
 
 // forwardCancel passes a shim's cancel to the browser if the call is still
@@ -67,7 +92,7 @@ func (h *host) forwardCancel(s *session, id string, msg []byte) {
 		return
 	}
 	h.log.Debugf("cancel %s → browser", id)
-	h.toBrowser(msg)
+	s.queueOut("", msg)
 }
 
 // routeAnswer passes a result or error from the browser to the shim that

@@ -35,6 +35,13 @@ type session struct {
 	// h.mu; nil before its hello.
 	client *webmcp.ClientInfo
 
+	// out holds the reader's messages for the browser until it has
+	// handled every line that came in with them (queueOut, flushOut);
+	// outCalls has each one's call id ("" for a cancel). The reader's own.
+	out      [][]byte
+	outCalls []string
+	outBytes int
+
 	mu     sync.Mutex
 	queue  [][]byte
 	queued int  // bytes in queue
@@ -153,7 +160,13 @@ func (s *session) readLoop() {
 			}
 			break
 		}
-		if !s.handle(l) {
+		ok := s.handle(l)
+		// Lines that came in together go to the browser together: the
+		// messages wait while a whole next line is in the buffer already.
+		if !ok || s.outBytes >= webmcp.MaxHostFrame || !lineBuffered(r) {
+			s.flushOut()
+		}
+		if !ok {
 			// Let the writer deliver the refusal, then close.
 			why = "it speaks another bridge protocol version"
 			s.conn.SetWriteDeadline(time.Now().Add(drainTimeout))
@@ -161,6 +174,7 @@ func (s *session) readLoop() {
 			return
 		}
 	}
+	s.flushOut()
 	s.conn.Close()
 	s.mu.Lock()
 	if s.why != "" {
@@ -168,6 +182,13 @@ func (s *session) readLoop() {
 	}
 	s.mu.Unlock()
 	s.h.dropSession(s, why)
+}
+
+// lineBuffered says whether r holds a whole line already, so that reading
+// it does not wait.
+func lineBuffered(r *bufio.Reader) bool {
+	b, _ := r.Peek(r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // handle acts on one line from the shim. Malformed and unknown messages are

@@ -34,8 +34,8 @@
 //
 // hello — first message on each link, in both directions.
 //
-//	extension -> host: {"type":"hello","protocol":1,"browser":{"name":"Chromium","version":"156.0.8078.73","instance":"4b1f…","extensionId":"…","extensionVersion":"0.1.0"}}
-//	host -> extension: {"type":"hello","protocol":1,"host":{"pid":4242,"socket":"…/host-4242.sock","version":"0.1.0"}}
+//	extension -> host: {"type":"hello","protocol":1,"browser":{"name":"Chromium","version":"156.0.8078.73","instance":"4b1f…","extensionId":"…","extensionVersion":"0.1.0","batch":true}}
+//	host -> extension: {"type":"hello","protocol":1,"host":{"pid":4242,"socket":"…/host-4242.sock","version":"0.1.0","batch":true}}
 //	host -> shim:      {"type":"hello","protocol":1,"session":"s3","host":{"pid":4242,"socket":"…/host-4242.sock","version":"0.1.0"},"browser":{…}}
 //	shim -> host:      {"type":"hello","protocol":1,"client":{"name":"webmcp-shim","pid":777}}
 //
@@ -175,6 +175,16 @@
 // had come whole (a chunk inside it is refused). The host drops a message
 // that grows past [MaxMessage]. The extension's own relay uses the same
 // format between a frame and the service worker.
+//
+// batch — both ways on the native link, several whole messages in one
+// frame, in order, each handled as if it had come alone (a batch or chunk
+// inside one is refused). A side sends batches only to a peer whose hello
+// said "batch":true (the host in "host", the extension in "browser"); it
+// batches only messages that are ready together (calls that a shim wrote
+// at once, answers that came back at once), so that a lone message goes
+// as it is, and never more than the link's frame limit.
+//
+//	{"type":"batch","messages":[{"type":"call","id":"s3.17",…},{"type":"call","id":"s3.18",…}]}
 //
 // # Limits of UI context
 //

@@ -97,6 +97,10 @@ type (
 		Last bool   `json:"last"`
 		Data string `json:"data"`
 	}
+	batchWire struct {
+		Type     string            `json:"type"`
+		Messages []json.RawMessage `json:"messages"`
+	}
 	// anyWire is Message without its MarshalJSON: the encoding of a type
 	// this package does not know.
 	anyWire Message
@@ -165,6 +169,8 @@ func (m Message) MarshalJSON() ([]byte, error) {
 		v = clientWire{m.Type, m.Client}
 	case TypeSessions:
 		v = sessionsWire{m.Type, orEmpty(m.Sessions)}
+	case TypeBatch:
+		v = batchWire{m.Type, orEmpty(m.Messages)}
 	default:
 		v = anyWire(m)
 	}

@@ -26,6 +26,7 @@ func TestMarshalNeutralValues(t *testing.T) {
 		{webmcp.Message{Type: webmcp.TypeState}, `{"type":"state","state":{"tabs":[],"tools":[]}}`},
 		{webmcp.Message{Type: webmcp.TypeChunk, ID: "c1"}, `{"type":"chunk","id":"c1","seq":0,"last":false,"data":""}`},
 		{webmcp.Message{Type: webmcp.TypeSessions}, `{"type":"sessions","sessions":[]}`},
+		{webmcp.Message{Type: webmcp.TypeBatch}, `{"type":"batch","messages":[]}`},
 		{webmcp.Message{Type: webmcp.TypeError, Error: webmcp.Errorf(webmcp.CodeBadRequest, "no id")},
 			`{"type":"error","error":{"code":"bad_request","message":"no id"}}`},
 		// Fields of other types are left out.

@@ -80,6 +80,7 @@ var allTypes = []string{
 	webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext, webmcp.TypePins,
 	webmcp.TypeCall, webmcp.TypeCancel, webmcp.TypeRequest, webmcp.TypeResult,
 	webmcp.TypeError, webmcp.TypeChunk, webmcp.TypeClient, webmcp.TypeSessions,
+	webmcp.TypeBatch,
 }
 
 var links = []string{"extension->host", "host->extension", "host->shim", "shim->host"}
@@ -315,4 +316,34 @@ func mustMarshal(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestGoldenBatch builds every batch of batch.json from its messages'
+// bytes with AppendBatch (a trailing newline left out), and checks that
+// each message inside is one the golden files know.
+func TestGoldenBatch(t *testing.T) {
+	for _, c := range readGolden(t, webmcp.TypeBatch).Cases {
+		var m webmcp.Message
+		if err := json.Unmarshal(c.Message, &m); err != nil {
+			t.Fatalf("%q: %v", c.Name, err)
+		}
+		if len(m.Messages) < 2 {
+			t.Errorf("%q: a batch of %d messages; a lone message goes without one", c.Name, len(m.Messages))
+		}
+		var parts [][]byte
+		for _, one := range m.Messages {
+			env, err := webmcp.PeekEnvelope(one)
+			if err != nil || !slices.Contains(allTypes, env.Type) || env.Type == webmcp.TypeBatch || env.Type == webmcp.TypeChunk {
+				t.Errorf("%q: a message in it is %+v (%v)", c.Name, env, err)
+			}
+			parts = append(parts, []byte(compact(t, one)+"\n"))
+		}
+		got := webmcp.AppendBatch(nil, parts)
+		if want := compact(t, c.Message); string(got) != want {
+			t.Errorf("%q: AppendBatch gives\n%s\nwant\n%s", c.Name, got, want)
+		}
+		if len(got) != webmcp.BatchOverhead+len(parts)-1+len(parts[0])-1+len(parts[1])-1 {
+			t.Errorf("%q: %d bytes, not BatchOverhead and the messages", c.Name, len(got))
+		}
+	}
 }

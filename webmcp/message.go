@@ -53,6 +53,7 @@ const (
 	TypeChunk        = "chunk"
 	TypeClient       = "client"
 	TypeSessions     = "sessions"
+	TypeBatch        = "batch"
 )
 
 // Request methods: what a shim may ask the extension besides tool calls.
@@ -172,6 +173,9 @@ type Message struct {
 	Seq  int    `json:"seq,omitempty"`
 	Last bool   `json:"last,omitempty"`
 	Data string `json:"data,omitempty"`
+
+	// batch: whole messages, in order
+	Messages []json.RawMessage `json:"messages,omitempty"`
 }
 
 // Mark is one timing mark of a traced call: the hop that carried it
@@ -199,6 +203,9 @@ type Browser struct {
 	// ExtensionVersion is the bridge extension's version (its manifest's),
 	// so that doctor can tell a stale extension from the installed one.
 	ExtensionVersion string `json:"extensionVersion,omitempty"`
+	// Batch says that the extension takes batch messages from the host
+	// (an extension older than batches leaves it out).
+	Batch bool `json:"batch,omitempty"`
 }
 
 // HostInfo describes a webmcp-host process to its shims.
@@ -209,6 +216,9 @@ type HostInfo struct {
 	// empty from a host older than this field. doctor compares it with
 	// the shim's own, to tell a host still running from before an update.
 	Version string `json:"version,omitempty"`
+	// Batch says that the host takes batch messages from the extension
+	// (a host older than batches leaves it out).
+	Batch bool `json:"batch,omitempty"`
 }
 
 // ClientInfo describes a shim (or another client) to its host.

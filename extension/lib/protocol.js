@@ -29,6 +29,7 @@ export const T = Object.freeze({
   chunk: 'chunk',
   client: 'client',
   sessions: 'sessions',
+  batch: 'batch',
 });
 
 /** Error codes of error messages. */
@@ -88,6 +89,7 @@ export function helloMessage({ name, version, instance, extensionId, extensionVe
   if (instance) browser.instance = instance;
   if (extensionId) browser.extensionId = extensionId;
   if (extensionVersion) browser.extensionVersion = extensionVersion;
+  browser.batch = true; // this extension takes batch messages
   return { type: T.hello, protocol: PROTOCOL_VERSION, browser };
 }
 
@@ -287,6 +289,9 @@ export function checkHostMessage(m) {
       if (typeof m.id !== 'string' || m.id === '') return { ignore: 'a cancel without "id"' };
       return { msg: { type: T.cancel, id: m.id } };
     case T.chunk:
+      return { msg: m };
+    case T.batch:
+      if (!Array.isArray(m.messages)) return { ignore: 'a batch without a "messages" list' };
       return { msg: m };
     case T.sessions:
       if (!Array.isArray(m.sessions)) return { ignore: 'sessions without a "sessions" list' };

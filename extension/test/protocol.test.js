@@ -15,9 +15,9 @@ test('hello carries the browser, its instance and the extension id', () => {
   assert.deepEqual(helloMessage({ name: 'Chromium', version: '156.0.8078.108', instance: 'i1', extensionId: 'ofcj' }), {
     type: 'hello',
     protocol: 1,
-    browser: { name: 'Chromium', version: '156.0.8078.108', instance: 'i1', extensionId: 'ofcj' },
+    browser: { name: 'Chromium', version: '156.0.8078.108', instance: 'i1', extensionId: 'ofcj', batch: true },
   });
-  assert.deepEqual(helloMessage({ name: 'Chromium' }).browser, { name: 'Chromium' });
+  assert.deepEqual(helloMessage({ name: 'Chromium' }).browser, { name: 'Chromium', batch: true });
 });
 
 test('browserInfo names the browser from its brands', () => {
@@ -256,4 +256,11 @@ test('normalizeTool: outputSchema travels bounded like inputSchema; consequentia
   for (let i = 0; i < 100; i++) deep = { a: deep };
   const past = normalizeTool({ name: 'n', description: 'd', outputSchema: deep }).tool.outputSchema;
   assert.match(past['x-webmcp-rejected'], /nested more than/);
+});
+
+test('golden: a batch from the host passes the checks as it is, each message in it too', () => {
+  const batch = goldenCase('batch', 'two calls that a shim wrote at once').message;
+  assert.deepEqual(checkHostMessage(batch).msg, batch);
+  for (const m of batch.messages) assert.deepEqual(checkHostMessage(m).msg, m);
+  assert.match(checkHostMessage({ type: 'batch' }).ignore, /"messages"/);
 });

@@ -27,7 +27,7 @@ test('says hello at once, and sends the state once the frames settled', async ()
   assert.deepEqual(rest, []);
   assert.equal(hello.type, 'hello');
   assert.equal(hello.protocol, 1);
-  assert.deepEqual(hello.browser, { name: 'Chromium', version: '156.0.1.2', instance: 'inst-1', extensionId: chrome.runtime.id });
+  assert.deepEqual(hello.browser, { name: 'Chromium', version: '156.0.1.2', instance: 'inst-1', extensionId: chrome.runtime.id, batch: true });
 
   // A frame that comes back keeps the state waiting until it is quiet.
   await clock.advance(SETTLE_QUIET - 50);
@@ -266,4 +266,51 @@ test('a state over 32 MiB (five tabs of 8 MiB of tools) goes as the state withou
   for (const m of [state, ...parts]) assert.ok(utf8Length(JSON.stringify(m)) <= MAX_WHOLE, `a ${m.type} over 32 MiB`);
   const tools = parts.flatMap((m) => m.tools.map((t) => `${t.tabId}/${t.name}`));
   assert.deepEqual(tools, tabs.flatMap((t) => Array.from({ length: 8 }, (_, i) => `${t.id}/big${i}`)));
+});
+
+test('batches: each call of a host batch reaches its frame; answers of calls under way together go in one batch, a lone answer at once', async () => {
+  const { chrome, clock, host, warnings } = await bootWorker({ tabs: [localTab(3)] });
+  const frame = await frameWithTools(chrome, 3, ['echo']);
+  const call = (id) => ({ type: 'call', id, tabId: 3, name: 'echo', arguments: { text: id } });
+  // A host that does not take batches gets every answer alone.
+  host.deliver({ type: 'batch', messages: [call('s1.1'), call('s1.2')] });
+  assert.deepEqual(frame.take().filter((m) => m.type === 'call').map((m) => m.id), ['s1.1', 's1.2']);
+  host.take();
+  frame.deliver({ type: 'result', id: 's1.1', output: 1 });
+  frame.deliver({ type: 'result', id: 's1.2', output: 2 });
+  assert.deepEqual(host.take().map((m) => [m.type, m.id]), [['result', 's1.1'], ['result', 's1.2']]);
+
+  // A host that does.
+  host.deliver({ type: 'hello', protocol: 1, host: { pid: 1, batch: true } });
+  host.deliver({ type: 'batch', messages: [call('s1.3'), call('s1.4'), call('s1.5')] });
+  assert.deepEqual(frame.take().filter((m) => m.type === 'call').map((m) => m.id), ['s1.3', 's1.4', 's1.5']);
+  frame.deliver({ type: 'result', id: 's1.3', output: 3 });
+  frame.deliver({ type: 'error', id: 's1.4', error: { code: 'tool_error', message: 'no' } });
+  assert.deepEqual(host.take(), [], 'the answers wait while s1.5 runs');
+  await clock.advance(0);
+  assert.deepEqual(host.take(), [{ type: 'batch', messages: [
+    { type: 'result', id: 's1.3', output: 3 },
+    { type: 'error', id: 's1.4', error: { code: 'tool_error', message: 'no' } },
+  ] }]);
+  // The last call under way: its answer goes at once, with any that wait.
+  frame.deliver({ type: 'result', id: 's1.5', output: 5 });
+  assert.deepEqual(host.take(), [{ type: 'result', id: 's1.5', output: 5 }]);
+  host.deliver(call('s1.6'));
+  host.deliver(call('s1.7'));
+  frame.deliver({ type: 'result', id: 's1.6', output: 6 });
+  frame.deliver({ type: 'result', id: 's1.7', output: 7 });
+  assert.deepEqual(host.take(), [{ type: 'batch', messages: [{ type: 'result', id: 's1.6', output: 6 }, { type: 'result', id: 's1.7', output: 7 }] }]);
+  // A big answer goes alone.
+  host.deliver(call('s1.8'));
+  host.deliver(call('s1.9'));
+  host.deliver(call('s1.10'));
+  frame.deliver({ type: 'result', id: 's1.8', output: 'x'.repeat(70 << 10) });
+  frame.deliver({ type: 'result', id: 's1.9', output: 9 });
+  frame.deliver({ type: 'result', id: 's1.10', output: 10 });
+  assert.deepEqual(host.take().map((m) => m.type === 'batch' ? m.messages.map((x) => x.id) : m.id), ['s1.8', ['s1.9', 's1.10']]);
+  // No batch or chunk inside a batch.
+  host.deliver({ type: 'batch', messages: [{ type: 'batch', messages: [call('s1.11')] }, { type: 'chunk', id: 'c1', data: '{}', last: true }] });
+  assert.deepEqual(frame.take().filter((m) => m.type === 'call').map((m) => m.id), ['s1.6', 's1.7', 's1.8', 's1.9', 's1.10']);
+  assert.match(warnings.at(-2), /batch inside a batch/);
+  assert.match(warnings.at(-1), /chunk inside a chunked message or a batch/);
 });

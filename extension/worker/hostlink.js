@@ -6,8 +6,15 @@
 // 32 MiB of JSON goes in parts (lib/chunks.js inParts: the state without
 // tools, then toolsAdded of at most 8 MiB each), any other message over
 // 32 MiB as chunks (cutMessage). From the host it joins
-// chunked messages, checks what arrives (answering bad calls and requests
-// itself) and hands calls, requests and cancels to onMessage.
+// chunked messages, unpacks batches, checks what arrives (answering bad
+// calls and requests itself) and hands calls, requests and cancels to
+// onMessage.
+//
+// Answers to calls go at once, unless more calls are under way and the
+// host takes batches (its hello says "batch":true): then the answers that
+// come back within one task turn go together, as one batch message (small
+// ones; a big one goes alone), so that under load a native message carries
+// several answers; a lone call's answer never waits.
 
 import { ChunkJoiner, cutMessage, inParts } from '../lib/chunks.js';
 import { HOST_NAME, T, checkHostMessage, helloMessage } from '../lib/protocol.js';
@@ -16,6 +23,10 @@ export const RECONNECT_MIN = 500;
 export const RECONNECT_MAX = 30000;
 /** A link that lived this long counts as stable: the next one comes at once (after RECONNECT_MIN). */
 export const STABLE_LINK = 10000;
+/** An answer whose JSON is longer than this (in UTF-16 units) goes alone, never in a batch. */
+export const BATCH_ONE_MAX = 64 << 10;
+/** A batch holds at most this much JSON (UTF-16 units, at most 3 bytes each: far under the 32 MiB of a frame). */
+export const BATCH_MAX = 1 << 20;
 
 /** HostLink owns the native Port and what goes over it. */
 export class HostLink {
@@ -42,6 +53,66 @@ export class HostLink {
     this.flushQueued = false;
     this.joiner = new ChunkJoiner();
     this.chunkSeq = 0; // the last chunked message's number (ids x1, x2, …)
+    this.peerBatch = false; // the host's hello said it takes batches
+    /** @type {object[]} answers waiting for the others of their task turn (answer) */
+    this.answers = [];
+    this.answerTimer = 0;
+  }
+
+  /**
+   * Sends the answer to a call. more: other calls are under way, so their
+   * answers may come right after; then, when the host takes batches, the
+   * answer waits for the end of this task turn and goes with those that
+   * came meanwhile. A lone call's answer goes at once.
+   */
+  answer(msg, more) {
+    if (!this.port || !this.peerBatch || (!more && !this.answers.length)) {
+      this.send(msg);
+      return;
+    }
+    this.answers.push(msg);
+    if (!more) {
+      this.flushAnswers();
+      return;
+    }
+    if (!this.answerTimer) this.answerTimer = this.clock.setTimeout(() => this.flushAnswers(), 0);
+  }
+
+  /** Sends the answers that wait: one alone, several small ones as one batch. */
+  flushAnswers() {
+    this.clock.clearTimeout(this.answerTimer);
+    this.answerTimer = 0;
+    const list = this.answers;
+    this.answers = [];
+    if (list.length === 1) {
+      this.send(list[0]);
+      return;
+    }
+    let batch = [];
+    let size = 0;
+    const flush = () => {
+      if (batch.length === 1) this.send(batch[0]);
+      else if (batch.length > 1) this.send({ type: T.batch, messages: batch });
+      batch = [];
+      size = 0;
+    };
+    for (const m of list) {
+      let n;
+      try {
+        n = JSON.stringify(m).length;
+      } catch {
+        n = Infinity; // send() says why
+      }
+      if (n > BATCH_ONE_MAX) {
+        flush();
+        this.send(m);
+        continue;
+      }
+      if (size + n > BATCH_MAX) flush();
+      batch.push(m);
+      size += n;
+    }
+    flush();
   }
 
   /**
@@ -98,6 +169,8 @@ export class HostLink {
     }
     this.port = port;
     this.ready = false;
+    this.peerBatch = false;
+    this.dropAnswers();
     this.since = this.clock.now();
     this.joiner.reset();
     port.onMessage.addListener((m) => {
@@ -108,6 +181,7 @@ export class HostLink {
       if (this.port !== port) return;
       this.port = null;
       this.ready = false;
+      this.dropAnswers(); // the host answered them all (no_browser)
       this.noteError(why);
       this.onLost();
       this.reconnectLater();
@@ -120,6 +194,12 @@ export class HostLink {
       this.ready = true;
       this.schedule();
     });
+  }
+
+  dropAnswers() {
+    this.clock.clearTimeout(this.answerTimer);
+    this.answerTimer = 0;
+    this.answers = [];
   }
 
   // Said once per distinct reason: a missing host would otherwise log every 30 s.
@@ -140,7 +220,8 @@ export class HostLink {
     this.timer = this.clock.setTimeout(() => this.connect(), this.delay);
   }
 
-  receive(raw, fromChunk) {
+  /** One message from the host; inner: it came joined from chunks or in a batch (no chunk or batch may). */
+  receive(raw, inner) {
     const { msg, ignore, reply } = checkHostMessage(raw);
     if (reply) {
       this.send(reply);
@@ -154,19 +235,27 @@ export class HostLink {
       case T.hello:
         this.lastError = '';
         this.delay = 0;
+        this.peerBatch = !!(msg.host && msg.host.batch === true);
         this.log.info('host hello', JSON.stringify(msg.host || {}));
         break;
       case T.chunk:
-        this.receiveChunk(msg, fromChunk);
+        this.receiveChunk(msg, inner);
+        break;
+      case T.batch:
+        if (inner) {
+          this.log.warn('ignored a batch inside a batch or a chunked message');
+          break;
+        }
+        for (const m of msg.messages) this.receive(m, true);
         break;
       default:
         this.onMessage(msg);
     }
   }
 
-  receiveChunk(msg, fromChunk) {
-    if (fromChunk) {
-      this.log.warn('ignored a chunk inside a chunked message');
+  receiveChunk(msg, inner) {
+    if (inner) {
+      this.log.warn('ignored a chunk inside a chunked message or a batch');
       return;
     }
     let text;

@@ -40,13 +40,15 @@ export class CallRouter {
    * @param {import('../lib/registry.js').Registry} o.registry
    * @param {import('./frames.js').Frames} o.frames
    * @param {(msg: object) => void} o.send to the host
+   * @param {(msg: object, more: boolean) => void} [o.sendAnswer] a frame's answer to the host; more: other calls are under way (the link may send their answers together)
    * @param {{warn: Function}} o.log
    * @param {import('./consent.js').Consent} [o.consent] ask-before-acting
    * @param {import('./activity.js').Activity} [o.activity] the activity log
    * @param {{nameFor: (id: string) => string}} [o.agents] names the agent behind a call
    */
-  constructor({ chrome, registry, frames, send, log, consent, activity, agents }) {
+  constructor({ chrome, registry, frames, send, sendAnswer, log, consent, activity, agents }) {
     Object.assign(this, { chrome, registry, frames, send, log, consent, activity, agents });
+    this.sendAnswer = sendAnswer || ((m) => send(m));
     this.pending = new PendingCalls();
   }
 
@@ -156,7 +158,8 @@ export class CallRouter {
       out.trace = m.trace;
       mark(out, 'worker.back');
     }
-    this.reply(out);
+    if (this.activity) this.activity.end(out.id, out);
+    this.sendAnswer(out, this.pending.size > 0);
   }
 
   /** A new document replaced the frame of old: its calls end with `navigated`. */

@@ -179,7 +179,9 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
       },
     },
   });
-  const router = new CallRouter({ chrome, registry, frames, send: (m) => link.send(m), log, consent, activity, agents: callAgents });
+  const router = new CallRouter({
+    chrome, registry, frames, send: (m) => link.send(m), sendAnswer: (m, more) => link.answer(m, more), log, consent, activity, agents: callAgents,
+  });
   const sampler = new ContextSampler({ registry, frames, clock, flush: () => link.flush() });
   const pins = new PinStore({
     chrome,

@@ -128,6 +128,7 @@ type Options struct {
 type Stats struct {
 	Frames  int // native-messaging frames read
 	Chunks  int // of which "chunk" messages
+	Batches int // of which "batch" messages (each message in one is handled as if it had come alone)
 	Largest int // the largest frame body, in bytes
 }
 
@@ -482,6 +483,23 @@ func (e *Ext) readLoop(stdout io.Reader) {
 				break
 			}
 		}
+		if m.Type == webmcp.TypeBatch {
+			for _, one := range m.Messages {
+				inner, perr := e.parseWhole(one)
+				if perr == nil && (inner.Type == webmcp.TypeBatch || inner.Type == webmcp.TypeChunk) {
+					perr = fmt.Errorf("fakeext: the host sent a %s inside a batch", inner.Type)
+				}
+				if perr != nil {
+					err = perr
+					break
+				}
+				e.dispatch(inner)
+			}
+			if err != nil {
+				break
+			}
+			continue
+		}
 		e.dispatch(m)
 	}
 	if !errors.Is(err, io.EOF) {
@@ -506,6 +524,9 @@ func (e *Ext) parse(body []byte) (*webmcp.Message, error) {
 	e.stats.Largest = max(e.stats.Largest, len(body))
 	if err == nil && m.Type == webmcp.TypeChunk {
 		e.stats.Chunks++
+	}
+	if err == nil && m.Type == webmcp.TypeBatch {
+		e.stats.Batches++
 	}
 	e.mu.Unlock()
 	if err != nil {

@@ -1,0 +1,100 @@
+package host_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/webmcp-bridge/bridge/internal/fakeext"
+	"github.com/webmcp-bridge/bridge/webmcp"
+)
+
+// batchBrowser is a browser whose hello says it takes batches.
+func batchBrowser() *webmcp.Browser {
+	return &webmcp.Browser{Name: "Chromium", Version: "156.0.0.0", Instance: "fakeext", ExtensionID: webmcp.ExtensionID, Batch: true}
+}
+
+// Calls that a shim wrote at once reach a browser that takes batches in
+// one frame, and each is answered.
+func TestCallsWrittenTogetherGoInOneBatch(t *testing.T) {
+	for _, batch := range []bool{true, false} {
+		t.Run(fmt.Sprintf("browser batch %v", batch), func(t *testing.T) {
+			ctx := testCtx(t)
+			opts := fakeext.Options{}
+			if batch {
+				opts.Browser = batchBrowser()
+			}
+			ext, _ := start(t, newBrowser(), opts)
+			h, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeHello })
+			if err != nil || h.Host == nil || !h.Host.Batch {
+				t.Errorf("the host's hello to the browser %+v (%v) does not say it takes batches", h, err)
+			}
+			s := dialReady(ctx, t, ext.Socket())
+			before := ext.Stats()
+			var lines strings.Builder
+			var ids []string
+			for i := range 3 {
+				id := fmt.Sprintf("%s.%d", s.session, i+1)
+				ids = append(ids, id)
+				b, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeCall, ID: id, TabID: 1, Name: "echo", Arguments: json.RawMessage(`{"n":1}`)})
+				lines.Write(append(b, '\n'))
+			}
+			if _, err := io.WriteString(s.Conn(), lines.String()); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for len(got) < len(ids) {
+				r := s.Expect(ctx, webmcp.TypeResult)
+				got[r.ID] = true
+			}
+			st := ext.Stats()
+			// (Other frames may come meanwhile: the sessions list.)
+			frames, batches := st.Frames-before.Frames, st.Batches-before.Batches
+			if batch && batches != 1 {
+				t.Errorf("3 calls written at once came in %d frames, %d batches, want 1 batch", frames, batches)
+			}
+			if !batch && (frames < 3 || batches != 0) {
+				t.Errorf("to a browser without batches, 3 calls came in %d frames, %d batches, want 3 frames", frames, batches)
+			}
+		})
+	}
+}
+
+// A batch of answers from the browser reaches the shims as if each had
+// come alone; a batch inside a batch is refused.
+func TestBrowserBatchOfAnswers(t *testing.T) {
+	ctx := testCtx(t)
+	ext, log := start(t, newBrowser(), fakeext.Options{Browser: batchBrowser()})
+	s := dialReady(ctx, t, ext.Socket())
+	var ids []string
+	for i := range 2 {
+		id := fmt.Sprintf("%s.%d", s.session, i+1)
+		ids = append(ids, id)
+		s.SendMsg(&webmcp.Message{Type: webmcp.TypeRequest, ID: id, Method: webmcp.MethodPin, Params: json.RawMessage(`{}`)})
+		if _, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeRequest && m.ID == id }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r0, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeResult, ID: ids[0], Output: json.RawMessage(`{"n":0}`)})
+	r1, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeError, ID: ids[1], Error: webmcp.Errorf(webmcp.CodeNotFound, "no such provider")})
+	nested := webmcp.AppendBatch(nil, [][]byte{r0, r1})
+	if err := ext.SendFrame(webmcp.AppendBatch(nil, [][]byte{nested, r0})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := log.await(ctx, "batch inside"); err != nil {
+		t.Fatalf("a batch inside a batch was not refused: %v", err)
+	}
+	if err := ext.SendFrame(webmcp.AppendBatch(nil, [][]byte{r0, r1})); err != nil {
+		t.Fatal(err)
+	}
+	// The first answer of the refused frame went through; the shim sees
+	// each call answered once, in order.
+	if m := s.Expect(ctx, webmcp.TypeResult); m.ID != ids[0] || string(m.Output) != `{"n":0}` {
+		t.Errorf("first answer %+v", m)
+	}
+	if m := s.Expect(ctx, webmcp.TypeError); m.ID != ids[1] || m.Error.Code != webmcp.CodeNotFound {
+		t.Errorf("second answer %+v", m)
+	}
+}
