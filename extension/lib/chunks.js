@@ -5,6 +5,8 @@
 // with "last":true the text is one whole message. Go's encoder leaves out
 // zero values, so a missing "seq" is 0 and a missing "last" is false.
 
+import { utf8Length } from './utf8.js';
+
 /** The most text the joiner holds for all unfinished messages together. */
 export const DEFAULT_MAX_BYTES = 64 << 20;
 
@@ -92,18 +94,6 @@ export const MAX_WHOLE = 32 << 20;
  * unit at most 3), so a chunk stays well under MAX_WHOLE.
  */
 export const CHUNK_UNITS = 8 << 20;
-
-/** The UTF-8 length of s as JSON.stringify writes it, in bytes. */
-export function utf8Length(s) {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    // 2 bytes below U+0800, 3 above; a surrogate pair's 4 bytes are 2 per unit.
-    n += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2;
-  }
-  return n;
-}
 
 /**
  * The messages that carry msg's JSON text: [msg] itself when it is at most

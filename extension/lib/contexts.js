@@ -8,9 +8,7 @@
 //   {type:"context", id?, providers:[ProviderSnapshot], ambient?}   its latest sample;
 //        with id when it answers the worker's {type:"sample", id}
 
-import './snapshot.js';
-
-const S = globalThis.webmcpLib.snapshot;
+import * as S from './snapshot.js';
 
 /**
  * The most code points of a focused element's role, name or tag that are

@@ -6,9 +6,7 @@
 // pin's data should read as the page wrote it. These are the store's pure
 // operations; each returns a new value and leaves its input alone.
 
-import './snapshot.js';
-
-const S = globalThis.webmcpLib.snapshot;
+import * as S from './snapshot.js';
 
 /** The key of the pins in chrome.storage.local. */
 export const PINS_KEY = 'pins';

@@ -1,6 +1,11 @@
 // The extension's side of the bridge protocol (Go package webmcp, doc.go is
 // the reference): message types, error codes, and the builders and checks
-// for what the extension sends and receives.
+// for what the extension sends and receives; and the names of the
+// extension's own links, worker <-> relay and relay <-> page's world
+// (PROTOCOL.md beside this folder is their reference).
+//
+// Every context imports this module (the bundles of content/ take what they
+// use of it): its top level only defines.
 
 import { isValidToolName } from './names.js';
 import { checkSchema, rejectedSchema } from './schema.js';
@@ -12,7 +17,7 @@ export const PROTOCOL_VERSION = 1;
 export const HOST_NAME = 'dev.webmcp.bridge';
 
 /** Message types. */
-export const T = Object.freeze({
+export const T = /* @__PURE__ */ Object.freeze({
   hello: 'hello',
   state: 'state',
   tabUpdated: 'tabUpdated',
@@ -32,8 +37,49 @@ export const T = Object.freeze({
   batch: 'batch',
 });
 
+/**
+ * Message types of the extension's own links (PROTOCOL.md): the relay's
+ * Port to the worker, and the MessageChannel between the relay and the
+ * page's world. call, cancel, result, error and chunk are the bridge
+ * protocol's messages, carried on.
+ */
+export const FrameType = /* @__PURE__ */ Object.freeze({
+  // page's world -> relay -> worker
+  tools: 'tools',
+  providers: 'providers',
+  result: 'result',
+  error: 'error',
+  // relay -> worker
+  context: 'context',
+  chunk: 'chunk',
+  userInput: 'userInput',
+  // worker -> relay -> page's world
+  call: 'call',
+  cancel: 'cancel',
+  toolsTaken: 'toolsTaken',
+  // worker -> relay
+  contextOn: 'contextOn',
+  sample: 'sample',
+  indicator: 'indicator',
+  // relay -> page's world (sample also)
+  cancelAll: 'cancelAll',
+  sync: 'sync',
+  // page's world -> relay
+  sampled: 'sampled',
+  contextChanged: 'contextChanged',
+});
+
+/** The name of every frame's Port to the worker (runtime.connect). */
+export const PORT_NAME = 'webmcp-frame';
+
+/**
+ * The key of the relay's one message to its own window, which hands the
+ * page's world its end of the MessageChannel (content/main/handover.js).
+ */
+export const HANDOVER = '__webmcpBridgeHandover';
+
 /** Error codes of error messages. */
-export const Code = Object.freeze({
+export const Code = /* @__PURE__ */ Object.freeze({
   toolError: 'tool_error',
   notFound: 'not_found',
   tabClosed: 'tab_closed',
@@ -49,10 +95,10 @@ export const Code = Object.freeze({
   internal: 'internal',
 });
 
-const CODES = new Set(Object.values(Code));
+const CODES = /* @__PURE__ */ new Set(/* @__PURE__ */ Object.values(Code));
 
 /** Request methods: what a shim may ask of the extension besides tool calls. */
-export const Method = Object.freeze({
+export const Method = /* @__PURE__ */ Object.freeze({
   sampleContext: 'sampleContext',
   pin: 'pin',
   unpin: 'unpin',
@@ -61,14 +107,14 @@ export const Method = Object.freeze({
   closeTab: 'closeTab',
 });
 
-const METHODS = new Set(Object.values(Method));
+const METHODS = /* @__PURE__ */ new Set(/* @__PURE__ */ Object.values(Method));
 
 /**
  * The annotations a tool may carry, each a boolean, as MCP and WebMCP name
  * them (in the order of webmcp.Annotations): consequentialHint and debugging
  * are WebMCP's (the 2026 drafts; Chromium reads both).
  */
-export const HINTS = Object.freeze([
+export const HINTS = /* @__PURE__ */ Object.freeze([
   'readOnlyHint',
   'destructiveHint',
   'idempotentHint',

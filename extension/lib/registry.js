@@ -5,10 +5,10 @@
 // protocol's incremental messages by comparing what it would send now with
 // what it sent last. Pure: no chrome.* calls.
 
-import { utf8Length } from './chunks.js';
 import { contextKey, mergeContext } from './contexts.js';
 import { Code, T, wireTool } from './protocol.js';
 import { webOrigin } from './sites.js';
+import { utf8Length } from './utf8.js';
 
 /**
  * The most tools one frame may offer; those past it are left out, with a

@@ -3,11 +3,9 @@
 // about, and the pin they make. Pure: each function returns a value or
 // {code, message} for the error to answer with.
 
-import './snapshot.js';
-import { Code } from './protocol.js';
 import { makePin } from './pins.js';
-
-const S = globalThis.webmcpLib.snapshot;
+import { Code } from './protocol.js';
+import * as S from './snapshot.js';
 
 /**
  * Reads the optional tabId of a request's params: a tab id, or null for "the

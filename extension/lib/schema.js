@@ -10,9 +10,11 @@
 // the first bound crossed; a refused schema travels as rejectedSchema(why),
 // which the shim lists with a note and refuses to call.
 //
-// This module has no imports and takes the built-ins it uses when it is
-// loaded, so it also runs in the page's world (bundled into content/main.js,
+// This module imports only lib/utf8.js and takes the built-ins it uses when
+// it is loaded, so it also runs in the page's world (bundled into content/main.js,
 // which runs before any page script) and in the worker and Node.
+
+import { utf8Length } from './utf8.js';
 
 const { keys } = Object;
 const { isArray } = Array;
@@ -77,21 +79,6 @@ export function shapeProblem(v) {
     }
   }
   return '';
-}
-
-/** The length of s in UTF-8 (a lone surrogate counts 3, as U+FFFD). */
-export function utf8Length(s) {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }
 
 /** The stand-in for a schema the bridge refuses for problem. */

@@ -1,10 +1,8 @@
 // The ambient-context functions on element-like objects: the attributes,
-// tag, text and labels that lib/ambient.js reads of a DOM element.
+// tag, text and labels that content/isolated/ambient.js reads of a DOM element.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import '../lib/ambient.js';
-
-const A = globalThis.webmcpLib.ambient;
+import * as A from '../content/isolated/ambient.js';
 
 // A minimal document of element-like objects.
 function makeDoc() {

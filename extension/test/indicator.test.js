@@ -1,13 +1,11 @@
-// The in-page indicator (lib/indicator.js) in a minimal fake DOM, and the
-// relay (lib/relay.js) showing what the worker says in its top frame only.
+// The in-page indicator (content/isolated/indicator.js) in a minimal fake
+// DOM, and the relay (content/isolated/relay.js) showing what the worker says in its top frame only.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import '../lib/indicator.js';
+import * as indicator from '../content/isolated/indicator.js';
 import { drain } from './fakes/clock.js';
 import { startRelay } from './fakes/page.js';
-
-const { indicator } = globalThis.webmcpLib;
 
 class El {
   constructor(tag) {

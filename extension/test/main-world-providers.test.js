@@ -54,8 +54,7 @@ test('registerContextProvider rejects what it cannot take, never throwing', asyn
 });
 
 test('provider ids follow the same rules as lib/snapshot.js', async () => {
-  await import('../lib/snapshot.js');
-  const S = globalThis.webmcpLib.snapshot;
+  const S = await import('../lib/snapshot.js');
   const { mc } = load({ handover: false });
   const ids = ['trace.Timeline#selection', 'dev.perfetto.Flamegraph#panel:3', 'x', 'a b', '', ' ', 'x'.repeat(200), 'x'.repeat(201), 'tab\t', 'ü#1', 'a\u0085'];
   for (const id of ids) {

@@ -6,10 +6,8 @@ import {
   Code, HINTS, MAX_TOOL_BYTES, Method, T, browserInfo, checkHostMessage, errorMessage, helloMessage, normalizeTool,
   normalizeTools, pinsMessage, resultMessage, wireTool,
 } from '../lib/protocol.js';
-import '../lib/snapshot.js';
+import * as S from '../lib/snapshot.js';
 import { golden, goldenCase, goldenTypes } from './golden.js';
-
-const S = globalThis.webmcpLib.snapshot;
 
 test('hello carries the browser, its instance and the extension id', () => {
   assert.deepEqual(helloMessage({ name: 'Chromium', version: '156.0.8078.108', instance: 'i1', extensionId: 'ofcj' }), {

@@ -1,4 +1,4 @@
-// The relay (lib/relay.js) in a fake frame: the handover, the Port to the
+// The relay (content/isolated/relay.js) in a fake frame: the handover, the Port to the
 // worker and its reconnects, relaying, and UI-context sampling.
 
 import assert from 'node:assert/strict';

@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import { test } from 'node:test';
 import {
   MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, REJECTED_KEYWORD,
-  checkSchema, rejectedSchema, schemaForReport, shapeProblem, utf8Length,
+  checkSchema, rejectedSchema, schemaForReport, shapeProblem,
 } from '../lib/schema.js';
+import { utf8Length } from '../lib/utf8.js';
 
 // The bounds and the cases the shim checks too (shim/schemas/limits_test.go).
 const LIMITS = JSON.parse(fs.readFileSync(new URL('../../testdata/limits/schema.json', import.meta.url), 'utf8'));

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import '../lib/ambient.js';
+import * as A from '../content/isolated/ambient.js';
 import { MAX_ELEMENT_FIELD, MAX_SELECTION, normalizeAmbient } from '../lib/contexts.js';
 import { MAX_PINS } from '../lib/pins.js';
-import '../lib/snapshot.js';
-
-const S = globalThis.webmcpLib.snapshot;
-const A = globalThis.webmcpLib.ambient;
+import * as S from '../lib/snapshot.js';
+import { utf8Length } from '../lib/utf8.js';
 // The limits of UI context, defined once for the extension and the shim
 // (shim/uicontext checks the same file).
 const LIMITS = JSON.parse(fs.readFileSync(new URL('../../testdata/limits/uicontext.json', import.meta.url), 'utf8'));
@@ -55,7 +53,7 @@ test("what the page cut passes the worker's check unchanged", () => {
 test('the data cap: 4 KiB of UTF-8 JSON travel as they are', () => {
   assert.equal(S.MAX_DATA_BYTES, 4096);
   const fits = JSON.stringify({ s: 'x'.repeat(4096 - 8) });
-  assert.equal(S.utf8Length(fits), 4096);
+  assert.equal(utf8Length(fits), 4096);
   assert.deepEqual(S.capData(fits), JSON.parse(fits));
   assert.deepEqual(S.capData('{"type":"slice","id":3}'), { type: 'slice', id: 3 });
   assert.equal(S.capData('null'), null);
@@ -63,7 +61,7 @@ test('the data cap: 4 KiB of UTF-8 JSON travel as they are', () => {
 
 test('the data cap: bigger data becomes a preview of its first KiB and a note', () => {
   const big = JSON.stringify({ s: 'x'.repeat(4096 - 7) });
-  assert.equal(S.utf8Length(big), 4097);
+  assert.equal(utf8Length(big), 4097);
   const cut = S.capData(big);
   assert.deepEqual(Object.keys(cut), ['truncated', 'bytes', 'preview', 'note']);
   assert.equal(cut.truncated, true);
@@ -72,13 +70,13 @@ test('the data cap: bigger data becomes a preview of its first KiB and a note', 
   assert.equal(cut.preview, big.slice(0, 1024));
   // Counted in UTF-8 bytes, and never half a character.
   const wide = JSON.stringify(['é'.repeat(2100)]); // 2 bytes each
-  assert.ok(wide.length < 4096 && S.utf8Length(wide) > 4096);
+  assert.ok(wide.length < 4096 && utf8Length(wide) > 4096);
   const w = S.capData(wide);
   assert.equal(w.truncated, true);
-  assert.equal(S.utf8Length(w.preview), 1024);
+  assert.equal(utf8Length(w.preview), 1024);
   const emoji = JSON.stringify(['😀'.repeat(1100)]); // 4 bytes, 2 code units each
   const e = S.capData(emoji);
-  assert.ok(S.utf8Length(e.preview) <= 1024);
+  assert.ok(utf8Length(e.preview) <= 1024);
   assert.doesNotMatch(e.preview, /[\ud800-\udbff]$/, 'no lone high surrogate at the end');
   assert.equal(e.preview, '["' + '😀'.repeat(255));
   assert.ok(JSON.stringify(e).length < 1200, 'what travels instead is small');
@@ -86,7 +84,7 @@ test('the data cap: bigger data becomes a preview of its first KiB and a note', 
 
 test('utf8Length and cutBytes agree with TextEncoder', () => {
   for (const s of ['', 'abc', 'é', '€', '😀', 'a😀b€é', '\ud800x', 'x\udc00']) {
-    assert.equal(S.utf8Length(s), new TextEncoder().encode(s).length, JSON.stringify(s));
+    assert.equal(utf8Length(s), new TextEncoder().encode(s).length, JSON.stringify(s));
   }
   assert.equal(S.cutBytes('a😀b', 4), 'a');
   assert.equal(S.cutBytes('a😀b', 5), 'a😀');

@@ -194,7 +194,8 @@ test('the host\'s bad messages are answered or ignored', async () => {
 });
 
 test('a big result: the frame\'s chunks are joined, and it goes to the host as chunks of at most 32 MiB; a small call beside it is answered', async () => {
-  const { ChunkJoiner, MAX_WHOLE, cutMessage, utf8Length } = await import('../lib/chunks.js');
+  const { ChunkJoiner, MAX_WHOLE, cutMessage } = await import('../lib/chunks.js');
+  const { utf8Length } = await import('../lib/utf8.js');
   const { chrome, host } = await bootWorker({ tabs: [localTab(3)] });
   const frame = await frameWithTools(chrome, 3, ['big', 'small']);
   frame.take();
@@ -248,7 +249,8 @@ test('a frame that reports more than 1,000 tools: the first 1,000 reach the host
 });
 
 test('a state over 32 MiB (five tabs of 8 MiB of tools) goes as the state without tools and toolsAdded parts, none over 32 MiB, that add up to it', async () => {
-  const { MAX_WHOLE, utf8Length } = await import('../lib/chunks.js');
+  const { MAX_WHOLE } = await import('../lib/chunks.js');
+  const { utf8Length } = await import('../lib/utf8.js');
   const tabs = [1, 2, 3, 4, 5].map((id) => localTab(id));
   const { chrome, clock, host } = await bootWorker({ tabs, settle: false });
   for (const t of tabs) {

@@ -4,6 +4,7 @@
 // for a shim's sampleContext and pin), waiting for each frame's answer at
 // most SAMPLE_TIMEOUT ms.
 
+import { FrameType as F } from '../lib/protocol.js';
 import { postToFrame } from './frames.js';
 
 // How long a sample request waits for a frame's answer (its providers get
@@ -32,7 +33,7 @@ export class ContextSampler {
     const on = this.registry.contextAllowed(conn.tabId, conn.frameId);
     if (on === conn.contextOn) return;
     conn.contextOn = on;
-    postToFrame(conn, { type: 'contextOn', on });
+    postToFrame(conn, { type: F.contextOn, on });
   }
 
   /** updateOn for the frames of a tab, or of every tab when tabId is undefined. */
@@ -66,7 +67,7 @@ export class ContextSampler {
     return new Promise((resolve) => {
       const id = `w${++this.seq}`;
       this.samples.set(id, { conn, resolve, timer: this.clock.setTimeout(() => this.end(id), SAMPLE_TIMEOUT) });
-      if (!postToFrame(conn, { type: 'sample', id })) this.end(id);
+      if (!postToFrame(conn, { type: F.sample, id })) this.end(id);
     });
   }
 

@@ -1,5 +1,5 @@
-// The frames that run the bridge's relay (content/relay.js): each connects
-// with a long-lived Port named PORT_NAME, keyed by tab and frame id. Frames
+// The frames that run the bridge's relay (content/isolated/): each connects
+// with a long-lived Port named PORT_NAME (lib/protocol.js), keyed by tab and frame id. Frames
 // checks who connects, keeps one connection per frame (a new document in the
 // frame replaces the old one), records what a frame reports (tools,
 // providers, context samples) in the registry, and tells the other parts,
@@ -7,12 +7,10 @@
 
 import { ChunkJoiner, MAX_RESULT } from '../lib/chunks.js';
 import { normalizeFrameContext, normalizeProviderDefs } from '../lib/contexts.js';
-import { T, normalizeTools } from '../lib/protocol.js';
+import { FrameType as F, PORT_NAME, normalizeTools } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
 import { webOrigin } from '../lib/sites.js';
 
-/** The name of a relay's Port. */
-export const PORT_NAME = 'webmcp-frame';
 // After a cold start, wait this long for the relays to connect again before
 // the first state (at most SETTLE_MAX), so that agents do not see every tool
 // vanish and come back.
@@ -138,33 +136,33 @@ export class Frames {
     if (!m || typeof m !== 'object' || this.get(conn.tabId, conn.frameId) !== conn) return;
     const { registry } = this;
     switch (m.type) {
-      case T.chunk:
+      case F.chunk:
         if (!joined) this.receiveChunk(conn, m);
         break;
-      case 'tools': {
+      case F.tools: {
         const normalized = normalizeTools(m.tools);
         // Bad tools and those past the caps are left out; the registry keeps why, for the panel.
         const problems = registry.setFrame(conn.tabId, conn.frameId, conn.origin, normalized.tools, normalized.problems);
         if (problems.length) this.log.warn(`tab ${conn.tabId} frame ${conn.frameId} (${conn.origin}): left out ${problems.join('; ')}`);
         this.on.changed();
         // The frame sends its next tools message once this one is taken in.
-        postToFrame(conn, { type: 'toolsTaken' });
+        postToFrame(conn, { type: F.toolsTaken });
         break;
       }
-      case 'providers':
+      case F.providers:
         registry.setFrameProviders(conn.tabId, conn.frameId, normalizeProviderDefs(m.providers));
         this.on.changed();
         break;
-      case T.context:
+      case F.context:
         registry.setFrameContext(conn.tabId, conn.frameId, normalizeFrameContext(m, conn.frameId === 0), this.clock.now());
         if (typeof m.id === 'string') this.on.sampled(conn, m.id);
         this.on.changed();
         break;
-      case T.result:
-      case T.error:
+      case F.result:
+      case F.error:
         this.on.answer(conn, m);
         break;
-      case 'userInput':
+      case F.userInput:
         if (conn.frameId === 0 && this.on.used) this.on.used(conn.tabId);
         break;
     }

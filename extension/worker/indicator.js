@@ -7,6 +7,7 @@
 // A call shows once it has run SHOW_DELAY ms (quick calls do not flash the
 // page); the indicator hides as soon as no call runs.
 
+import { FrameType as F } from '../lib/protocol.js';
 import { webOrigin } from '../lib/sites.js';
 import { postToFrame } from './frames.js';
 
@@ -80,6 +81,6 @@ export class Indicator {
     const text = on ? indicatorText(calls) : '';
     if ((this.shown.get(top) || '') === text) return;
     this.shown.set(top, text);
-    postToFrame(top, { type: 'indicator', text });
+    postToFrame(top, { type: F.indicator, text });
   }
 }

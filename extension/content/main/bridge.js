@@ -1,6 +1,7 @@
 // The bridge's side of the private channel: it reports this document's tools
 // and context providers to the relay, and runs the calls and samples that come
-// back. Messages on the port (main <-> relay):
+// back. Messages on the port (main <-> relay; PROTOCOL.md is their
+// reference, lib/protocol.js FrameType their types):
 //
 //   main -> relay  {type:"tools", tools:[{name, title?, description, inputSchema?, outputSchema?, annotations?}]}
 //                  {type:"result", id, output}   {type:"error", id, error:{code, message}}
@@ -21,6 +22,7 @@
 // 2,000 tools one by one thus costs a few dozen reports, not 2,000 reports of
 // up to 2,000 tools each, and reporting stays linear in the tool count.
 
+import { Code, FrameType as F } from '../../lib/protocol.js';
 import { AbortCtl, clearTimer, dateNow, epochMs, isObject, jsonStringify, postTo, timeout } from './builtins.js';
 import { errorCode, errorText, toJSONValue } from './tools.js';
 
@@ -127,7 +129,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     // A report that cannot be posted (a value the structured clone
     // refuses) is tried again at the next look, never given up.
     try {
-      post({ type: 'tools', tools: metas });
+      post({ type: F.tools, tools: metas });
       lastSent = json;
       awaiting = true;
     } catch {
@@ -142,7 +144,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     const pjson = jsonStringify(defs);
     if (pjson !== lastProviders) {
       lastProviders = pjson;
-      post({ type: 'providers', providers: defs });
+      post({ type: F.providers, providers: defs });
     }
   }
 
@@ -173,7 +175,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     beforeLook();
     const entry = tools().get(name);
     if (!entry) {
-      answer({ type: 'error', id, error: { code: 'not_found', message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
+      answer({ type: F.error, id, error: { code: Code.notFound, message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
       return;
     }
     const ctl = new AbortCtl();
@@ -185,7 +187,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
       if (inflight.get(id) !== ctl) return; // cancelled: the worker answered already
       inflight.delete(id);
       mark('page.done');
-      answer({ type: 'error', id, error: { code: errorCode(err), message: errorText(err) } });
+      answer({ type: F.error, id, error: { code: errorCode(err), message: errorText(err) } });
       return;
     }
     if (inflight.get(id) !== ctl) return;
@@ -195,20 +197,20 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     try {
       output = toJSONValue(value);
     } catch (err) {
-      answer({ type: 'error', id, error: { code: 'tool_error', message: `the tool's result is not JSON: ${errorText(err)}` } });
+      answer({ type: F.error, id, error: { code: Code.toolError, message: `the tool's result is not JSON: ${errorText(err)}` } });
       return;
     }
-    answer({ type: 'result', id, output });
+    answer({ type: F.result, id, output });
   }
 
   function onPortMessage(e) {
     const m = e.data;
     if (!isObject(m)) return;
     switch (m.type) {
-      case 'call':
+      case F.call:
         handleCall(m);
         break;
-      case 'cancel': {
+      case F.cancel: {
         const ctl = inflight.get(m.id);
         if (ctl) {
           inflight.delete(m.id);
@@ -216,25 +218,25 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
         }
         break;
       }
-      case 'cancelAll': {
+      case F.cancelAll: {
         const all = [...inflight.values()];
         inflight.clear();
         for (const ctl of all) ctl.abort();
         break;
       }
-      case 'toolsTaken':
+      case F.toolsTaken:
         taken();
         break;
-      case 'sync':
+      case F.sync:
         lastSent = '';
         lastProviders = NO_PROVIDERS;
         readyAt = 0; // asked for: no gap
         taken();
         sync();
         break;
-      case 'sample': {
+      case F.sample: {
         const id = m.id;
-        sample((list) => post({ type: 'sampled', id, providers: list }));
+        sample((list) => post({ type: F.sampled, id, providers: list }));
         break;
       }
     }

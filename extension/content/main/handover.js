@@ -3,10 +3,8 @@
 // first on the window (no page script has run yet); it takes the port, hides
 // the message from the page, and ignores any later one.
 
+import { HANDOVER } from '../../lib/protocol.js';
 import { addListener, apply, isObject, removeListener, stopImmediate } from './builtins.js';
-
-/** The marker of the relay's handover message; relay.js uses the same. */
-export const HANDOVER = '__webmcpBridgeHandover';
 
 /** Calls onPort(port) with the port of the first handover that win posted to itself. */
 export function listenForHandover(win, onPort) {

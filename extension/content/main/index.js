@@ -2,7 +2,7 @@
 // ("world": "MAIN"), in every frame, at document_start, before any page
 // script. The page's world cannot import modules, so these modules are
 // bundled into one classic script, content/main.js (go generate
-// ./internal/mainworld), whose names the page never sees.
+// ./internal/contentscripts), whose names the page never sees.
 //
 // What it does:
 //  - Where the browser has its own document.modelContext (Chromium with

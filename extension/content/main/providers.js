@@ -10,13 +10,9 @@
 // This document's providers are one registry, whichever object they were
 // registered through.
 
+import { MAX_PROVIDERS, PROVIDER_ID_PATTERN } from '../../lib/snapshot.js';
 import { AbortSig, DOMExc, PromiseCtor, addListener, apply, defineProperty, isObject, jsonStringify, resolved } from './builtins.js';
 import { sampleProviders } from './sample.js';
-
-// Keep sync with lib/snapshot.js (a classic script, which the bundle cannot
-// import); test/main-world.test.js checks that both agree.
-export const PROVIDER_ID_PATTERN = /^(?=[^]*\S)[^\u0000-\u001f\u007f-\u009f]{1,200}$/;
-export const MAX_PROVIDERS = 64;
 
 function providerError(method, message) {
   return new TypeError(`Failed to execute '${method}' on 'ModelContext': ${message}`);

@@ -3,6 +3,7 @@
 // non-serialisable interface objects in later browsers).
 
 import { TOOL_NAME_PATTERN } from '../../lib/names.js';
+import { HINTS } from '../../lib/protocol.js';
 import { schemaForReport } from '../../lib/schema.js';
 import { isObject, jsonParse, jsonStringify } from './builtins.js';
 
@@ -11,10 +12,10 @@ export { TOOL_NAME_PATTERN };
 /**
  * The annotations that travel, each a boolean (lib/protocol.js's HINTS):
  * consequentialHint and debugging are WebMCP's own; the worker's
- * ask-before-acting reads consequentialHint, the shim maps both.
+ * ask-before-acting reads consequentialHint, the shim maps both. A copy
+ * taken at load, before any page script runs.
  */
-export const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint', 'untrustedContentHint', 'consequentialHint', 'debugging'];
-const COPIED = HINTS;
+const COPIED = [...HINTS];
 
 // Errors whose bridge error code is not tool_error, by error object.
 const codes = new WeakMap();

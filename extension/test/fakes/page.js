@@ -1,15 +1,13 @@
-// A fake frame for the relay (lib/relay.js): window, document and location
+// A fake frame for the relay (content/isolated/relay.js): window, document and location
 // just big enough for it, a MessageChannel whose ports deliver as promise
 // jobs, and the relay's chrome (a fakeChrome). startRelay starts the real
 // relay in it and returns the page's side: mainPort (what main.js holds),
 // the worker Ports it opened, and the document's listeners.
 
-import '../../lib/snapshot.js';
-import '../../lib/relay.js';
+import * as relay from '../../content/isolated/relay.js';
+import * as snapshot from '../../lib/snapshot.js';
 import { fakeChrome } from './chrome.js';
 import { FakeClock } from './clock.js';
-
-const { relay, snapshot } = globalThis.webmcpLib;
 
 class FakeMessagePort {
   constructor() {

@@ -1,0 +1,201 @@
+// The relay of one frame, in the extension's isolated world (index.js starts
+// it in every frame at document_start; the page cannot see this world). It
+// hands the page's world (content/main.js) one end of a MessageChannel,
+// once, before any page script runs; the page never gets to talk on that
+// channel. It then passes messages between that channel and a long-lived
+// Port to the service worker (workerlink.js). A frame opens its Port once it
+// has tools or context providers, and a top frame of a web page at once (its
+// ambient context needs no help from the page); other frames cost the worker
+// nothing. It opens the Port again when the worker restarts.
+//
+// UI context (sampler.js): while the worker says the frame's context may
+// leave the browser, the relay samples the frame after user input, when the
+// page says its context changed and when its providers change, and sends a
+// sample when it differs from the last one sent.
+//
+// A result whose message is over MAX_WHOLE bytes of JSON goes to the worker
+// as chunks (lib/chunks.js cutMessage, the bridge's one cutter; the worker
+// joins them with lib/chunks.js ChunkJoiner), and one whose output is over
+// MAX_RESULT (webmcp.MaxResult) goes as an error "too_large" instead: the
+// page's tool ran, its result stays here.
+//
+// Messages on the Port (relay <-> worker; lib/protocol.js FrameType):
+//   relay -> worker  {type:"tools", tools:[…]}  the frame's whole tool list, on connect and on every change
+//                    {type:"providers", providers:[{id, description?}]}  its context providers, likewise
+//                    {type:"context", id?, providers:[ProviderSnapshot…], ambient?}  its latest sample
+//                    {type:"result", id, output}   {type:"error", id, error:{code, message}}
+//                    {type:"chunk", id, seq, last, data}  a piece of a big result
+//                    {type:"userInput"}  top frame: the user's first click or key in this document
+//   worker -> relay  {type:"call", id, name, arguments}   {type:"cancel", id}
+//                    {type:"toolsTaken"}  the worker took a tools message in; passed on to
+//                                         main.js, which sends one tools message at a time
+//                    {type:"contextOn", on}   {type:"sample", id}
+//                    {type:"indicator", text}  top frame: "<agent> is using <tool>", "" hides it
+
+import { CHUNK_UNITS, MAX_RESULT, MAX_WHOLE, cutMessage } from '../../lib/chunks.js';
+import { Code, FrameType as F, HANDOVER, PORT_NAME } from '../../lib/protocol.js';
+import { INPUT_DELAY, MAIN_TIMEOUT, SAMPLE_DELAY, contextSampler } from './sampler.js';
+import { MAX_BACKOFF, workerLink } from './workerlink.js';
+import { utf8Length } from '../../lib/utf8.js';
+
+export { CHUNK_UNITS, HANDOVER, INPUT_DELAY, MAIN_TIMEOUT, MAX_BACKOFF, MAX_RESULT, MAX_WHOLE, PORT_NAME, SAMPLE_DELAY };
+
+// The user's use of a page, for {type:"userInput"}.
+const USE_EVENTS = ['pointerdown', 'keydown'];
+
+// Whole-list messages: the latest of each is kept and sent again on every
+// new connection to the worker. Those with a field say whether the frame
+// has anything to offer (a non-empty list).
+const LISTS = { [F.tools]: 'tools', [F.providers]: 'providers', [F.context]: null };
+// What passes from the page's world to the worker, and back.
+const FROM_PAGE = new Set([F.tools, F.providers, F.result, F.error]);
+const TO_PAGE = new Set([F.call, F.cancel, F.toolsTaken]);
+
+/** A call's timing mark (webmcp.Mark) on a traced message. */
+function mark(m, hop) {
+  if (Array.isArray(m.trace)) m.trace.push({ hop, at: performance.timeOrigin + performance.now() });
+}
+
+/**
+ * The messages that carry a result to the worker: itself, its chunks (of
+ * id chunkId), or a too_large error.
+ */
+export function resultMessages(m, chunkId) {
+  let out;
+  try {
+    out = JSON.stringify(m.output === undefined ? null : m.output) ?? 'null';
+  } catch (e) {
+    return [{ type: F.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } }];
+  }
+  const bytes = out.length <= MAX_RESULT / 3 ? 0 : utf8Length(out);
+  if (bytes > MAX_RESULT) {
+    const message = `the result is ${bytes} bytes of JSON, over the bridge's limit of 64 MiB (${MAX_RESULT} bytes): ask the tool for less (a narrower query, one page of results)`;
+    return [{ type: F.error, id: m.id, error: { code: Code.tooLarge, message } }];
+  }
+  if (out.length <= MAX_WHOLE / 3) return [m];
+  const text = `{"type":"result","id":${JSON.stringify(m.id)},"output":${out}}`;
+  return cutMessage(m, chunkId, { text });
+}
+
+/**
+ * Starts the relay of one frame.
+ * env: window, document, location, chrome, MessageChannel; lib {snapshot,
+ * ambient, indicator?} (lib/snapshot.js, ambient.js, indicator.js);
+ * clock {now, setTimeout, clearTimeout}.
+ */
+export function start(env) {
+  const { window, document, location, chrome, lib, clock } = env;
+  const isTop = window === window.top;
+  const isWeb = location.protocol === 'http:' || location.protocol === 'https:';
+  const canSample = !!(lib.snapshot && lib.ambient);
+
+  const channel = new env.MessageChannel();
+  const page = channel.port1;
+  // Only this window's own scripts can post a message whose source is this
+  // window, and none of the page's has run yet; main.js takes the port with
+  // the first message listener of the window and hides the message.
+  window.postMessage({ [HANDOVER]: 1 }, '*', [channel.port2]);
+
+  const latest = new Map(); // list message type -> the latest such message
+  const indicator = isTop && lib.indicator ? lib.indicator.create(document) : null;
+
+  // Whether this frame has anything to offer; until then it costs the worker nothing.
+  function hasContent() {
+    if (isTop && isWeb && canSample) return true;
+    for (const [type, field] of Object.entries(LISTS)) {
+      const m = latest.get(type);
+      if (field && m && m[field].length) return true;
+    }
+    return false;
+  }
+
+  const context = contextSampler({
+    window, document, clock, isTop, canSample, latest,
+    snapshot: lib.snapshot,
+    ambient: lib.ambient,
+    askPage: (m) => page.postMessage(m),
+    send: (m) => link.send(m),
+  });
+
+  const link = workerLink({
+    chrome, document, clock, hasContent,
+    latest: () => latest.values(),
+    onMessage: fromWorker,
+    onLost() {
+      // Calls under way have nobody to answer to any more: abort them. A
+      // tools message under way is taken: the next Port sends the latest.
+      page.postMessage({ type: F.cancelAll });
+      page.postMessage({ type: F.toolsTaken });
+      if (indicator) indicator.show('');
+    },
+    onDead: () => context.setOn(false),
+  });
+
+  let chunkSeq = 0;
+  page.onmessage = (e) => fromPage(e.data);
+
+  function fromPage(m) {
+    if (!m || typeof m !== 'object') return;
+    if (m.type === F.sampled) {
+      context.onSampled(m);
+      return;
+    }
+    if (m.type === F.contextChanged) {
+      context.schedule(0);
+      return;
+    }
+    if (!FROM_PAGE.has(m.type)) return;
+    mark(m, 'relay.back');
+    if (m.type === F.result) {
+      const parts = resultMessages(m, `r${chunkSeq + 1}`);
+      if (parts[0].type === F.chunk) chunkSeq++;
+      for (const part of parts) link.send(part);
+      return;
+    }
+    const field = LISTS[m.type];
+    if (field) {
+      if (!Array.isArray(m[field])) return;
+      latest.set(m.type, m);
+      if (m.type === F.providers) context.schedule(0);
+      if (!link.connected() && hasContent()) link.connect(); // connect() sends the latest lists
+      else link.send(m);
+      // main.js waits for the worker to take its tools in; with no
+      // worker to take them, they are taken (connect() sends them).
+      if (m.type === F.tools && !link.connected()) page.postMessage({ type: F.toolsTaken });
+      return;
+    }
+    link.send(m);
+  }
+
+  function fromWorker(m) {
+    if (!m || typeof m !== 'object') return;
+    if (TO_PAGE.has(m.type)) {
+      mark(m, 'relay.in');
+      page.postMessage(m);
+    } else if (m.type === F.contextOn) {
+      context.setOn(m.on === true);
+    } else if (m.type === F.sample) {
+      context.queue(m.id);
+    } else if (m.type === F.indicator && indicator) {
+      indicator.show(m.text);
+    }
+  }
+
+  // The user's first click or key in a top frame (a trusted event: not
+  // one a script or a page tool dispatched) tells the worker once per
+  // document: a tab an agent opened with open_page is the user's from
+  // then on (worker/opener.js).
+  if (isTop && isWeb) {
+    const onUse = (e) => {
+      if (!e.isTrusted) return;
+      for (const type of USE_EVENTS) window.removeEventListener(type, onUse, true);
+      link.send({ type: F.userInput });
+    };
+    for (const type of USE_EVENTS) window.addEventListener(type, onUse, true);
+  }
+
+  // A page restored from the back/forward cache lost its Port.
+  window.addEventListener('pageshow', (e) => {
+    if (e.persisted && !link.connected() && hasContent()) link.connect();
+  });
+}
