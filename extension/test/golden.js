@@ -1,5 +1,7 @@
 // Reads the golden protocol messages of testdata/protocol, which the Go
-// tests of package webmcp (golden_test.go) read too.
+// tests of package webmcp (golden_test.go) read too, and the golden
+// messages of the extension's own links, testdata/frames (PROTOCOL.md),
+// which the tests of each link's ends read.
 
 import fs from 'node:fs';
 
@@ -25,4 +27,43 @@ export function goldenTypes() {
 /** A golden sequence of testdata/protocol/sequences: {doc, steps: [{from, to, message, dropped?}]}. */
 export function goldenSequence(name) {
   return JSON.parse(fs.readFileSync(new URL(`sequences/${name}.json`, DIR), 'utf8'));
+}
+
+const FRAMES = new URL('../../testdata/frames/', import.meta.url);
+
+/**
+ * The golden messages of one of the extension's own links (PROTOCOL.md):
+ * link "port" (relay <-> worker) or "channel" (relay <-> the page's
+ * world), from testdata/frames: [{name, from, doc, message}].
+ */
+export function frameCases(link) {
+  return JSON.parse(fs.readFileSync(new URL(`${link}.json`, FRAMES), 'utf8')).cases;
+}
+
+/** The golden message of a link by name; throws when there is none. */
+export function frameCase(link, name) {
+  const c = frameCases(link).find((x) => x.name === name);
+  if (!c) throw new Error(`testdata/frames/${link}.json has no case ${JSON.stringify(name)}`);
+  return c.message;
+}
+
+/**
+ * Why m is not a message that from may send on link, or "" when it is: its
+ * type is one of the golden messages' of that sender, it has every field
+ * that all of them of its type have, and no field that none has ("trace",
+ * a traced call's marks, aside).
+ */
+export function frameProblem(link, from, m) {
+  if (m === null || typeof m !== 'object') return `${JSON.stringify(m)} is not an object`;
+  const same = frameCases(link).filter((c) => c.from === from && c.message.type === m.type);
+  if (!same.length) return `${from} sends no ${JSON.stringify(m.type)} on the ${link} (testdata/frames/${link}.json)`;
+  const keys = same.map((c) => Object.keys(c.message));
+  const required = keys[0].filter((k) => keys.every((ks) => ks.includes(k)));
+  const allowed = new Set([...keys.flat(), 'trace']);
+  const missing = required.filter((k) => !(k in m));
+  const extra = Object.keys(m).filter((k) => !allowed.has(k));
+  if (missing.length || extra.length) {
+    return `${from}'s ${m.type} on the ${link}: ${missing.length ? `missing ${missing.join(', ')}` : ''}${missing.length && extra.length ? '; ' : ''}${extra.length ? `unknown ${extra.join(', ')}` : ''}: ${JSON.stringify(m)}`;
+  }
+  return '';
 }

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
 import { TAKEN_TIMEOUT } from '../content/main/bridge.js';
 import { FakeClock, drain } from './fakes/clock.js';
-import { answer, closePorts, keepOpen, load, makeHandover, next, tool, toolsMsg } from './fakes/main-world.js';
+import { answer, closePorts, keepOpen, load, makeHandover, next, plain, provider, providersMsg, sampled, tool, toolsMsg } from './fakes/main-world.js';
+import { frameCase, frameProblem } from './golden.js';
 
 afterEach(closePorts);
 
@@ -295,4 +296,35 @@ test('a schema past the bridge\'s bounds (lib/schema.js) travels as its stand-in
   assert.match(deeper.inputSchema['x-webmcp-rejected'], /nested more than 64 levels/);
   page.port.postMessage({ type: 'call', id: 'd1', name: 'deep', arguments: {} });
   assert.deepEqual(await next(page, answer('d1')), { type: 'result', id: 'd1', output: 'deep' }, 'the page still runs it');
+});
+
+// The golden messages of the relay's channel (testdata/frames/channel.json,
+// PROTOCOL.md): the page's world takes each of the relay's in, and what it
+// sends are the channel's golden messages.
+test('golden: the page world\'s end of the relay\'s channel', async () => {
+  const page = load();
+  const golden = (name) => frameCase('channel', name);
+  const { tools: [meta] } = golden('tools');
+  await page.mc.registerTool({ ...meta, execute: (x) => ({ echoed: x.text }) });
+  assert.deepEqual(plain(await next(page, toolsMsg(['echo']))), golden('tools'));
+  const [p1, p2] = golden('sampled').providers;
+  await page.mc.registerContextProvider(provider(p1.id, () => ({ summary: p1.summary, data: JSON.parse(p1.json) }), { description: p1.description }));
+  await page.mc.registerContextProvider(provider(p2.id, () => {
+    throw new Error('nope');
+  }, { description: p2.description }));
+  const providers = plain(await next(page, providersMsg([p1.id, p2.id])));
+  assert.deepEqual({ ...providers, providers: providers.providers.slice(0, 1) }, golden('providers'));
+  page.mc.contextChanged();
+  assert.deepEqual(plain(await next(page, (m) => m.type === 'contextChanged')), golden('contextChanged'));
+  page.port.postMessage(golden('sample'));
+  assert.deepEqual(plain(await next(page, sampled(golden('sample').id))), golden('sampled'));
+  page.port.postMessage(golden('call'));
+  assert.deepEqual(plain(await next(page, answer('s1.1'))), golden('result'));
+  page.port.postMessage({ ...golden('call'), id: 's1.2', name: 'nope' });
+  assert.deepEqual(plain(await next(page, answer('s1.2'))), golden('error'));
+  // A call that waits: cancel, cancelAll; toolsTaken and sync are taken in.
+  await page.mc.registerTool({ name: 'wait', description: 'waits', execute: () => new Promise(() => {}) });
+  for (const name of ['cancel', 'cancelAll', 'toolsTaken', 'sync']) page.port.postMessage(golden(name));
+  await drain();
+  for (const m of page.messages) assert.equal(frameProblem('channel', 'main', plain(m)), '');
 });

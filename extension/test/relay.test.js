@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { drain } from './fakes/clock.js';
 import { relay, startRelay } from './fakes/page.js';
+import { frameCase, frameProblem } from './golden.js';
 
 const SEL = 'trace.Timeline#selection';
 
@@ -311,4 +312,64 @@ test('a top frame tells the worker of the user\'s first click or key, once; not 
   sub.chrome.runtime.connects[0].take();
   sub.window.dispatch('pointerdown', { isTrusted: true });
   assert.deepEqual(sub.chrome.runtime.connects[0].take(), []);
+});
+
+// The golden messages of both of the relay's links (testdata/frames,
+// PROTOCOL.md): the relay passes each on as the other link's golden
+// message, and everything it sends is a message of its links.
+test('golden: the relay between the page\'s world (channel) and the worker (port)', async () => {
+  const indicator = { shown: [], create: () => ({ show: (t) => indicator.shown.push(t) }) };
+  const { mainPort, chrome } = startRelay({ indicator, ambient: { selection: 'picked', focused: { role: 'button', name: 'Go', tag: 'button' } } });
+  const fromMain = [];
+  const toWorker = [];
+  // From the page's world to the worker, unchanged (a top frame of a web
+  // page connects at its first message).
+  for (const name of ['tools', 'providers', 'result', 'error']) {
+    mainPort.postMessage(frameCase('channel', name));
+    await drain();
+    const sent = chrome.runtime.connects[0].take();
+    toWorker.push(...sent);
+    assert.deepEqual(sent, [frameCase('port', name)], name);
+  }
+  const worker = chrome.runtime.connects[0];
+  // From the worker to the page's world, unchanged.
+  for (const name of ['call', 'cancel', 'toolsTaken']) {
+    worker.deliver(frameCase('port', name));
+    await drain();
+    const got = mainPort.take();
+    fromMain.push(...got);
+    assert.deepEqual(got, [frameCase('channel', name)], name);
+  }
+  // contextOn and sample: the relay asks the page's world (sample), takes
+  // its answer (sampled) and sends the worker a context sample.
+  worker.deliver(frameCase('port', 'contextOn'));
+  await drain();
+  const ask = mainPort.take();
+  fromMain.push(...ask);
+  assert.deepEqual(ask.map((m) => m.type), ['sample']);
+  mainPort.postMessage({ ...frameCase('channel', 'sampled'), id: ask[0].id });
+  await drain();
+  worker.deliver(frameCase('port', 'sample'));
+  await drain();
+  for (const m of mainPort.take()) {
+    fromMain.push(m);
+    if (m.type === 'sample') mainPort.postMessage({ ...frameCase('channel', 'sampled'), id: m.id });
+  }
+  await drain();
+  const samples = worker.take();
+  toWorker.push(...samples);
+  assert.deepEqual(samples.map((m) => m.type), ['context', 'context']);
+  assert.equal(samples[1].id, frameCase('port', 'sample').id, 'the worker\'s sample is answered with its id');
+  // The page says its context changed; the indicator shows what the worker says.
+  mainPort.postMessage(frameCase('channel', 'contextChanged'));
+  worker.deliver(frameCase('port', 'indicator'));
+  await drain();
+  assert.deepEqual(indicator.shown, [frameCase('port', 'indicator').text]);
+  // The Port is lost: calls under way are cancelled.
+  worker.close();
+  await drain();
+  fromMain.push(...mainPort.take());
+  for (const m of fromMain) assert.equal(frameProblem('channel', 'relay', m), '');
+  for (const m of toWorker) assert.equal(frameProblem('port', 'relay', m), '');
+  assert.deepEqual(new Set(fromMain.map((m) => m.type)), new Set(['call', 'cancel', 'toolsTaken', 'sample', 'cancelAll']));
 });

@@ -232,7 +232,7 @@ func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args j
 		marks = append(t.Marks, webmcp.MarkNow("shim.out"))
 	}
 	agent := agentFrom(ctx)
-	return c.roundTrip(ctx, func(id string) any {
+	return c.roundTrip(ctx, func(id string) *webmcp.Message {
 		return &webmcp.Message{Type: webmcp.TypeCall, ID: id, TabID: tabID, FrameID: frameID, Name: name,
 			Arguments: args, Agent: agent, Timeout: timeout, Trace: marks}
 	})
@@ -248,14 +248,14 @@ func (c *Conn) Request(ctx context.Context, method string, params json.RawMessag
 		params = json.RawMessage("{}")
 	}
 	agent := agentFrom(ctx)
-	return c.roundTrip(ctx, func(id string) any {
+	return c.roundTrip(ctx, func(id string) *webmcp.Message {
 		return &webmcp.Message{Type: webmcp.TypeRequest, ID: id, Method: method, Params: params, Agent: agent}
 	})
 }
 
 // roundTrip sends the message that msg builds for a fresh id and waits for
 // its one answer (see Call).
-func (c *Conn) roundTrip(ctx context.Context, msg func(id string) any) (json.RawMessage, error) {
+func (c *Conn) roundTrip(ctx context.Context, msg func(id string) *webmcp.Message) (json.RawMessage, error) {
 	ch := make(chan answer, 1)
 	c.mu.Lock()
 	if c.err != nil {
@@ -297,14 +297,14 @@ func (c *Conn) roundTrip(ctx context.Context, msg func(id string) any) (json.Raw
 	}
 }
 
-// send writes one message as one line.
 // SayClient tells the host what the shim now says about itself (the agent
 // it serves, once known).
 func (c *Conn) SayClient(ci webmcp.ClientInfo) error {
 	return c.send(&webmcp.Message{Type: webmcp.TypeClient, Client: &ci})
 }
 
-func (c *Conn) send(m any) error {
+// send writes one message as one line.
+func (c *Conn) send(m *webmcp.Message) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err

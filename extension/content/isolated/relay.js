@@ -19,24 +19,14 @@
 // MAX_RESULT (webmcp.MaxResult) goes as an error "too_large" instead: the
 // page's tool ran, its result stays here.
 //
-// Messages on the Port (relay <-> worker; lib/protocol.js FrameType):
-//   relay -> worker  {type:"tools", tools:[…]}  the frame's whole tool list, on connect and on every change
-//                    {type:"providers", providers:[{id, description?}]}  its context providers, likewise
-//                    {type:"context", id?, providers:[ProviderSnapshot…], ambient?}  its latest sample
-//                    {type:"result", id, output}   {type:"error", id, error:{code, message}}
-//                    {type:"chunk", id, seq, last, data}  a piece of a big result
-//                    {type:"userInput"}  top frame: the user's first click or key in this document
-//   worker -> relay  {type:"call", id, name, arguments}   {type:"cancel", id}
-//                    {type:"toolsTaken"}  the worker took a tools message in; passed on to
-//                                         main.js, which sends one tools message at a time
-//                    {type:"contextOn", on}   {type:"sample", id}
-//                    {type:"indicator", text}  top frame: "<agent> is using <tool>", "" hides it
+// The messages of both links are in extension/PROTOCOL.md (golden ones in
+// testdata/frames); their types are lib/protocol.js FrameType.
 
 import { CHUNK_UNITS, MAX_RESULT, MAX_WHOLE, cutMessage } from '../../lib/chunks.js';
 import { Code, FrameType as F, HANDOVER, PORT_NAME } from '../../lib/protocol.js';
+import { utf8Length } from '../../lib/utf8.js';
 import { INPUT_DELAY, MAIN_TIMEOUT, SAMPLE_DELAY, contextSampler } from './sampler.js';
 import { MAX_BACKOFF, workerLink } from './workerlink.js';
-import { utf8Length } from '../../lib/utf8.js';
 
 export { CHUNK_UNITS, HANDOVER, INPUT_DELAY, MAIN_TIMEOUT, MAX_BACKOFF, MAX_RESULT, MAX_WHOLE, PORT_NAME, SAMPLE_DELAY };
 

@@ -1,20 +1,8 @@
 // The bridge's side of the private channel: it reports this document's tools
 // and context providers to the relay, and runs the calls and samples that come
-// back. Messages on the port (main <-> relay; PROTOCOL.md is their
-// reference, lib/protocol.js FrameType their types):
-//
-//   main -> relay  {type:"tools", tools:[{name, title?, description, inputSchema?, outputSchema?, annotations?}]}
-//                  {type:"result", id, output}   {type:"error", id, error:{code, message}}
-//                       (code: tool_error, not_found, or navigated when the call navigated the page)
-//                  {type:"providers", providers:[{id, description?}]}   on every change
-//                  {type:"contextChanged"}   the page says its context changed
-//                  {type:"sampled", id, providers:[{id, description?, summary?, json?, note?}]}
-//                       (json: the data's JSON text; note: why a provider was left out;
-//                       a provider that returned undefined is absent)
-//   relay -> main  {type:"call", id, name, arguments}   {type:"cancel", id}
-//                  {type:"cancelAll"}   {type:"sync"}   {type:"sample", id}
-//                  {type:"toolsTaken"}   the worker took the last tools message in
-//                       (or the relay had nobody to send it to)
+// back. The messages on the port (main <-> relay) are in extension/PROTOCOL.md
+// (golden ones in testdata/frames/channel.json); their types are
+// lib/protocol.js FrameType.
 //
 // Flow control: one tools message at a time. Until the worker has taken the
 // last one in, and for a gap as long as twice the last report took, changes
