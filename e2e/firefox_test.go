@@ -47,6 +47,8 @@ type firefoxBridge struct {
 	*bridge
 	bidi    *bidi.Client
 	context string // the first tab's browsing context
+	chrome  string // the browser window's chrome context (chromeContext)
+	profile string // Firefox's profile folder
 }
 
 var bidiListening = regexp.MustCompile(`WebDriver BiDi listening on (ws://\S+)`)
@@ -107,7 +109,14 @@ func startFirefox(t *testing.T, prefs ...string) *firefoxBridge {
 		t.Fatal(err)
 	}
 	log := bridgetest.NewLog(t, "firefox")
-	cmd := exec.Command(ff, "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port", "0")
+	// The extension's pages are no browsing contexts for BiDi (Firefox
+	// leaves them out, bug 1755014): the tests reach them from the browser's
+	// own chrome, which --remote-allow-system-access opens to script.evaluate,
+	// through a window actor of theirs (firefox_ext_test.go).
+	if err := writeExtPageActor(profile); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(ff, "--headless", "--no-remote", "--profile", profile, "--remote-debugging-port", "0", "--remote-allow-system-access")
 	cmd.Env = append(os.Environ(), "HOME="+home, "WEBMCP_RUNTIME_DIR="+b.runtimeDir, "MOZ_CRASHREPORTER_DISABLE=1")
 	logs := b.logs.prefixed("firefox: ")
 	cmd.Stdout = logs
@@ -156,7 +165,7 @@ func startFirefox(t *testing.T, prefs ...string) *firefoxBridge {
 		t.Fatalf("browsingContext.getTree = %s, %v", raw, err)
 	}
 	b.client = b.connectShim()
-	return &firefoxBridge{bridge: b, bidi: c, context: tree.Contexts[0].Context}
+	return &firefoxBridge{bridge: b, bidi: c, context: tree.Contexts[0].Context, profile: profile}
 }
 
 // navigate loads url in the first tab.

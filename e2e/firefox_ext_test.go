@@ -1,0 +1,325 @@
+package e2e
+
+// The add-on's own pages in the Firefox tests. Firefox's BiDi leaves
+// extension pages out of its browsing contexts (bug 1755014: no
+// script.evaluate, no navigation to moz-extension://), so the tests reach
+// them the way Firefox's own tests do: from the browser's chrome (a
+// "moz:scope": "chrome" context, open to script.evaluate with
+// --remote-allow-system-access), through a JSWindowActor registered for
+// moz-extension:// documents whose child runs an expression in the page,
+// as the page.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// extPageActorDir is where the actor's module goes in the profile: its
+// chrome folder, which the extension process's sandbox may read.
+const extPageActorDir = "chrome/webmcp-test"
+
+// extPageActor is the child of the WebMCPTestPage actor: "eval" runs
+// data.expr in the extension page as the page, awaits it, and answers its
+// JSON.
+// (A sandbox with the page's principal and the page as its prototype: the
+// page's CSP forbids eval, and the sandbox sees the page's globals, chrome
+// among them, as the page does.)
+const extPageActor = `export class WebMCPTestPageChild extends JSWindowActorChild {
+  async receiveMessage({ name, data }) {
+    if (name !== "eval") throw new Error("unknown message " + name);
+    const win = this.contentWindow;
+    const sb = Cu.Sandbox(win, { sandboxPrototype: win, wantXrays: false, sameZoneAs: win });
+    const json = await Cu.evalInSandbox("(async () => (" + data.expr + "))().then((v) => JSON.stringify(v === undefined ? null : v))", sb);
+    return String(json);
+  }
+}
+`
+
+// writeExtPageActor puts the actor's module into profile.
+func writeExtPageActor(profile string) error {
+	dir := filepath.Join(profile, extPageActorDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "WebMCPTestPageChild.sys.mjs"), []byte(extPageActor), 0o644)
+}
+
+// chromeContext is the browser window's chrome browsing context.
+func (f *firefoxBridge) chromeContext() string {
+	f.t.Helper()
+	if f.chrome != "" {
+		return f.chrome
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	raw, err := f.bidi.Command(ctx, "browsingContext.getTree", map[string]any{"moz:scope": "chrome", "maxDepth": 0})
+	var tree struct {
+		Contexts []struct {
+			Context string `json:"context"`
+			URL     string `json:"url"`
+		} `json:"contexts"`
+	}
+	if err == nil {
+		err = json.Unmarshal(raw, &tree)
+	}
+	for _, c := range tree.Contexts {
+		if c.URL == "chrome://browser/content/browser.xhtml" {
+			f.chrome = c.Context
+			break
+		}
+	}
+	if f.chrome == "" {
+		f.t.Fatalf("no browser window among the chrome contexts: %s, %v", raw, err)
+	}
+	// The actor, once.
+	f.evalIn(f.chrome, fmt.Sprintf(`(() => {
+		const res = Services.io.getProtocolHandler("resource").QueryInterface(Ci.nsIResProtocolHandler);
+		res.setSubstitution("webmcp-test", Services.io.newURI(%q));
+		ChromeUtils.registerWindowActor("WebMCPTestPage", {
+			child: {esModuleURI: "resource://webmcp-test/WebMCPTestPageChild.sys.mjs"},
+			matches: ["moz-extension://*/*"], allFrames: false,
+		});
+		return true;
+	})()`, (&url.URL{Scheme: "file", Path: filepath.Join(f.profile, extPageActorDir) + "/"}).String()))
+	return f.chrome
+}
+
+// openExtPage opens the add-on's page path (e.g. "ui/site-settings.html")
+// in a new tab, as a trusted link.
+func (f *firefoxBridge) openExtPage(path string) {
+	f.t.Helper()
+	f.evalIn(f.chromeContext(), fmt.Sprintf(`(openTrustedLinkIn(%q, "tab"), true)`, ffExtURL(path)))
+}
+
+// findExtPage waits until a page of the add-on whose URL, without its
+// query, ends in path is open and not in skip (browsing context ids), and
+// returns its browsing context id (a hang guard of 15 s).
+func (f *firefoxBridge) findExtPage(path string, skip map[uint64]bool) uint64 {
+	f.t.Helper()
+	skipList := []uint64{}
+	for id := range skip {
+		skipList = append(skipList, id)
+	}
+	js := fmt.Sprintf(`(async () => {
+		const want = %q, skip = %s;
+		for (let i = 0; i < 150; i++) {
+			for (const win of Services.wm.getEnumerator("navigator:browser")) {
+				for (const b of win.gBrowser.browsers) {
+					if (b.currentURI.spec.split("?")[0].endsWith(want) && b.browsingContext && b.browsingContext.currentWindowGlobal && !skip.includes(b.browsingContext.id)) {
+						return String(b.browsingContext.id);
+					}
+				}
+			}
+			await new Promise((r) => setTimeout(r, 100));
+		}
+		return "";
+	})()`, ffExtURL(path), mustJSON(skipList))
+	got := f.evalString(f.chromeContext(), js)
+	var id uint64
+	if _, err := fmt.Sscan(got, &id); err != nil {
+		f.t.Fatalf("no page %s of the add-on opened", path)
+	}
+	return id
+}
+
+// extEvalIn evaluates the JavaScript expression expr (awaited) in the
+// add-on's page of browsing context id, as the page, and returns its value
+// as JSON. A page that is still replacing its first document is asked
+// again.
+func (f *firefoxBridge) extEvalIn(id uint64, expr string) string {
+	f.t.Helper()
+	js := fmt.Sprintf(`(async () => {
+		const id = %d, expr = %q;
+		for (let i = 0; ; i++) {
+			const bc = BrowsingContext.get(id);
+			if (!bc) throw new Error("the page is gone");
+			try {
+				return await bc.currentWindowGlobal.getActor("WebMCPTestPage").sendQuery("eval", {expr});
+			} catch (e) {
+				if (i >= 50 || !/AbortError|NotSupportedError|destroyed|TypeError: bc.currentWindowGlobal is null/.test(String(e))) throw e;
+			}
+			await new Promise((r) => setTimeout(r, 100));
+		}
+	})()`, id, expr)
+	return f.evalString(f.chromeContext(), js)
+}
+
+// extEval is extEvalIn in the first open page of the add-on whose URL ends
+// in path.
+func (f *firefoxBridge) extEval(path, expr string) string {
+	f.t.Helper()
+	return f.extEvalIn(f.findExtPage(path, nil), expr)
+}
+
+// closeExtWindow closes the window of the add-on's page id, as the user
+// would.
+func (f *firefoxBridge) closeExtWindow(id uint64) {
+	f.t.Helper()
+	js := fmt.Sprintf(`(() => {
+		for (const win of Services.wm.getEnumerator("navigator:browser")) {
+			if (win.gBrowser.browsers.some((b) => b.browsingContext && b.browsingContext.id === %d)) {
+				win.close();
+				return "closed";
+			}
+		}
+		return "";
+	})()`, id)
+	if f.evalString(f.chromeContext(), js) == "" {
+		f.t.Fatalf("no window holds the add-on's page %d", id)
+	}
+}
+
+// extClick clicks the button whose text is name in the add-on's page id,
+// once it is ready (buttonReady); the click runs after the evaluation
+// answers, as tryClickNamed's does (an answer that closes the window must
+// not lose the evaluation's).
+func (f *firefoxBridge) extClick(id uint64, name string) {
+	f.t.Helper()
+	f.extEvalIn(id, waitScript(buttonReady(name)))
+	js := fmt.Sprintf(`(() => {
+		const b = [...document.querySelectorAll("button")].find((b) => b.textContent === %s);
+		if (!b) return false;
+		b.focus();
+		setTimeout(() => b.click(), 0);
+		return true;
+	})()`, mustJSON(name))
+	if f.extEvalIn(id, js) != "true" {
+		f.t.Fatalf("no button %q in the add-on's page", name)
+	}
+}
+
+// In Firefox, ask-before-acting as in the Chromium suite's TestConsent: the
+// user sets the site to ask in the add-on's own page (its messages to the
+// background), and answers each call in the add-on's consent window (a
+// popup window, windows.create): Allow runs the tool once, Deny and closing
+// the window decline it, the page never runs a declined call; the badge
+// counts the tab's tools and the activity log lists the calls.
+func TestFirefoxConsent(t *testing.T) {
+	f := startFirefox(t)
+	origin := serveConsentSite(t)
+	f.navigate(origin + "/")
+	f.waitPage(`document.body.dataset.ready === "true"`)
+	f.waitTools("the test site's tools", func(ts map[string]*mcp.Tool) bool {
+		return ts["act"] != nil && ts["peek"] != nil && ts["commit"] != nil && ts["other"] != nil
+	})
+	tabID := f.tabID(origin)
+	want := func(ch <-chan string, prefix string, words ...string) {
+		t.Helper()
+		got := outcome(t, ch)
+		if !strings.HasPrefix(got, prefix) {
+			t.Fatalf("got %q, want %s…", got, prefix)
+		}
+		for _, w := range words {
+			if !strings.Contains(got, w) {
+				t.Fatalf("got %q, want it to say %q", got, w)
+			}
+		}
+	}
+	wantCounts := func(want map[string]int) {
+		t.Helper()
+		var got map[string]int
+		if err := json.Unmarshal([]byte(f.evalString(f.context, `JSON.stringify(window.counts)`)), &got); err != nil || !equalCounts(got, want) {
+			t.Fatalf("the page ran its tools %v times (%v), want %v", got, err, want)
+		}
+	}
+
+	// A loopback site never asks by default.
+	want(callAsync(f.client, "act", map[string]any{}), "OK ran act")
+
+	// The user sets the site to ask, in the add-on's own page.
+	f.openExtPage("ui/site-settings.html?origin=" + url.QueryEscape(origin))
+	settings := f.findExtPage("ui/site-settings.html", nil)
+	f.extEvalIn(settings, waitScript(byLabel(askLabel)))
+	choose := func(label string) {
+		t.Helper()
+		js := fmt.Sprintf(`(() => {
+			const s = %s;
+			const o = [...s.options].find((o) => o.textContent === %s);
+			if (!o) return false;
+			s.focus();
+			s.value = o.value;
+			s.dispatchEvent(new Event("input", {bubbles: true}));
+			s.dispatchEvent(new Event("change", {bubbles: true}));
+			return true;
+		})()`, byLabel(askLabel), mustJSON(label))
+		if f.extEvalIn(settings, js) != "true" {
+			t.Fatalf("the drop-down %q has no choice %q", askLabel, label)
+		}
+	}
+	choose(askActing)
+	f.extEvalIn(settings, waitScript(savedAsk("acting")))
+
+	// Allow runs the tool exactly once. Long values are folded.
+	seen := map[uint64]bool{}
+	newConsent := func() uint64 {
+		t.Helper()
+		id := f.findExtPage("ui/consent.html", seen)
+		seen[id] = true
+		return id
+	}
+	ch := callAsync(f.client, "act", map[string]any{"note": strings.Repeat("a long note that the window folds ", 10)})
+	win := newConsent()
+	f.extEvalIn(win, waitScript(buttonReady("Allow")))
+	if f.extEvalIn(win, `document.getElementById("request").textContent.includes("Long values are folded")`) != "true" {
+		t.Errorf("the consent window does not say that it folded the long note")
+	}
+	f.extClick(win, "Allow")
+	want(ch, "OK ran act")
+	wantCounts(map[string]int{"act": 2})
+
+	// Deny: the agent hears that the user declined; the page never runs it.
+	ch = callAsync(f.client, "act", map[string]any{})
+	f.extClick(newConsent(), "Deny")
+	want(ch, "ISERROR", "declined", "did not run")
+	wantCounts(map[string]int{"act": 2})
+
+	// Read-only tools never ask.
+	want(callAsync(f.client, "peek", map[string]any{}), "OK ran peek")
+
+	// Closing the consent window declines too.
+	ch = callAsync(f.client, "act", map[string]any{})
+	win = newConsent()
+	f.extEvalIn(win, waitScript(buttonReady("Deny")))
+	f.closeExtWindow(win)
+	want(ch, "ISERROR", "declined", "closed the consent window")
+	wantCounts(map[string]int{"act": 2, "peek": 1})
+
+	// "Consequential": only the tools the page marks so ask.
+	choose(askConsequential)
+	f.extEvalIn(settings, waitScript(savedAsk("consequential")))
+	want(callAsync(f.client, "other", map[string]any{}), "OK ran other")
+	ch = callAsync(f.client, "commit", map[string]any{})
+	f.extClick(newConsent(), "Allow")
+	want(ch, "OK ran commit")
+	wantCounts(map[string]int{"act": 2, "peek": 1, "other": 1, "commit": 1})
+
+	// The activity log lists each call with its outcome, newest first; the
+	// badge counts the tab's tools.
+	f.openExtPage("ui/activity.html")
+	log := f.findExtPage("ui/activity.html", nil)
+	f.extEvalIn(log, waitScript(`document.querySelectorAll(".wm-log li").length === 7`))
+	var got [][2]string
+	if err := json.Unmarshal([]byte(f.extEvalIn(log, `[...document.querySelectorAll(".wm-log li")].map((li) => [li.dataset.tool, li.dataset.outcome])`)), &got); err != nil {
+		t.Fatal(err)
+	}
+	wantLog := [][2]string{
+		{"commit", "result"}, {"other", "result"}, {"act", "declined"}, {"peek", "result"},
+		{"act", "declined"}, {"act", "result"}, {"act", "result"},
+	}
+	if !slices.Equal(got, wantLog) {
+		t.Errorf("activity log %v, want %v", got, wantLog)
+	}
+	if badge := f.extEvalIn(log, fmt.Sprintf(`chrome.action.getBadgeText({tabId: %d})`, tabID)); badge != `"4"` {
+		t.Errorf("the badge of tab %d says %s, want \"4\"", tabID, badge)
+	}
+}
