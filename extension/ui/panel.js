@@ -10,6 +10,7 @@
 // Everything comes from the worker (worker/panel.js) through ui/api.js, and
 // is asked again whenever the worker names a topic that changed.
 
+import { sidePanel } from '../lib/compat.js';
 import { listen, send } from './api.js';
 import { renderConnection } from './connection.js';
 import { renderChips, renderPins } from './context.js';
@@ -160,14 +161,16 @@ async function start() {
     }
   }
   const button = $('open-side-panel');
-  if (!inSidePanel && chrome.sidePanel && chrome.sidePanel.open && windowId !== undefined) {
+  const side = sidePanel(chrome); // Chromium's side panel, Firefox's sidebar
+  if (!inSidePanel && side && windowId !== undefined) {
+    button.textContent = `Open in ${side.name}`;
     button.hidden = false;
     button.addEventListener('click', async () => {
       try {
-        await chrome.sidePanel.open({ windowId });
+        await side.open(windowId);
         if (document.documentElement.classList.contains('mode-popup')) window.close();
       } catch (e) {
-        report(`Could not open the side panel: ${e.message}`, true);
+        report(`Could not open the ${side.name}: ${e.message}`, true);
       }
     });
   }

@@ -24,6 +24,7 @@ import { STORAGE_KEY } from '../lib/sites.js';
 import { PINS_KEY } from '../lib/pins.js';
 import { EXCLUSIONS_KEY } from '../lib/exclusions.js';
 import { T, browserInfo } from '../lib/protocol.js';
+import { storageAccessGap } from '../lib/compat.js';
 import { Registry } from '../lib/registry.js';
 import { ContextSampler } from './context.js';
 import { Frames } from './frames.js';
@@ -73,14 +74,17 @@ export function extensionVersion(chrome) {
  * exclusions, which the worker applies as they change; content scripts
  * run in the web page's renderer process, and a renderer a page took over
  * must not be able to write them. No content script uses storage. A
- * browser without setAccessLevel for an area, or one that refuses it,
- * gets a warning; the worker goes on.
+ * browser without setAccessLevel for an area (Firefox has none: it keeps
+ * storage.session from content scripts, not storage.local; see
+ * lib/compat.js), or one that refuses it, gets a warning; the worker goes
+ * on.
  */
 export async function restrictStorage(chrome, log) {
   for (const name of ['local', 'session']) {
     const area = chrome.storage && chrome.storage[name];
     if (!area || typeof area.setAccessLevel !== 'function') {
-      log.warn(`chrome.storage.${name}.setAccessLevel is missing (an older browser): content scripts may still use storage.${name}`);
+      const gap = storageAccessGap(chrome, name);
+      if (gap) log.warn(gap);
       continue;
     }
     try {
