@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/internal/extfiles"
 	"github.com/webmcp-bridge/bridge/internal/version"
 )
 
@@ -191,42 +192,16 @@ func cleanOut(dir string) error {
 	return nil
 }
 
-// extensionFiles reads the extension's folder but for its Node tests, with
-// version v in its manifest.
+// extensionFiles reads the extension's folder as a browser loads it
+// (internal/extfiles), with version v in its manifest.
 func extensionFiles(dir, v string) ([]entry, error) {
-	var out []entry
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == "test" || rel == "node_modules" || (rel != "." && strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") || !d.Type().IsRegular() {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if rel == "manifest.json" {
-			if b, err = setManifestVersion(b, v); err != nil {
-				return err
-			}
-		}
-		out = append(out, entry{rel, 0o644, b})
-		return nil
-	})
+	files, err := extfiles.Read(dir, func(b []byte) ([]byte, error) { return setManifestVersion(b, v) })
 	if err != nil {
-		return nil, fmt.Errorf("reading the extension: %w", err)
+		return nil, err
 	}
-	if !slices.ContainsFunc(out, func(e entry) bool { return e.name == "manifest.json" }) {
-		return nil, fmt.Errorf("no manifest.json in %s", dir)
+	out := make([]entry, len(files))
+	for i, f := range files {
+		out[i] = entry{f.Name, 0o644, f.Data}
 	}
 	return out, nil
 }

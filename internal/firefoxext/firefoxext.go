@@ -36,12 +36,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
+	"github.com/webmcp-bridge/bridge/internal/extfiles"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -100,36 +99,25 @@ func Manifest(chrome []byte) ([]byte, error) {
 }
 
 // Build writes into dst (created; it must not exist or be empty) the
-// extension of the folder src with Firefox's manifest: every file but the
-// Node tests, node_modules and hidden files, which the add-on does not
-// need.
+// extension of the folder src with Firefox's manifest: the files a browser
+// loads (internal/extfiles: not the Node tests, node_modules or hidden
+// files).
 func Build(src, dst string) error {
 	if entries, err := os.ReadDir(dst); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%s is not empty: give a new folder", dst)
 	}
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	files, err := extfiles.Read(src, Manifest)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		p := filepath.Join(dst, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if rel == "test" || rel == "node_modules" || (rel != "." && strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if strings.HasPrefix(d.Name(), ".") || !d.Type().IsRegular() {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
 			return err
 		}
-		if rel == "manifest.json" {
-			if b, err = Manifest(b); err != nil {
-				return err
-			}
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
+	}
+	return nil
 }
