@@ -83,8 +83,14 @@ func benchFloor(b *testing.B) string {
 	}
 	f := startFloor(b)
 	nat := start(b, native)
-	tab := nat.openDemo("localhost")
+	nat.openDemo("localhost")
 	nat.waitTool("echo")
+	// CDP in a browser of its own: with the WebMCP domain enabled, every
+	// executeTool in the page (the native bridge's calls too) sends its
+	// events to the CDP client, which would weigh on the bridge's figures.
+	cdpBr := start(b, native)
+	tab := cdpBr.openDemo("localhost")
+	cdpBr.waitTool("echo")
 	cdpt, err := newCDPTools(tab)
 	if err != nil {
 		b.Fatal(err)
