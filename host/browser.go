@@ -90,6 +90,7 @@ func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 			h.log.Printf("the browser sent a malformed batch (%v); skipped: %s", err, excerpt(body))
 			return nil
 		}
+		h.log.Debugf("a batch of %d messages from the browser", len(m.Messages))
 		for _, one := range m.Messages {
 			if err := h.fromBrowserMsg(one, true); err != nil {
 				return err

@@ -517,7 +517,10 @@
     sync: "sync",
     // page's world -> relay
     sampled: "sampled",
-    contextChanged: "contextChanged"
+    contextChanged: "contextChanged",
+    // both ways: several of the above that were ready together (calls and
+    // cancels to the page's world, results and errors from it)
+    batch: "batch"
   });
   var PORT_NAME = "webmcp-frame";
   var HANDOVER = "__webmcpBridgeHandover";
@@ -710,21 +713,22 @@
   function mark(m, hop) {
     if (Array.isArray(m.trace)) m.trace.push({ hop, at: performance.timeOrigin + performance.now() });
   }
-  function resultMessages(m, chunkId) {
+  var BATCH_ONE_MAX = 64 << 10;
+  function resultParts(m, chunkId) {
     let out;
     try {
       out = JSON.stringify(m.output === void 0 ? null : m.output) ?? "null";
     } catch (e) {
-      return [{ type: FrameType.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } }];
+      return { parts: [{ type: FrameType.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } }], small: true };
     }
     const bytes = out.length <= MAX_RESULT / 3 ? 0 : utf8Length(out);
     if (bytes > MAX_RESULT) {
       const message = `the result is ${bytes} bytes of JSON, over the bridge's limit of 64 MiB (${MAX_RESULT} bytes): ask the tool for less (a narrower query, one page of results)`;
-      return [{ type: FrameType.error, id: m.id, error: { code: Code.tooLarge, message } }];
+      return { parts: [{ type: FrameType.error, id: m.id, error: { code: Code.tooLarge, message } }], small: true };
     }
-    if (out.length <= MAX_WHOLE / 3) return [m];
+    if (out.length <= MAX_WHOLE / 3) return { parts: [m], small: out.length <= BATCH_ONE_MAX };
     const text = `{"type":"result","id":${JSON.stringify(m.id)},"output":${out}}`;
-    return cutMessage(m, chunkId, { text });
+    return { parts: cutMessage(m, chunkId, { text }), small: false };
   }
   function start(env) {
     const { window: window2, document: document2, location: location2, chrome: chrome2, lib, clock } = env;
@@ -782,10 +786,14 @@
         context.schedule(0);
         return;
       }
+      if (m.type === FrameType.batch) {
+        if (Array.isArray(m.messages)) answersFromPage(m.messages);
+        return;
+      }
       if (!FROM_PAGE.has(m.type)) return;
       mark(m, "relay.back");
       if (m.type === FrameType.result) {
-        const parts = resultMessages(m, `r${chunkSeq + 1}`);
+        const { parts } = resultParts(m, `r${chunkSeq + 1}`);
         if (parts[0].type === FrameType.chunk) chunkSeq++;
         for (const part of parts) link.send(part);
         return;
@@ -802,8 +810,39 @@
       }
       link.send(m);
     }
+    function answersFromPage(list) {
+      const out = [];
+      for (const m of list) {
+        if (!m || typeof m !== "object" || m.type !== FrameType.result && m.type !== FrameType.error) continue;
+        mark(m, "relay.back");
+        if (m.type === FrameType.error) {
+          out.push(m);
+          continue;
+        }
+        const { parts, small } = resultParts(m, `r${chunkSeq + 1}`);
+        if (parts[0].type === FrameType.chunk) chunkSeq++;
+        if (small) out.push(parts[0]);
+        else for (const part of parts) link.send(part);
+      }
+      if (out.length) link.send(out.length === 1 ? out[0] : { type: FrameType.batch, messages: out });
+    }
     function fromWorker(m) {
       if (!m || typeof m !== "object") return;
+      if (m.type === FrameType.batch) {
+        if (!Array.isArray(m.messages)) return;
+        const toPage = [];
+        for (const one of m.messages) {
+          if (!one || typeof one !== "object" || one.type === FrameType.batch) continue;
+          if (!TO_PAGE.has(one.type)) {
+            fromWorker(one);
+            continue;
+          }
+          mark(one, "relay.in");
+          toPage.push(one);
+        }
+        if (toPage.length) page.postMessage(toPage.length === 1 ? toPage[0] : { type: FrameType.batch, messages: toPage });
+        return;
+      }
       if (TO_PAGE.has(m.type)) {
         mark(m, "relay.in");
         page.postMessage(m);

@@ -8,6 +8,7 @@
   var { apply } = Reflect;
   var jsonStringify = JSON.stringify;
   var jsonParse = JSON.parse;
+  var { isArray } = Array;
   var ET = EventTarget.prototype;
   var addListener = ET.addEventListener;
   var removeListener = ET.removeEventListener;
@@ -82,7 +83,7 @@
 
   // extension/lib/schema.js
   var { keys } = Object;
-  var { isArray } = Array;
+  var { isArray: isArray2 } = Array;
   var stringify = JSON.stringify;
   var parse = JSON.parse;
   var MAX_SCHEMA_BYTES = 128 * 1024;
@@ -104,7 +105,7 @@
       if (depth > MAX_SCHEMA_DEPTH) {
         return `it is nested more than ${MAX_SCHEMA_DEPTH} levels deep; the bridge accepts at most ${MAX_SCHEMA_DEPTH}`;
       }
-      if (isArray(x)) {
+      if (isArray2(x)) {
         const n = x.length;
         if (nodes + n > MAX_SCHEMA_NODES) return tooMany;
         nodes += n;
@@ -129,7 +130,7 @@
     return { type: "object", [REJECTED_KEYWORD]: String(problem) };
   }
   function checkSchema(value) {
-    if (!isObj(value) || isArray(value)) return { problem: "it is not a JSON object" };
+    if (!isObj(value) || isArray2(value)) return { problem: "it is not a JSON object" };
     let problem = shapeProblem(value);
     if (problem) return { problem };
     let text;
@@ -142,7 +143,7 @@
     const bytes = utf8Length(text);
     if (bytes > MAX_SCHEMA_BYTES) return { problem: `it is ${bytes} bytes of JSON; the bridge accepts at most ${MAX_SCHEMA_BYTES}` };
     const schema = parse(text);
-    if (!isObj(schema) || isArray(schema)) return { problem: "it is not a JSON object" };
+    if (!isObj(schema) || isArray2(schema)) return { problem: "it is not a JSON object" };
     problem = shapeProblem(schema);
     if (problem) return { problem };
     return { schema, bytes };
@@ -155,7 +156,7 @@
         return rejectedSchema(`it is not valid JSON (${e && e.message ? String(e.message).slice(0, 200) : "error"})`);
       }
     }
-    if (!isObj(value) || isArray(value)) return void 0;
+    if (!isObj(value) || isArray2(value)) return void 0;
     const { schema, problem } = checkSchema(value);
     return problem ? rejectedSchema(problem) : schema;
   }
@@ -184,7 +185,10 @@
     sync: "sync",
     // page's world -> relay
     sampled: "sampled",
-    contextChanged: "contextChanged"
+    contextChanged: "contextChanged",
+    // both ways: several of the above that were ready together (calls and
+    // cancels to the page's world, results and errors from it)
+    batch: "batch"
   });
   var HANDOVER = "__webmcpBridgeHandover";
   var Code = /* @__PURE__ */ Object.freeze({
@@ -519,6 +523,31 @@
     function post(msg) {
       if (port) postTo(port, msg);
     }
+    let answers = [];
+    let answerTask = false;
+    function postAnswer(msg) {
+      if (!inflight.size && !answers.length) {
+        post(msg);
+        return;
+      }
+      answers.push(msg);
+      if (!inflight.size) {
+        flushAnswers();
+        return;
+      }
+      if (!answerTask) {
+        answerTask = true;
+        queueTask(() => {
+          answerTask = false;
+          flushAnswers();
+        });
+      }
+    }
+    function flushAnswers() {
+      const list = answers;
+      answers = [];
+      if (list.length) post(list.length === 1 ? list[0] : { type: FrameType.batch, messages: list });
+    }
     function sync() {
       beforeLook();
       if (!port) return;
@@ -596,7 +625,7 @@
       const answer = (msg) => {
         mark("main.out");
         if (trace) msg.trace = trace;
-        post(msg);
+        postAnswer(msg);
       };
       mark("main.in");
       beforeLook();
@@ -630,9 +659,14 @@
       answer({ type: FrameType.result, id, output });
     }
     function onPortMessage(e) {
-      const m = e.data;
+      onRelayMessage(e.data, false);
+    }
+    function onRelayMessage(m, inBatch) {
       if (!isObject(m)) return;
       switch (m.type) {
+        case FrameType.batch:
+          if (!inBatch && isArray(m.messages)) for (let i = 0; i < m.messages.length; i++) onRelayMessage(m.messages[i], true);
+          break;
         case FrameType.call:
           handleCall(m);
           break;

@@ -67,6 +67,9 @@ export const FrameType = /* @__PURE__ */ Object.freeze({
   // page's world -> relay
   sampled: 'sampled',
   contextChanged: 'contextChanged',
+  // both ways: several of the above that were ready together (calls and
+  // cancels to the page's world, results and errors from it)
+  batch: 'batch',
 });
 
 /** The name of every frame's Port to the worker (runtime.connect). */

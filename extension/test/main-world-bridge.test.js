@@ -82,6 +82,32 @@ test('bridge calls: results and errors go back as they are', async () => {
   assert.equal(missing.error.code, 'not_found');
 });
 
+test('bridge calls: a batch from the relay runs each call; answers that end together go back in one batch, a lone one as it is', async () => {
+  const page = load();
+  const { mc, port } = page;
+  await mc.registerTool(tool('echo', { execute: (input) => input.text }));
+  let release;
+  const gate = new Promise((r) => {
+    release = r;
+  });
+  await mc.registerTool(tool('gated', { execute: async () => { await gate; return 'late'; } }));
+  const call = (id, name, text) => ({ type: 'call', id, name, arguments: { text } });
+  port.postMessage({ type: 'batch', messages: [
+    call('a', 'echo', 'A'), call('b', 'echo', 'B'), call('g', 'gated', ''), call('m', 'missing', ''),
+    { type: 'batch', messages: [call('n', 'echo', 'nested')] },
+  ] });
+  const batch = await next(page, (m) => m.type === 'batch');
+  assert.deepEqual(plain(batch.messages), [
+    { type: 'error', id: 'm', error: { code: 'not_found', message: 'this page has no tool "missing" (any more)' } },
+    { type: 'result', id: 'a', output: 'A' },
+    { type: 'result', id: 'b', output: 'B' },
+  ]);
+  // The last call under way answers alone, at once.
+  release();
+  assert.deepEqual(plain(await next(page, answer('g'))), { type: 'result', id: 'g', output: 'late' });
+  assert.deepEqual(page.messages.filter((m) => m.type !== 'tools'), [], 'a batch inside a batch is not run');
+});
+
 test('bridge calls: cancel aborts the page signal and sends no answer', async () => {
   const page = load();
   const { mc, port } = page;

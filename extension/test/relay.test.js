@@ -77,6 +77,39 @@ test('relays calls and cancels to the page and answers to the worker; nothing el
   assert.deepEqual(worker.take(), [{ type: 'result', id: 's1', output: 1 }, { type: 'error', id: 's2', error: { code: 'tool_error', message: 'no' } }]);
 });
 
+test('batches: the worker\'s batch of calls and cancels goes to the page as one message; the page\'s batch of answers to the worker, but for big results', async () => {
+  const { mainPort, chrome } = startRelay();
+  mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
+  await drain();
+  const worker = chrome.runtime.connects[0];
+  worker.take();
+  worker.deliver({ type: 'batch', messages: [
+    { type: 'call', id: 's1', name: 'echo', arguments: {}, trace: [] },
+    { type: 'call', id: 's2', name: 'echo', arguments: {} },
+    { type: 'cancel', id: 's1' },
+    { type: 'batch', messages: [{ type: 'call', id: 'nested' }] },
+    { type: 'indicator', text: 'an agent is using echo' },
+  ] });
+  await drain();
+  const [toPage, ...more] = mainPort.take();
+  assert.deepEqual(more, []);
+  assert.equal(toPage.type, 'batch');
+  assert.deepEqual(toPage.messages.map((m) => [m.type, m.id]), [['call', 's1'], ['call', 's2'], ['cancel', 's1']]);
+  assert.deepEqual(toPage.messages[0].trace.map((m) => m.hop), ['relay.in']);
+  const big = 'x'.repeat(70 << 10);
+  mainPort.postMessage({ type: 'batch', messages: [
+    { type: 'result', id: 's1', output: 1, trace: [] },
+    { type: 'result', id: 's2', output: big },
+    { type: 'call', id: 'forged' },
+    { type: 'error', id: 's3', error: { code: 'tool_error', message: 'no' } },
+  ] });
+  await drain();
+  const sent = worker.take();
+  assert.deepEqual(sent.map((m) => m.type === 'batch' ? m.messages.map((a) => a.id) : m.id), ['s2', ['s1', 's3']]);
+  assert.equal(sent[0].output, big);
+  assert.deepEqual(sent[1].messages[0].trace.map((m) => m.hop), ['relay.back']);
+});
+
 test('a traced call and its answer get the relay\'s marks', async () => {
   const { mainPort, chrome } = startRelay();
   mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });

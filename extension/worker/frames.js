@@ -162,6 +162,13 @@ export class Frames {
       case F.error:
         this.on.answer(conn, m);
         break;
+      case F.batch:
+        // Answers that were ready together in the frame; nothing else comes in one.
+        if (joined || !Array.isArray(m.messages)) break;
+        for (const a of m.messages) {
+          if (a && (a.type === F.result || a.type === F.error)) this.on.answer(conn, a);
+        }
+        break;
       case F.userInput:
         if (conn.frameId === 0 && this.on.used) this.on.used(conn.tabId);
         break;

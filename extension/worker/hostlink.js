@@ -39,10 +39,11 @@ export class HostLink {
    * @param {() => object} o.state the whole state message
    * @param {() => Iterable<object>} o.changes the messages for what changed since last asked
    * @param {(msg: object) => void} o.onMessage a checked call, request or cancel
+   * @param {{hold: () => void, release: () => void}} [o.batches] told when the messages of a batch begin and end
    * @param {() => void} o.onLost the link was lost (the host answered everything under way)
    */
-  constructor({ chrome, clock, log, settled, state, changes, onMessage, onLost }) {
-    Object.assign(this, { chrome, clock, log, settled, state, changes, onMessage, onLost });
+  constructor({ chrome, clock, log, settled, state, changes, onMessage, onLost, batches }) {
+    Object.assign(this, { chrome, clock, log, settled, state, changes, onMessage, onLost, batches });
     this.identity = { name: 'Chromium', version: '', instance: '', extensionId: chrome.runtime.id };
     this.port = null;
     this.ready = false; // hello and state went out on port
@@ -90,9 +91,10 @@ export class HostLink {
     }
     let batch = [];
     let size = 0;
+    // Measured already, and far under the 32 MiB that would need chunks.
     const flush = () => {
-      if (batch.length === 1) this.send(batch[0]);
-      else if (batch.length > 1) this.send({ type: T.batch, messages: batch });
+      if (batch.length === 1) this.send(batch[0], { small: true });
+      else if (batch.length > 1) this.send({ type: T.batch, messages: batch }, { small: true });
       batch = [];
       size = 0;
     };
@@ -117,12 +119,13 @@ export class HostLink {
 
   /**
    * Sends one message, as chunks when its JSON is over 32 MiB (a big result
-   * or state); false when there is no link or it failed.
+   * or state); false when there is no link or it failed. small: the caller
+   * knows it is far under that (its JSON is not written to measure it).
    */
-  send(msg) {
+  send(msg, { small = false } = {}) {
     if (!this.port) return false;
     try {
-      for (const m of cutMessage(msg, `x${this.chunkSeq + 1}`)) {
+      for (const m of small ? [msg] : cutMessage(msg, `x${this.chunkSeq + 1}`)) {
         if (m !== msg && m.seq === 0) this.chunkSeq++;
         this.port.postMessage(m);
       }
@@ -246,7 +249,12 @@ export class HostLink {
           this.log.warn('ignored a batch inside a batch or a chunked message');
           break;
         }
-        for (const m of msg.messages) this.receive(m, true);
+        if (this.batches) this.batches.hold();
+        try {
+          for (const m of msg.messages) this.receive(m, true);
+        } finally {
+          if (this.batches) this.batches.release();
+        }
         break;
       default:
         this.onMessage(msg);

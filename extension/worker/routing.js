@@ -11,9 +11,13 @@
 // `declined` and never reaches the page. A call that ends while it waits
 // (cancel, tab closed, navigated, host lost) leaves the consent queue.
 // Every call and its answer are reported to the activity log (activity.js).
+//
+// The calls and cancels of one batch from the host go to each frame as one
+// batch message on its Port (hold, release); any other goes at once. A frame may answer with
+// a batch of results and errors (frames.js takes it apart).
 
 import { PendingCalls } from '../lib/calls.js';
-import { Code, T, errorMessage, mark, resultMessage } from '../lib/protocol.js';
+import { Code, FrameType as F, T, errorMessage, mark, resultMessage } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
 import { webOrigin } from '../lib/sites.js';
 import { postToFrame } from './frames.js';
@@ -50,6 +54,41 @@ export class CallRouter {
     Object.assign(this, { chrome, registry, frames, send, log, consent, activity, agents });
     this.sendAnswer = sendAnswer || ((m) => send(m));
     this.pending = new PendingCalls();
+    /** @type {Map<object, object[]>} messages for each frame's Port, held until release() */
+    this.outbox = new Map();
+    this.holding = false;
+  }
+
+  /**
+   * Sends msg to conn's frame: at once (false when the frame's Port is
+   * gone), or, between hold() and release(), with the others for that
+   * frame.
+   */
+  toFrame(conn, msg) {
+    if (!this.holding) return postToFrame(conn, msg);
+    const list = this.outbox.get(conn);
+    if (list) list.push(msg);
+    else this.outbox.set(conn, [msg]);
+    return true;
+  }
+
+  /** The messages for the frames wait for release() (a batch from the host is being taken apart). */
+  hold() {
+    this.holding = true;
+  }
+
+  /** Sends what waits: to each frame one message, or several as one batch. */
+  release() {
+    this.holding = false;
+    const all = this.outbox;
+    this.outbox = new Map();
+    for (const [conn, list] of all) {
+      if (postToFrame(conn, list.length === 1 ? list[0] : { type: F.batch, messages: list })) continue;
+      for (const m of list) {
+        if (m.type !== T.call || !this.pending.takeFrom(m.id, conn)) continue;
+        this.reply(errorMessage(m.id, Code.navigated, `tab ${conn.tabId} frame ${conn.frameId} went away before the call reached it`));
+      }
+    }
   }
 
   /** Answers call id: to the host, and to the activity log (detail: what the log tells the user instead of the agent's message). */
@@ -117,7 +156,7 @@ export class CallRouter {
       msg.trace = m.trace;
       mark(msg, 'worker.out');
     }
-    if (!postToFrame(conn, msg)) {
+    if (!this.toFrame(conn, msg)) {
       this.pending.take(m.id);
       this.reply(errorMessage(m.id, Code.navigated, `tab ${m.tabId} frame ${m.frameId} went away before the call reached it`));
     }
@@ -133,7 +172,7 @@ export class CallRouter {
     const c = this.pending.take(id);
     if (!c) return;
     if (this.waiting(id)) this.consent.drop(id);
-    else postToFrame(c.conn, { type: T.cancel, id });
+    else this.toFrame(c.conn, { type: T.cancel, id });
     this.reply(errorMessage(id, Code.cancelled, 'the call was cancelled'));
   }
 

@@ -135,6 +135,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
       else if (m.type === T.sessions) agents.apply(m.sessions);
       else if (m.type === T.cancel && !requests.cancel(m.id)) router.cancel(m.id);
     },
+    batches: { hold: () => router.hold(), release: () => router.release() },
     onLost: () => {
       router.hostLost();
       requests.clear();

@@ -46,25 +46,33 @@ function mark(m, hop) {
   if (Array.isArray(m.trace)) m.trace.push({ hop, at: performance.timeOrigin + performance.now() });
 }
 
+/** A result whose output's JSON is at most this long (UTF-16 units) may go in a batch. */
+export const BATCH_ONE_MAX = 64 << 10;
+
 /**
  * The messages that carry a result to the worker: itself, its chunks (of
  * id chunkId), or a too_large error.
  */
 export function resultMessages(m, chunkId) {
+  return resultParts(m, chunkId).parts;
+}
+
+/** resultMessages, and whether the one message it gives is small enough for a batch. */
+function resultParts(m, chunkId) {
   let out;
   try {
     out = JSON.stringify(m.output === undefined ? null : m.output) ?? 'null';
   } catch (e) {
-    return [{ type: F.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } }];
+    return { parts: [{ type: F.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } }], small: true };
   }
   const bytes = out.length <= MAX_RESULT / 3 ? 0 : utf8Length(out);
   if (bytes > MAX_RESULT) {
     const message = `the result is ${bytes} bytes of JSON, over the bridge's limit of 64 MiB (${MAX_RESULT} bytes): ask the tool for less (a narrower query, one page of results)`;
-    return [{ type: F.error, id: m.id, error: { code: Code.tooLarge, message } }];
+    return { parts: [{ type: F.error, id: m.id, error: { code: Code.tooLarge, message } }], small: true };
   }
-  if (out.length <= MAX_WHOLE / 3) return [m];
+  if (out.length <= MAX_WHOLE / 3) return { parts: [m], small: out.length <= BATCH_ONE_MAX };
   const text = `{"type":"result","id":${JSON.stringify(m.id)},"output":${out}}`;
-  return cutMessage(m, chunkId, { text });
+  return { parts: cutMessage(m, chunkId, { text }), small: false };
 }
 
 /**
@@ -134,10 +142,14 @@ export function start(env) {
       context.schedule(0);
       return;
     }
+    if (m.type === F.batch) {
+      if (Array.isArray(m.messages)) answersFromPage(m.messages);
+      return;
+    }
     if (!FROM_PAGE.has(m.type)) return;
     mark(m, 'relay.back');
     if (m.type === F.result) {
-      const parts = resultMessages(m, `r${chunkSeq + 1}`);
+      const { parts } = resultParts(m, `r${chunkSeq + 1}`);
       if (parts[0].type === F.chunk) chunkSeq++;
       for (const part of parts) link.send(part);
       return;
@@ -157,8 +169,43 @@ export function start(env) {
     link.send(m);
   }
 
+  // Answers that ended together in the page: to the worker together, as
+  // one batch, but for big results (each alone, or in chunks).
+  function answersFromPage(list) {
+    const out = [];
+    for (const m of list) {
+      if (!m || typeof m !== 'object' || (m.type !== F.result && m.type !== F.error)) continue;
+      mark(m, 'relay.back');
+      if (m.type === F.error) {
+        out.push(m);
+        continue;
+      }
+      const { parts, small } = resultParts(m, `r${chunkSeq + 1}`);
+      if (parts[0].type === F.chunk) chunkSeq++;
+      if (small) out.push(parts[0]);
+      else for (const part of parts) link.send(part);
+    }
+    if (out.length) link.send(out.length === 1 ? out[0] : { type: F.batch, messages: out });
+  }
+
   function fromWorker(m) {
     if (!m || typeof m !== 'object') return;
+    if (m.type === F.batch) {
+      // What came from the host together goes to the page together.
+      if (!Array.isArray(m.messages)) return;
+      const toPage = [];
+      for (const one of m.messages) {
+        if (!one || typeof one !== 'object' || one.type === F.batch) continue;
+        if (!TO_PAGE.has(one.type)) {
+          fromWorker(one);
+          continue;
+        }
+        mark(one, 'relay.in');
+        toPage.push(one);
+      }
+      if (toPage.length) page.postMessage(toPage.length === 1 ? toPage[0] : { type: F.batch, messages: toPage });
+      return;
+    }
     if (TO_PAGE.has(m.type)) {
       mark(m, 'relay.in');
       page.postMessage(m);

@@ -11,7 +11,7 @@
 // up to 2,000 tools each, and reporting stays linear in the tool count.
 
 import { Code, FrameType as F } from '../../lib/protocol.js';
-import { AbortCtl, clearTimer, dateNow, epochMs, isObject, jsonStringify, postTo, timeout } from './builtins.js';
+import { AbortCtl, clearTimer, dateNow, epochMs, isArray, isObject, jsonStringify, postTo, queueTask, timeout } from './builtins.js';
 import { errorCode, errorText, toJSONValue } from './tools.js';
 
 // The relay takes a document without a providers message to have none.
@@ -65,6 +65,36 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
 
   function post(msg) {
     if (port) postTo(port, msg);
+  }
+
+  // A call's answer goes at once when no other call runs here; else it
+  // waits for the end of the task turn (a task, which background tabs do
+  // not throttle) and goes with the answers that came meanwhile, as one
+  // batch: under load, one message carries several answers.
+  let answers = [];
+  let answerTask = false;
+  function postAnswer(msg) {
+    if (!inflight.size && !answers.length) {
+      post(msg);
+      return;
+    }
+    answers.push(msg);
+    if (!inflight.size) {
+      flushAnswers();
+      return;
+    }
+    if (!answerTask) {
+      answerTask = true;
+      queueTask(() => {
+        answerTask = false;
+        flushAnswers();
+      });
+    }
+  }
+  function flushAnswers() {
+    const list = answers;
+    answers = [];
+    if (list.length) post(list.length === 1 ? list[0] : { type: F.batch, messages: list });
   }
 
   // Sends the providers and the tools where they differ from what was
@@ -157,7 +187,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     const answer = (msg) => {
       mark('main.out');
       if (trace) msg.trace = trace;
-      post(msg);
+      postAnswer(msg);
     };
     mark('main.in');
     beforeLook();
@@ -192,9 +222,16 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   }
 
   function onPortMessage(e) {
-    const m = e.data;
+    onRelayMessage(e.data, false);
+  }
+
+  function onRelayMessage(m, inBatch) {
     if (!isObject(m)) return;
     switch (m.type) {
+      case F.batch:
+        // (An index loop: the page may have replaced the arrays' iterator.)
+        if (!inBatch && isArray(m.messages)) for (let i = 0; i < m.messages.length; i++) onRelayMessage(m.messages[i], true);
+        break;
       case F.call:
         handleCall(m);
         break;

@@ -11,6 +11,7 @@ export const { create, defineProperty, getOwnPropertyDescriptor, hasOwn } = Obje
 export const { apply } = Reflect;
 export const jsonStringify = JSON.stringify;
 export const jsonParse = JSON.parse;
+export const { isArray } = Array;
 const ET = EventTarget.prototype;
 export const addListener = ET.addEventListener;
 export const removeListener = ET.removeEventListener;
