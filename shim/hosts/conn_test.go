@@ -260,3 +260,20 @@ func TestConnRequests(t *testing.T) {
 		t.Fatalf("after the request's context ended, the shim sent %+v, want a cancel for s2.2", m)
 	}
 }
+
+// A call's arguments reach the host as the agent wrote them: "<", ">" and
+// "&" are not escaped (the shim encodes once, without json.Marshal's second
+// pass over the whole text), and the line is compact.
+func TestConnCallArgumentsAsWritten(t *testing.T) {
+	path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
+	h := bridgetest.Listen(t, path)
+	c := dial(t, path, ConnOptions{})
+	p := h.Accept(bridgetest.Context(t))
+	greet(t, p, "s7", nil)
+	waitReady(t, c)
+	go c.Call(bridgetest.Context(t), 3, 0, "echo", json.RawMessage("{\"html\": \"<b>a & b</b>\",\n \"n\": [1, 2]}"))
+	line, call := p.Read(bridgetest.Context(t))
+	if want := `"arguments":{"html":"<b>a & b</b>","n":[1,2]}`; call.Type != webmcp.TypeCall || !strings.Contains(line, want) {
+		t.Fatalf("call line %s, want it to hold %s", line, want)
+	}
+}
