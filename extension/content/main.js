@@ -217,7 +217,7 @@
   ]);
   var MAX_TOOL_BYTES = 1 << 20;
 
-  // extension/content/main/tools.js
+  // extension/content/main/toolcopy.js
   var COPIED = [...HINTS];
   var codes = /* @__PURE__ */ new WeakMap();
   function bridgeError(code, message) {
@@ -1157,62 +1157,6 @@
     };
   }
 
-  // extension/content/main/polyfill/frames.js
-  var KEY = /* @__PURE__ */ Symbol.for("webmcp-bridge.polyfill.frame");
-  function publish(win, handle) {
-    defineProperty(win, KEY, { value: handle, configurable: false, enumerable: false, writable: false });
-  }
-  function handleOf(w) {
-    try {
-      return w[KEY];
-    } catch {
-      return void 0;
-    }
-  }
-  function sameOriginWindows(win) {
-    let origin;
-    try {
-      origin = win.location.origin;
-    } catch {
-      return [win];
-    }
-    const ok = (w) => {
-      try {
-        return w.location.origin === origin && handleOf(w) !== void 0;
-      } catch {
-        return false;
-      }
-    };
-    let root = win;
-    try {
-      while (root.parent && root.parent !== root && ok(root.parent)) root = root.parent;
-    } catch {
-    }
-    const out = [];
-    const walk = (w, depth) => {
-      out.push(w);
-      if (depth > 32) return;
-      let n = 0;
-      try {
-        n = w.frames.length;
-      } catch {
-        return;
-      }
-      for (let i = 0; i < n; i++) {
-        let f;
-        try {
-          f = w.frames[i];
-        } catch {
-          continue;
-        }
-        if (ok(f)) walk(f, depth + 1);
-      }
-    };
-    walk(root, 0);
-    if (!out.includes(win)) out.unshift(win);
-    return out;
-  }
-
   // extension/content/main/polyfill/formschema.js
   var SKIP_TYPES = /* @__PURE__ */ new Set(["submit", "button", "reset", "image", "file", "hidden"]);
   var DATE_NOTE = "Dates MUST be provided in 'YYYY-MM-DD' format.";
@@ -1664,6 +1608,62 @@
     t.title = rec.title === void 0 ? "" : rec.title;
     t.window = win;
     return t;
+  }
+
+  // extension/content/main/polyfill/sameorigin.js
+  var KEY = /* @__PURE__ */ Symbol.for("webmcp-bridge.polyfill.frame");
+  function publish(win, handle) {
+    defineProperty(win, KEY, { value: handle, configurable: false, enumerable: false, writable: false });
+  }
+  function handleOf(w) {
+    try {
+      return w[KEY];
+    } catch {
+      return void 0;
+    }
+  }
+  function sameOriginWindows(win) {
+    let origin;
+    try {
+      origin = win.location.origin;
+    } catch {
+      return [win];
+    }
+    const ok = (w) => {
+      try {
+        return w.location.origin === origin && handleOf(w) !== void 0;
+      } catch {
+        return false;
+      }
+    };
+    let root = win;
+    try {
+      while (root.parent && root.parent !== root && ok(root.parent)) root = root.parent;
+    } catch {
+    }
+    const out = [];
+    const walk = (w, depth) => {
+      out.push(w);
+      if (depth > 32) return;
+      let n = 0;
+      try {
+        n = w.frames.length;
+      } catch {
+        return;
+      }
+      for (let i = 0; i < n; i++) {
+        let f;
+        try {
+          f = w.frames[i];
+        } catch {
+          continue;
+        }
+        if (ok(f)) walk(f, depth + 1);
+      }
+    };
+    walk(root, 0);
+    if (!out.includes(win)) out.unshift(win);
+    return out;
   }
 
   // extension/content/main/polyfill/submit.js

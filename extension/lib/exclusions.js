@@ -7,7 +7,7 @@
 // that goes to the host (lib/contexts.js mergeContext), and where pins go
 // out (worker/pins.js). Pure: each function returns a new value.
 
-import { webOrigin } from './sites.js';
+import { webOrigin } from './allowlist.js';
 
 /** The key of the exclusions in chrome.storage.local. */
 export const EXCLUSIONS_KEY = 'contextExclusions';

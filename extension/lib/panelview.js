@@ -10,8 +10,8 @@
 // that could not be sampled; its description travels once, apart), and the
 // ambient object as it is.
 
+import { DEFAULT_ALLOW_LIST, webOrigin } from './allowlist.js';
 import { mergeContext } from './contexts.js';
-import { DEFAULT_ALLOW_LIST, webOrigin } from './sites.js';
 
 /** The chip id of the ambient context (not a provider id: it has its own switch). */
 export const AMBIENT_CHIP = 'ambient';

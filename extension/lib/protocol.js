@@ -75,6 +75,9 @@ export const FrameType = /* @__PURE__ */ Object.freeze({
 /** The name of every frame's Port to the worker (runtime.connect). */
 export const PORT_NAME = 'webmcp-frame';
 
+/** The name of the Port an extension page opens to hear of changes (worker/uiapi.js). */
+export const UI_PORT = 'webmcp-ui';
+
 /**
  * The key of the relay's one message to its own window, which hands the
  * page's world its end of the MessageChannel (content/main/handover.js).

@@ -5,9 +5,9 @@
 // protocol's incremental messages by comparing what it would send now with
 // what it sent last. Pure: no chrome.* calls.
 
+import { webOrigin } from './allowlist.js';
 import { contextKey, mergeContext } from './contexts.js';
 import { Code, T, wireTool } from './protocol.js';
-import { webOrigin } from './sites.js';
 import { utf8Length } from './utf8.js';
 
 /**

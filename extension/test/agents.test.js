@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { UI_PORT } from '../lib/protocol.js';
 import { Agents } from '../worker/agents.js';
+import { FakePort } from './fakes/chrome.js';
 import { bootWorker, drain } from './fakes/worker.js';
 import { golden } from './golden.js';
-import { UI_PORT } from '../worker/uiapi.js';
-import { FakePort } from './fakes/chrome.js';
 
 test('agents: the host\'s sessions, the agent behind a call', () => {
   let changes = 0;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { excludedFor, exclusionsFrom, isExcluded, setIncluded, storedExclusions } from '../lib/exclusions.js';
+import { compileAllowList, DEFAULT_ALLOW_LIST, setSiteAllowed } from '../lib/allowlist.js';
 import { mergeContext } from '../lib/contexts.js';
-import { compileAllowList, DEFAULT_ALLOW_LIST, setSiteAllowed } from '../lib/sites.js';
+import { excludedFor, exclusionsFrom, isExcluded, setIncluded, storedExclusions } from '../lib/exclusions.js';
 
 const SITE = 'https://app.example';
 

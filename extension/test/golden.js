@@ -5,18 +5,29 @@
 
 import fs from 'node:fs';
 
-const DIR = new URL('../../testdata/protocol/', import.meta.url);
+const TESTDATA = new URL('../../testdata/', import.meta.url);
+const DIR = new URL('protocol/', TESTDATA);
+
+/** The cases of testdata/FILE (a golden file: {doc, cases}). */
+function casesOf(file) {
+  return JSON.parse(fs.readFileSync(new URL(file, TESTDATA), 'utf8')).cases;
+}
+
+/** The case named name of testdata/FILE; throws when there is none. */
+function caseOf(file, name) {
+  const c = casesOf(file).find((x) => x.name === name);
+  if (!c) throw new Error(`testdata/${file} has no case ${JSON.stringify(name)}`);
+  return c;
+}
 
 /** The cases of one message type's golden file: [{name, links, message, …}]. */
 export function golden(type) {
-  return JSON.parse(fs.readFileSync(new URL(`${type}.json`, DIR), 'utf8')).cases;
+  return casesOf(`protocol/${type}.json`);
 }
 
 /** The golden case of a type by name; throws when there is none. */
 export function goldenCase(type, name) {
-  const c = golden(type).find((x) => x.name === name);
-  if (!c) throw new Error(`testdata/protocol/${type}.json has no case ${JSON.stringify(name)}`);
-  return c;
+  return caseOf(`protocol/${type}.json`, name);
 }
 
 /** The message types that have a golden file. */
@@ -29,22 +40,18 @@ export function goldenSequence(name) {
   return JSON.parse(fs.readFileSync(new URL(`sequences/${name}.json`, DIR), 'utf8'));
 }
 
-const FRAMES = new URL('../../testdata/frames/', import.meta.url);
-
 /**
  * The golden messages of one of the extension's own links (PROTOCOL.md):
  * link "port" (relay <-> worker) or "channel" (relay <-> the page's
  * world), from testdata/frames: [{name, from, doc, message}].
  */
 export function frameCases(link) {
-  return JSON.parse(fs.readFileSync(new URL(`${link}.json`, FRAMES), 'utf8')).cases;
+  return casesOf(`frames/${link}.json`);
 }
 
 /** The golden message of a link by name; throws when there is none. */
 export function frameCase(link, name) {
-  const c = frameCases(link).find((x) => x.name === name);
-  if (!c) throw new Error(`testdata/frames/${link}.json has no case ${JSON.stringify(name)}`);
-  return c.message;
+  return caseOf(`frames/${link}.json`, name).message;
 }
 
 /**

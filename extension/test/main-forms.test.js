@@ -5,11 +5,11 @@
 // covered by e2e/webmcp2026_test.go.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { definePolyfill } from '../content/main/polyfill/polyfill.js';
 import { ACTIVE_FORM_ATTR, ACTIVE_SUBMIT_ATTR } from '../content/main/polyfill/forms.js';
 import { formSchema } from '../content/main/polyfill/formschema.js';
+import { definePolyfill } from '../content/main/polyfill/polyfill.js';
 import { mapPseudoClasses, mapToolPseudoClasses } from '../content/main/polyfill/pseudo.js';
-import { errorCode } from '../content/main/tools.js';
+import { errorCode } from '../content/main/toolcopy.js';
 import { drain } from './fakes/clock.js';
 import { el, fakeDocument, form } from './fakes/forms.js';
 

@@ -8,8 +8,8 @@ import { createChanges } from '../content/main/changes.js';
 import { definePolyfill } from '../content/main/polyfill/polyfill.js';
 import { createProviders } from '../content/main/providers.js';
 import { PROVIDER_TIMEOUT, sampleProviders } from '../content/main/sample.js';
+import { TOOL_NAME_PATTERN, copyMeta, copySchema } from '../content/main/toolcopy.js';
 import { TOOL_NAME_PATTERN as LIB_PATTERN } from '../lib/names.js';
-import { TOOL_NAME_PATTERN, copyMeta, copySchema } from '../content/main/tools.js';
 import { FakeClock, drain } from './fakes/clock.js';
 
 test('the tool-name pattern is lib/names.js\'s own', () => {

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createBridge } from '../content/main/bridge.js';
 import { useNative } from '../content/main/native.js';
-import { errorCode } from '../content/main/tools.js';
-import { Tool, tomorrowModelContext } from './fakes/tomorrow.js';
+import { errorCode } from '../content/main/toolcopy.js';
 import { drain } from './fakes/clock.js';
+import { Tool, tomorrowModelContext } from './fakes/tomorrow.js';
 
 function setup(patch = () => {}) {
   const win = {};

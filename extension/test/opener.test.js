@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { compileAllowList, DEFAULT_ALLOW_LIST, STORAGE_KEY } from '../lib/allowlist.js';
 import { Code } from '../lib/protocol.js';
 import { Registry } from '../lib/registry.js';
-import { compileAllowList, DEFAULT_ALLOW_LIST, STORAGE_KEY } from '../lib/sites.js';
 import { LOAD_WAIT, Opener, TOOLS_WAIT, pageURL } from '../worker/opener.js';
 import { fakeChrome } from './fakes/chrome.js';
 import { FakeClock, drain } from './fakes/clock.js';

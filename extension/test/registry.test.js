@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DEFAULT_ALLOW_LIST, compileAllowList } from '../lib/allowlist.js';
 import { normalizeFrameContext, normalizeProviderDefs } from '../lib/contexts.js';
 import { normalizeTools } from '../lib/protocol.js';
 import { MAX_FRAME_TOOLS, MAX_TAB_TOOL_BYTES, Registry } from '../lib/registry.js';
-import { DEFAULT_ALLOW_LIST, compileAllowList } from '../lib/sites.js';
 import { golden, goldenCase } from './golden.js';
 
 const LOCAL = 'http://127.0.0.1:8080';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { test } from 'node:test';
 import * as A from '../content/isolated/ambient.js';
 import { MAX_ELEMENT_FIELD, MAX_SELECTION, normalizeAmbient } from '../lib/contexts.js';
-import { MAX_PINS } from '../lib/pins.js';
+import { MAX_PINS } from '../lib/pinlist.js';
 import * as S from '../lib/snapshot.js';
 import { utf8Length } from '../lib/utf8.js';
 // The limits of UI context, defined once for the extension and the shim

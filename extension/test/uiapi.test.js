@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UI_PORT, UiApi } from '../worker/uiapi.js';
+import { UI_PORT } from '../lib/protocol.js';
+import { UiApi } from '../worker/uiapi.js';
 import { FakePort, fakeChrome } from './fakes/chrome.js';
 
 const ID = 'ofcjadafodbdmmpbkmmngnegabkmkjai';

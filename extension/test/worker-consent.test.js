@@ -5,8 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GRANTS_KEY } from '../lib/consent.js';
-import { DEFAULT_ALLOW_LIST } from '../lib/sites.js';
+import { DEFAULT_ALLOW_LIST } from '../lib/allowlist.js';
+import { GRANTS_KEY } from '../lib/askpolicy.js';
 import { ask, ID, TOOLS, withTools } from './fakes/consent.js';
 import { drain, LOCAL, localTab } from './fakes/worker.js';
 

@@ -1,11 +1,11 @@
-// UI context, requests and pins in the service worker (worker/context.js,
+// UI context, requests and pins in the service worker (worker/contextsampler.js,
 // worker/requests.js, worker/pins.js, worker/tabs.js), driven through the
 // whole worker with a fake chrome and clock.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { SAMPLE_TIMEOUT } from '../worker/contextsampler.js';
 import { startWorker } from '../worker/worker.js';
-import { SAMPLE_TIMEOUT } from '../worker/context.js';
 import { fakeChrome } from './fakes/chrome.js';
 import { FakeClock } from './fakes/clock.js';
 import { LOCAL, bootWorker, drain, localTab } from './fakes/worker.js';

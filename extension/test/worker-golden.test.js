@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SAMPLE_TIMEOUT } from '../worker/context.js';
+import { SAMPLE_TIMEOUT } from '../worker/contextsampler.js';
 import { SHOW_DELAY } from '../worker/indicator.js';
 import { LOCAL, bootWorker, drain, frameWithTools, localTab } from './fakes/worker.js';
 import { frameCase, frameProblem, golden, goldenSequence } from './golden.js';

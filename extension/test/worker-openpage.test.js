@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { STORAGE_KEY } from '../lib/sites.js';
+import { STORAGE_KEY } from '../lib/allowlist.js';
 import { ask } from './fakes/consent.js';
 import { bootWorker, drain } from './fakes/worker.js';
 

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UI_PORT } from '../worker/uiapi.js';
+import { UI_PORT } from '../lib/protocol.js';
 import { FakePort } from './fakes/chrome.js';
 import { LOCAL, bootWorker, drain, localTab } from './fakes/worker.js';
 

@@ -11,52 +11,53 @@
 // send and listen as in ui/site-settings.js. With a tabId, a checkbox
 // "Only this tab" narrows the list to that tab's calls.
 
-import { duration, injectStyle, node, timeOfDay, watch } from './ui-common.js';
+import { h, timeOfDay } from './dom.js';
+import { duration, injectStyle, watch } from './ui-common.js';
 
 let seq = 0;
 
 function entryItem(e) {
-  const outcome = node('span', { class: 'wm-outcome', 'data-outcome': e.outcome }, e.outcome);
-  const li = node('li', { 'data-id': e.id, 'data-tool': e.tool, 'data-outcome': e.outcome },
-    node('div', { class: 'wm-line1' },
-      node('time', { datetime: new Date(e.time).toISOString() }, timeOfDay(e.time)),
-      node('span', { class: 'wm-agent' }, e.agent),
-      node('span', { class: 'wm-tool' }, e.tool),
+  const outcome = h('span', { class: 'wm-outcome', 'data-outcome': e.outcome }, e.outcome);
+  const li = h('li', { 'data-id': e.id, 'data-tool': e.tool, 'data-outcome': e.outcome },
+    h('div', { class: 'wm-line1' },
+      h('time', { datetime: new Date(e.time).toISOString() }, timeOfDay(e.time)),
+      h('span', { class: 'wm-agent' }, e.agent),
+      h('span', { class: 'wm-tool' }, e.tool),
       outcome,
-      e.duration === null || e.duration === undefined ? null : node('span', { class: 'wm-dur' }, duration(e.duration))),
-    node('div', { class: 'wm-site' }, `${e.site || 'a page'} · ${e.tabTitle ? `“${e.tabTitle}”` : `tab ${e.tabId}`}`),
-    e.detail ? node('div', { class: 'wm-muted' }, e.detail) : null);
+      e.duration === null || e.duration === undefined ? null : h('span', { class: 'wm-dur' }, duration(e.duration))),
+    h('div', { class: 'wm-site' }, `${e.site || 'a page'} · ${e.tabTitle ? `“${e.tabTitle}”` : `tab ${e.tabId}`}`),
+    e.detail ? h('div', { class: 'wm-muted' }, e.detail) : null);
   let pretty = e.args;
   try {
     pretty = JSON.stringify(JSON.parse(e.args), null, 2);
   } catch {
     // cut: shown as kept
   }
-  li.append(node('details', { class: 'wm-args' }, node('summary', {}, `Arguments of ${e.tool}`), node('pre', {}, pretty)));
+  li.append(h('details', { class: 'wm-args' }, h('summary', {}, `Arguments of ${e.tool}`), h('pre', {}, pretty)));
   return li;
 }
 
 export function mountActivity(root, { send, tabId, listen }) {
   injectStyle(root.ownerDocument);
   const id = `wm-act-${++seq}`;
-  const box = node('div', { class: 'wm-activity' });
-  const count = node('p', { class: 'wm-muted', id: `${id}-count`, 'aria-live': 'polite' });
-  const list = node('ol', { class: 'wm-log', 'aria-labelledby': `${id}-count` });
-  const status = node('p', { class: 'wm-status', role: 'status' });
-  const clear = node('button', { type: 'button' }, 'Clear activity');
+  const box = h('div', { class: 'wm-activity' });
+  const count = h('p', { class: 'wm-muted', id: `${id}-count`, 'aria-live': 'polite' });
+  const list = h('ol', { class: 'wm-log', 'aria-labelledby': `${id}-count` });
+  const status = h('p', { class: 'wm-status', role: 'status' });
+  const clear = h('button', { type: 'button' }, 'Clear activity');
   let only = null;
   if (Number.isSafeInteger(tabId)) {
-    only = node('input', { type: 'checkbox', id: `${id}-only` });
+    only = h('input', { type: 'checkbox', id: `${id}-only` });
     only.addEventListener('change', () => refresh());
   }
   box.append(
-    node('div', { class: 'wm-head' },
+    h('div', { class: 'wm-head' },
       count,
-      node('div', {},
-        only ? node('label', { for: `${id}-only`, class: 'wm-muted' }, only, ' Only this tab ') : null,
+      h('div', {},
+        only ? h('label', { for: `${id}-only`, class: 'wm-muted' }, only, ' Only this tab ') : null,
         clear)),
     list, status,
-    node('p', { class: 'wm-muted' }, 'The last 200 calls of this browser session; the log is gone when the browser closes.'));
+    h('p', { class: 'wm-muted' }, 'The last 200 calls of this browser session; the log is gone when the browser closes.'));
   root.append(box);
 
   clear.addEventListener('click', async () => {

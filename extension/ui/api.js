@@ -4,7 +4,7 @@
 // on which the worker names the topics that changed, opened again if the
 // worker restarts.
 
-import { UI_PORT } from '../worker/uiapi.js';
+import { UI_PORT } from '../lib/protocol.js';
 
 /**
  * Sends one request to the worker and returns its value.

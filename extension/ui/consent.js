@@ -14,7 +14,8 @@
 // cannot see, spoof or click it.
 
 import { Arming } from './arming.js';
-import { injectStyle, node, send, timeOfDay, watch } from './ui-common.js';
+import { h, timeOfDay } from './dom.js';
+import { injectStyle, send, watch } from './ui-common.js';
 
 const requestBox = document.getElementById('request');
 const queue = document.getElementById('queue');
@@ -45,7 +46,7 @@ function render(requests) {
   if (!requests.length) {
     shown = null;
     queue.hidden = true;
-    requestBox.replaceChildren(node('p', { role: 'status' }, 'Nothing waits for your answer. This window closes by itself.'));
+    requestBox.replaceChildren(h('p', { role: 'status' }, 'Nothing waits for your answer. This window closes by itself.'));
     document.title = 'Nothing waits — WebMCP bridge';
     // The worker closes it; one that restarted meanwhile no longer knows it.
     // A window whose queue emptied is never used again, so closing is safe.
@@ -64,30 +65,30 @@ function render(requests) {
     renderQueue(requests);
     return;
   }
-  const args = node('pre', { 'aria-label': `Arguments of ${r.tool}`, tabindex: '0' }, r.args.text);
-  const allow = node('button', { type: 'button', class: 'wm-primary' }, 'Allow');
-  const deny = node('button', { type: 'button' }, 'Deny');
-  const always = node('button', { type: 'button' }, `Allow ${r.tool} on this site until the browser closes`);
+  const args = h('pre', { 'aria-label': `Arguments of ${r.tool}`, tabindex: '0' }, r.args.text);
+  const allow = h('button', { type: 'button', class: 'wm-primary' }, 'Allow');
+  const deny = h('button', { type: 'button' }, 'Deny');
+  const always = h('button', { type: 'button' }, `Allow ${r.tool} on this site until the browser closes`);
   allow.addEventListener('click', arming.guard(() => answer(r.id, 'allow')));
   deny.addEventListener('click', arming.guard(() => answer(r.id, 'deny')));
   always.addEventListener('click', arming.guard(() => answer(r.id, 'always')));
   show(
-    node('p', { id: 'summary' }, node('strong', {}, r.agent), ' wants to use ',
-      node('span', { class: 'tool-name' }, r.tool), ' on ', node('strong', {}, r.frameOrigin || r.origin), r.frameOrigin ? `, framed by ${r.origin}` : '', '.'),
-    node('dl', {},
-      node('dt', {}, 'Site'), node('dd', {}, r.frameOrigin ? `${r.frameOrigin}, framed by ${r.origin}` : r.origin),
-      node('dt', {}, 'Tool'), node('dd', {}, node('span', { class: 'tool-name' }, r.tool), r.title ? ` — ${r.title}` : ''),
-      r.description ? node('dt', {}, 'What it does') : null, r.description ? node('dd', {}, r.description, ' (as the page says)') : null,
-      node('dt', {}, 'Agent'), node('dd', {}, r.agent),
-      node('dt', {}, 'Tab'), node('dd', {}, r.tabTitle || 'a tab without a title')),
-    node('h2', {}, 'Arguments'),
+    h('p', { id: 'summary' }, h('strong', {}, r.agent), ' wants to use ',
+      h('span', { class: 'tool-name' }, r.tool), ' on ', h('strong', {}, r.frameOrigin || r.origin), r.frameOrigin ? `, framed by ${r.origin}` : '', '.'),
+    h('dl', {},
+      h('dt', {}, 'Site'), h('dd', {}, r.frameOrigin ? `${r.frameOrigin}, framed by ${r.origin}` : r.origin),
+      h('dt', {}, 'Tool'), h('dd', {}, h('span', { class: 'tool-name' }, r.tool), r.title ? ` — ${r.title}` : ''),
+      r.description ? h('dt', {}, 'What it does') : null, r.description ? h('dd', {}, r.description, ' (as the page says)') : null,
+      h('dt', {}, 'Agent'), h('dd', {}, r.agent),
+      h('dt', {}, 'Tab'), h('dd', {}, r.tabTitle || 'a tab without a title')),
+    h('h2', {}, 'Arguments'),
     args,
-    r.args.folded ? node('p', { class: 'wm-muted' }, 'Long values are folded; the page gets them whole.') : null,
-    node('div', { class: 'buttons', role: 'group', 'aria-label': `Your answer to ${r.agent}` }, allow, deny, always),
-    node('p', { class: 'deadline' }, r.deadline
+    r.args.folded ? h('p', { class: 'wm-muted' }, 'Long values are folded; the page gets them whole.') : null,
+    h('div', { class: 'buttons', role: 'group', 'aria-label': `Your answer to ${r.agent}` }, allow, deny, always),
+    h('p', { class: 'deadline' }, r.deadline
       ? `If you do not answer, the call is declined at ${timeOfDay(r.deadline)}, when the agent stops waiting.`
       : 'The call waits until you answer, or until the agent cancels it.'),
-    node('p', { class: 'wm-status', role: 'status', id: 'answer-status' }));
+    h('p', { class: 'wm-status', role: 'status', id: 'answer-status' }));
   renderQueue(requests);
   deny.focus(); // Enter on a fresh window must not allow by accident
 }
@@ -95,28 +96,28 @@ function render(requests) {
 // An agent asks to open a page of a site the user has not allowed.
 function renderOpen(r) {
   document.title = `${r.agent} wants to open ${r.origin} — WebMCP bridge`;
-  const once = node('button', { type: 'button' }, 'Allow once');
-  const add = node('button', { type: 'button', class: 'wm-primary' }, 'Allow and add this site');
-  const deny = node('button', { type: 'button' }, 'Deny');
+  const once = h('button', { type: 'button' }, 'Allow once');
+  const add = h('button', { type: 'button', class: 'wm-primary' }, 'Allow and add this site');
+  const deny = h('button', { type: 'button' }, 'Deny');
   once.addEventListener('click', arming.guard(() => answer(r.id, 'once')));
   add.addEventListener('click', arming.guard(() => answer(r.id, 'add')));
   deny.addEventListener('click', arming.guard(() => answer(r.id, 'deny')));
   show(
-    node('p', { id: 'summary' }, node('strong', {}, r.agent), ' wants to open ', node('strong', {}, r.origin), '.'),
-    node('dl', {},
-      node('dt', {}, 'Page'), node('dd', {}, r.url, r.from ? ` (the agent opened ${r.from}, which led here)` : ''),
-      node('dt', {}, 'Agent'), node('dd', {}, r.agent)),
-    node('p', { class: 'wm-muted' }, 'Allow once opens the page in a new tab; its tools stay hidden from agents. ' +
+    h('p', { id: 'summary' }, h('strong', {}, r.agent), ' wants to open ', h('strong', {}, r.origin), '.'),
+    h('dl', {},
+      h('dt', {}, 'Page'), h('dd', {}, r.url, r.from ? ` (the agent opened ${r.from}, which led here)` : ''),
+      h('dt', {}, 'Agent'), h('dd', {}, r.agent)),
+    h('p', { class: 'wm-muted' }, 'Allow once opens the page in a new tab; its tools stay hidden from agents. ' +
       'Allow and add this site also lets local agents use the site (you can turn it off in the panel).'),
-    node('div', { class: 'buttons', role: 'group', 'aria-label': `Your answer to ${r.agent}` }, once, add, deny),
-    node('p', { class: 'wm-status', role: 'status', id: 'answer-status' }));
+    h('div', { class: 'buttons', role: 'group', 'aria-label': `Your answer to ${r.agent}` }, once, add, deny),
+    h('p', { class: 'wm-status', role: 'status', id: 'answer-status' }));
   deny.focus(); // Enter on a fresh window must not allow by accident
 }
 
 function renderQueue(requests) {
   const rest = requests.slice(1);
   queue.hidden = rest.length === 0;
-  queueList.replaceChildren(...rest.map((r) => node('li', {}, r.kind === 'open' ? `${r.agent}: open ${r.origin}` : `${r.agent}: ${r.tool} on ${r.frameOrigin || r.origin}`)));
+  queueList.replaceChildren(...rest.map((r) => h('li', {}, r.kind === 'open' ? `${r.agent}: open ${r.origin}` : `${r.agent}: ${r.tool} on ${r.frameOrigin || r.origin}`)));
   document.getElementById('queue-h').textContent = `Also waiting (${rest.length})`;
 }
 
@@ -140,7 +141,7 @@ async function refresh() {
   try {
     render((await send('consent.list')).requests);
   } catch (e) {
-    requestBox.replaceChildren(node('p', { class: 'wm-error', role: 'alert' }, `Could not ask the extension: ${e.message}. Close this window; the call is then declined.`));
+    requestBox.replaceChildren(h('p', { class: 'wm-error', role: 'alert' }, `Could not ask the extension: ${e.message}. Close this window; the call is then declined.`));
   }
 }
 

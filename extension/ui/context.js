@@ -8,7 +8,7 @@
 // excluded provider never leaves the browser: the worker leaves it out
 // where it merges the tab's context (lib/contexts.js).
 
-import { h, fill, toggle, clockTime } from './dom.js';
+import { h, fill, toggle, timeOfDay } from './dom.js';
 
 /** The chip id of the ambient context (lib/panelview.js AMBIENT_CHIP). */
 const AMBIENT = 'ambient';
@@ -131,11 +131,11 @@ export function renderPins(el, state, actions) {
   };
   fill(el, h('h3', { id: 'pins-h' }, 'Pinned'), h('ul', { class: 'chips pins', 'aria-labelledby': 'pins-h' }, pins.map((p) => {
     const raw = rawView(`pin:${p.providerId}`, `Show raw JSON of pinned ${p.providerId}`, p.raw, actions.openRaw,
-      h('p', { class: 'muted small' }, `Frozen snapshot, pinned at ${clockTime(p.pinnedAt)} from tab ${p.tabId}${p.title ? ` “${p.title}”` : ''}.`));
+      h('p', { class: 'muted small' }, `Frozen snapshot, pinned at ${timeOfDay(p.pinnedAt, { seconds: false })} from tab ${p.tabId}${p.title ? ` “${p.title}”` : ''}.`));
     return h('li', { class: p.shared ? 'chip pinned' : 'chip pinned excluded', 'data-pin': p.providerId },
       h('div', { class: 'row' },
         h('code', { class: 'name', title: p.providerId }, p.providerId),
-        h('span', { class: 'muted small' }, clockTime(p.pinnedAt)),
+        h('span', { class: 'muted small' }, timeOfDay(p.pinnedAt, { seconds: false })),
         raw.button,
         h('button', { type: 'button', class: 'small', 'aria-label': `Unpin ${p.providerId}`, onClick: (e) => unpin(p, e.currentTarget) }, 'Unpin')),
       h('p', { class: 'summary', title: p.summary || undefined }, p.summary || '(no summary)'),

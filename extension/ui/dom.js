@@ -1,4 +1,5 @@
-// A small helper to build DOM without a framework: h(tag, attrs, ...children).
+// The extension pages' one DOM builder, without a framework:
+// h(tag, attrs, ...children).
 // attrs: plain attributes (aria-*, role, class, ...), on<Event> listeners,
 // and a few properties (checked, disabled, open, value, hidden). Children
 // are nodes, strings (as text, never HTML) or arrays; null and false are
@@ -50,8 +51,9 @@ export function fill(el, ...children) {
   return el;
 }
 
-/** A time (Unix ms) as the user's local HH:MM. */
-export function clockTime(ms) {
+/** A time (Unix ms) as the user's local HH:MM:SS, or HH:MM without seconds. */
+export function timeOfDay(ms, { seconds = true } = {}) {
   const d = new Date(ms);
-  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  const parts = seconds ? [d.getHours(), d.getMinutes(), d.getSeconds()] : [d.getHours(), d.getMinutes()];
+  return parts.map((n) => String(n).padStart(2, '0')).join(':');
 }

@@ -12,7 +12,8 @@
 // (ui/api.js's listen); without it the module opens its own Port. compact
 // (the panel): the explanation is the control's description, not shown.
 
-import { injectStyle, node, watch } from './ui-common.js';
+import { h } from './dom.js';
+import { injectStyle, watch } from './ui-common.js';
 
 /** The accessible names of the two controls: a contract (tests, screen readers, the README). */
 export const ASK_LABEL = 'Ask before agents act on this site';
@@ -30,37 +31,37 @@ let seq = 0;
 export function mountSiteSettings(root, { send, origin, listen, compact = false }) {
   injectStyle(root.ownerDocument);
   const id = `wm-ss-${++seq}`;
-  const box = node('div', { class: compact ? 'wm-site-settings wm-compact' : 'wm-site-settings' });
-  const status = node('p', { class: 'wm-status', role: 'status', 'aria-live': 'polite' });
+  const box = h('div', { class: compact ? 'wm-site-settings wm-compact' : 'wm-site-settings' });
+  const status = h('p', { class: 'wm-status', role: 'status', 'aria-live': 'polite' });
   root.append(box);
   let busy = false;
 
   function render(s) {
-    const select = node('select', { id: `${id}-ask`, 'aria-label': ASK_LABEL, 'aria-describedby': `${id}-hint` },
-      ...CHOICES.map((c) => node('option', { value: c.value }, c.label)));
+    const select = h('select', { id: `${id}-ask`, 'aria-label': ASK_LABEL, 'aria-describedby': `${id}-hint` },
+      ...CHOICES.map((c) => h('option', { value: c.value }, c.label)));
     select.value = s.ask;
     select.addEventListener('change', () => save({ ask: select.value }));
-    const hint = node('p', { id: `${id}-hint`, class: 'wm-muted', hidden: compact },
+    const hint = h('p', { id: `${id}-hint`, class: 'wm-muted', hidden: compact },
       `Calls wait for your answer in a window of the extension; read-only tools never ask. Default for ${s.origin}: `
       + `${s.loopback ? 'never ask (a loopback address)' : 'ask for every tool that is not read-only'}.`);
-    const ask = node('div', { class: 'wm-ask' }, node('label', { for: select.id }, 'Ask first'), select);
-    const sw = node('input', { type: 'checkbox', role: 'switch', id: `${id}-indicator` });
+    const ask = h('div', { class: 'wm-ask' }, h('label', { for: select.id }, 'Ask first'), select);
+    const sw = h('input', { type: 'checkbox', role: 'switch', id: `${id}-indicator` });
     sw.checked = s.indicator;
     sw.addEventListener('change', () => save({ indicator: sw.checked }));
-    const indicator = node('div', { class: 'wm-choice wm-switch' }, sw,
-      node('label', { for: sw.id }, INDICATOR_LABEL));
+    const indicator = h('div', { class: 'wm-choice wm-switch' }, sw,
+      h('label', { for: sw.id }, INDICATOR_LABEL));
     box.replaceChildren(ask, hint, indicator, status);
   }
 
   async function refresh() {
     if (!origin) {
-      box.replaceChildren(node('p', { class: 'wm-muted' }, 'Ask-before-acting applies to web sites (http and https) only.'));
+      box.replaceChildren(h('p', { class: 'wm-muted' }, 'Ask-before-acting applies to web sites (http and https) only.'));
       return;
     }
     try {
       render(await send('siteSettings.get', { origin }));
     } catch (e) {
-      box.replaceChildren(node('p', { class: 'wm-error', role: 'alert' }, `Could not read this site's setting: ${e.message}`));
+      box.replaceChildren(h('p', { class: 'wm-error', role: 'alert' }, `Could not read this site's setting: ${e.message}`));
     }
   }
 

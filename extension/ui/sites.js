@@ -5,7 +5,7 @@
 // its origin is kept, and the confirmation says so). Both pages render it
 // with mountSites.
 
-import { siteFromInput } from '../lib/sites.js';
+import { siteFromInput } from '../lib/allowlist.js';
 import { h, fill } from './dom.js';
 
 /** What the add field last said, per list element, kept across renders. */

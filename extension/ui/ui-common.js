@@ -1,18 +1,10 @@
 // What the ask-before-acting and activity modules share (ui/consent.js,
-// ui/site-settings.js, ui/activity.js): a DOM builder that never parses
-// HTML, their styles (light and dark, injected once per document so they
-// look right in the panel and on their own pages), the worker's requests
-// and its change notices, and how times and durations read.
+// ui/site-settings.js, ui/activity.js): their styles (light and dark,
+// injected once per document so they look right in the panel and on their
+// own pages), the worker's requests and its change notices, and how
+// durations read. They build DOM with dom.js's h(), as the panel does.
 
 import { listen as listenToWorker } from './api.js';
-
-/** Builds an element: attributes (strings), then children (nodes or text; null skipped). */
-export function node(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null && v !== false) el.setAttribute(k, v === true ? '' : String(v));
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c instanceof Node ? c : String(c));
-  return el;
-}
 
 export { send } from './api.js';
 
@@ -41,12 +33,6 @@ export function watch(el, listen, onChange) {
     if (typeof unlisten === 'function') unlisten();
   }
   return stop;
-}
-
-/** A time (Unix ms) as the user's local HH:MM:SS. */
-export function timeOfDay(ms) {
-  const d = new Date(ms);
-  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
 /** A duration in ms as people read it: "85 ms", "1.2 s", "2 min 5 s". */

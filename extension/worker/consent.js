@@ -1,4 +1,4 @@
-// Ask-before-acting in the worker: each site's setting (lib/consent.js, in
+// Ask-before-acting in the worker: each site's setting (lib/askpolicy.js, in
 // chrome.storage.local), this browser session's grants "until the browser
 // closes" (chrome.storage.session), and the queue of calls that wait for
 // the user's answer in ONE extension-owned popup window (ui/consent.html,
@@ -29,7 +29,7 @@
 
 import {
   GRANTS_KEY, SETTINGS_KEY, consentWait, foldArguments, grantKey, isLoopbackDefault, needsConsent, settingsOf, stricterAsk, withSettings,
-} from '../lib/consent.js';
+} from '../lib/askpolicy.js';
 
 /** The site of a queued call: its frame's origin (which its grant is keyed by). */
 function siteOf(r) {

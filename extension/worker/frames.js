@@ -5,11 +5,11 @@
 // providers, context samples) in the registry, and tells the other parts,
 // through hooks, about answers to calls, replaced and gone frames.
 
+import { webOrigin } from '../lib/allowlist.js';
 import { ChunkJoiner, MAX_RESULT } from '../lib/chunks.js';
 import { normalizeFrameContext, normalizeProviderDefs } from '../lib/contexts.js';
 import { FrameType as F, PORT_NAME, normalizeTools } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
-import { webOrigin } from '../lib/sites.js';
 
 // After a cold start, wait this long for the relays to connect again before
 // the first state (at most SETTLE_MAX), so that agents do not see every tool

@@ -7,8 +7,8 @@
 // A call shows once it has run SHOW_DELAY ms (quick calls do not flash the
 // page); the indicator hides as soon as no call runs.
 
+import { webOrigin } from '../lib/allowlist.js';
 import { FrameType as F } from '../lib/protocol.js';
-import { webOrigin } from '../lib/sites.js';
 import { postToFrame } from './frames.js';
 
 /** The indicator's text for the calls under way in a tab ("" for none). */

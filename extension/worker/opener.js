@@ -23,8 +23,8 @@
 // context providers; of a page with neither it learns nothing, and the
 // answer then carries the URL the agent gave.
 
+import { STORAGE_KEY, allowListFrom, setSiteAllowed, webOrigin } from '../lib/allowlist.js';
 import { Code } from '../lib/protocol.js';
-import { STORAGE_KEY, allowListFrom, setSiteAllowed, webOrigin } from '../lib/sites.js';
 
 /** How long openPage waits for the page to load, then for its first tools. */
 export const LOAD_WAIT = 15000;

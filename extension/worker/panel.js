@@ -17,10 +17,10 @@
 // picks up changes made elsewhere. Topics published to the pages: 'tab'
 // (tabs, tools, context), 'pins', 'sites', 'host'.
 
+import { STORAGE_KEY, setSiteAllowed, webOrigin } from '../lib/allowlist.js';
 import { EXCLUSIONS_KEY, setIncluded, storedExclusions } from '../lib/exclusions.js';
 import { panelState, siteEntries } from '../lib/panelview.js';
-import { pinFromContext, resolveTab } from '../lib/requests.js';
-import { STORAGE_KEY, setSiteAllowed, webOrigin } from '../lib/sites.js';
+import { pinFromContext, resolveTab } from '../lib/requestparams.js';
 
 /**
  * Whether a pin may leave the browser: its site (the origin of its URL) is
@@ -42,7 +42,7 @@ export class Panel {
    * @param {typeof chrome} o.chrome
    * @param {import('../lib/registry.js').Registry} o.registry
    * @param {import('./tabs.js').Tabs} o.tabs the allow list and exclusions, applied
-   * @param {import('./context.js').ContextSampler} o.sampler
+   * @param {import('./contextsampler.js').ContextSampler} o.sampler
    * @param {import('./pins.js').PinStore} o.pins
    * @param {import('./uiapi.js').UiApi} o.ui
    * @param {() => boolean} o.connected whether the host link is up

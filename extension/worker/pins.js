@@ -1,5 +1,5 @@
 // The pin store: the pins of context providers, kept in chrome.storage.local
-// under PINS_KEY (lib/pins.js holds the pure operations on them). Changes run
+// under PINS_KEY (lib/pinlist.js holds the pure operations on them). Changes run
 // one at a time, in order; each is stored first and then announced (to the
 // host, as a pins message). A change the extension's UI makes in storage is
 // picked up and announced as well. Only the shared pins go out: a pin of a
@@ -7,7 +7,7 @@
 // in the store but never leaves the browser (shareable decides; reshare()
 // announces again when that may have changed).
 
-import { PINS_KEY, addPin, pinsFrom, removePins, storedPins } from '../lib/pins.js';
+import { PINS_KEY, addPin, pinsFrom, removePins, storedPins } from '../lib/pinlist.js';
 import { Code } from '../lib/protocol.js';
 
 /** PinStore holds the pins and keeps them in storage. */

@@ -1,19 +1,19 @@
 // A shim's requests besides tool calls (sampleContext, pin, unpin, see
-// lib/requests.js for their parameters; openPage, focusTab, closeTab, see
+// lib/requestparams.js for their parameters; openPage, focusTab, closeTab, see
 // opener.js): each is answered once, with a
 // result or an error; a cancel answers `cancelled` first and the late
 // answer is dropped, and a lost host link forgets them all.
 
+import { webOrigin } from '../lib/allowlist.js';
 import { Code, Method, errorMessage, resultMessage } from '../lib/protocol.js';
-import { pinFromContext, pinParams, resolveTab, tabIdParam, unpinParams } from '../lib/requests.js';
-import { webOrigin } from '../lib/sites.js';
+import { pinFromContext, pinParams, resolveTab, tabIdParam, unpinParams } from '../lib/requestparams.js';
 
 /** Requests runs the requests under way. */
 export class Requests {
   /**
    * @param {object} o
    * @param {import('../lib/registry.js').Registry} o.registry
-   * @param {import('./context.js').ContextSampler} o.sampler
+   * @param {import('./contextsampler.js').ContextSampler} o.sampler
    * @param {import('./pins.js').PinStore} o.pins
    * @param {(msg: object) => void} o.send to the host
    * @param {{now: () => number}} o.clock

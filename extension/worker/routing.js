@@ -16,10 +16,10 @@
 // batch message on its Port (hold, release); any other goes at once. A frame may answer with
 // a batch of results and errors (frames.js takes it apart).
 
+import { webOrigin } from '../lib/allowlist.js';
 import { PendingCalls } from '../lib/calls.js';
 import { Code, FrameType as F, T, errorMessage, mark, resultMessage } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
-import { webOrigin } from '../lib/sites.js';
 import { postToFrame } from './frames.js';
 
 /** The error codes a frame may answer with; any other is tool_error. */

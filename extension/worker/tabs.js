@@ -7,8 +7,8 @@
 // merge. At start it takes the tabs that exist; events that arrive
 // meanwhile are newer and win.
 
+import { STORAGE_KEY, allowListFrom, compileAllowList } from '../lib/allowlist.js';
 import { EXCLUSIONS_KEY, excludedFor, exclusionsFrom } from '../lib/exclusions.js';
-import { STORAGE_KEY, allowListFrom, compileAllowList } from '../lib/sites.js';
 
 /** Tabs follows the browser's tabs and the allow list. */
 export class Tabs {

@@ -11,8 +11,7 @@
 // agents may do (site access, consent, context exclusion): nothing here is
 // reachable from the native link or from a page.
 
-/** The name of the Port a UI page opens to hear of changes. */
-export const UI_PORT = 'webmcp-ui';
+import { UI_PORT } from '../lib/protocol.js';
 
 export class UiApi {
   /**

@@ -8,7 +8,7 @@
 //   hostlink.js  the native link: reconnects, chunks, hello, state, changes
 //   frames.js    the relays' Ports, and what the frames report
 //   routing.js   calls to frames and their answers, cancels
-//   context.js   contextOn and sample requests to frames
+//   contextsampler.js  contextOn and sample requests to frames
 //   requests.js  sampleContext, pin, unpin
 //   pins.js      the pin store
 //   tabs.js      tabs, the focused window, the allow list
@@ -20,27 +20,27 @@
 //   badge.js     the toolbar badge per tab; indicator.js the in-page indicator
 //   panel.js     the panel's requests: site access, context exclusion, pins; its change notices
 
-import { STORAGE_KEY } from '../lib/sites.js';
-import { PINS_KEY } from '../lib/pins.js';
+import { STORAGE_KEY } from '../lib/allowlist.js';
 import { EXCLUSIONS_KEY } from '../lib/exclusions.js';
+import { PINS_KEY } from '../lib/pinlist.js';
 import { T, browserInfo } from '../lib/protocol.js';
 import { storageAccessGap } from '../lib/compat.js';
 import { Registry } from '../lib/registry.js';
-import { ContextSampler } from './context.js';
+import { Activity } from './activity.js';
+import { Agents } from './agents.js';
+import { Badge } from './badge.js';
+import { Consent } from './consent.js';
+import { ContextSampler } from './contextsampler.js';
 import { Frames } from './frames.js';
 import { HostLink } from './hostlink.js';
+import { Indicator } from './indicator.js';
+import { Opener } from './opener.js';
+import { Panel, shareablePin } from './panel.js';
 import { PinStore } from './pins.js';
 import { Requests } from './requests.js';
 import { CallRouter } from './routing.js';
 import { Tabs } from './tabs.js';
 import { UiApi } from './uiapi.js';
-import { Agents } from './agents.js';
-import { Opener } from './opener.js';
-import { Consent } from './consent.js';
-import { Activity } from './activity.js';
-import { Badge } from './badge.js';
-import { Indicator } from './indicator.js';
-import { Panel, shareablePin } from './panel.js';
 
 /** The key of the profile's random instance id in chrome.storage.local. */
 export const INSTANCE_KEY = 'instance';

@@ -9,7 +9,7 @@
 import {
   AbortSig, PromiseCtor, addListener, apply, defineProperty, getOwnPropertyDescriptor, isObject, resolved, then,
 } from './builtins.js';
-import { copyMeta, parseResultString } from './tools.js';
+import { copyMeta, parseResultString } from './toolcopy.js';
 
 function wrapMethod(obj, name, make) {
   let orig;

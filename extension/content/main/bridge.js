@@ -12,7 +12,7 @@
 
 import { Code, FrameType as F } from '../../lib/protocol.js';
 import { AbortCtl, clearTimer, dateNow, epochMs, isArray, isObject, jsonStringify, postTo, queueTask, timeout } from './builtins.js';
-import { errorCode, errorText, toJSONValue } from './tools.js';
+import { errorCode, errorText, toJSONValue } from './toolcopy.js';
 
 // The relay takes a document without a providers message to have none.
 const NO_PROVIDERS = '[]';

@@ -12,7 +12,7 @@ import {
   AbortCtl, AbortSig, PromiseCtor, addListener, apply, create, defineProperty, getOwnPropertyDescriptor,
   isObject, jsonStringify, queueTask, removeListener, resolved, then,
 } from './builtins.js';
-import { copyHints, copyMeta, copySchema, navigatedError, parseResultString } from './tools.js';
+import { copyHints, copyMeta, copySchema, navigatedError, parseResultString } from './toolcopy.js';
 
 /**
  * @param {object} o

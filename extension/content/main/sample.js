@@ -3,7 +3,7 @@
 // sampled.
 
 import { apply, clearTimer, isObject, jsonStringify, resolved, then, timeout } from './builtins.js';
-import { errorText } from './tools.js';
+import { errorText } from './toolcopy.js';
 
 /** How long (ms) a getContext that returns a promise may take. */
 export const PROVIDER_TIMEOUT = 50;

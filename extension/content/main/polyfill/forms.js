@@ -29,7 +29,7 @@
 // cancelled (toolcancel fires, as for imperative tools).
 
 import { DOMExc, PromiseCtor, jsonStringify, queueTask, resolved, then } from '../builtins.js';
-import { TOOL_NAME_PATTERN, navigatedError } from '../tools.js';
+import { TOOL_NAME_PATTERN, navigatedError } from '../toolcopy.js';
 import { fillForm, formSchema, isFillable } from './formschema.js';
 
 /** The attributes that stand in for the draft's pseudo-classes. */

@@ -11,11 +11,11 @@ import {
   jsonStringify, queueTask as defaultQueueTask, removeListener, resolved, then,
 } from '../builtins.js';
 import { schemaForReport } from '../../../lib/schema.js';
-import { errorCode } from '../tools.js';
+import { errorCode } from '../toolcopy.js';
 import { defineToolEvents } from './events.js';
-import { handleOf, publish, sameOriginWindows } from './frames.js';
 import { createFormTools } from './forms.js';
 import { checkExposedTo, modelContextError, readTool, view } from './rules.js';
+import { handleOf, publish, sameOriginWindows } from './sameorigin.js';
 import { defineSubmitAdditions } from './submit.js';
 
 /**

@@ -2,7 +2,7 @@
 // and its options, and what getTools() lists.
 
 import { DOMExc, URLCtor, isObject, jsonParse, jsonStringify } from '../builtins.js';
-import { TOOL_NAME_PATTERN, copyHints } from '../tools.js';
+import { TOOL_NAME_PATTERN, copyHints } from '../toolcopy.js';
 
 export function modelContextError(method, message) {
   return new TypeError(`Failed to execute '${method}' on 'ModelContext': ${message}`);

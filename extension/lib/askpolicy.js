@@ -11,7 +11,7 @@
 // the indicator on. Grants "until the browser closes" live in
 // chrome.storage.session under GRANTS_KEY as ["<origin> <tool>", …].
 
-import { webOrigin } from './sites.js';
+import { webOrigin } from './allowlist.js';
 
 /** The key of the site settings in chrome.storage.local. */
 export const SETTINGS_KEY = 'siteSettings';

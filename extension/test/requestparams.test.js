@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DEFAULT_ALLOW_LIST, compileAllowList } from '../lib/allowlist.js';
 import { Registry } from '../lib/registry.js';
-import { pinFromContext, pinParams, resolveTab, tabIdParam, unpinParams } from '../lib/requests.js';
-import { DEFAULT_ALLOW_LIST, compileAllowList } from '../lib/sites.js';
+import { pinFromContext, pinParams, resolveTab, tabIdParam, unpinParams } from '../lib/requestparams.js';
 
 test('params: tabId, providerId', () => {
   assert.deepEqual(tabIdParam('sampleContext', {}), { tabId: null });

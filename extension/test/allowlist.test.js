@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_ALLOW_LIST, allowListFrom, compileAllowList, parsePattern, siteFromInput, webOrigin } from '../lib/sites.js';
+import { DEFAULT_ALLOW_LIST, allowListFrom, compileAllowList, parsePattern, siteFromInput, webOrigin } from '../lib/allowlist.js';
 
 test('the default list allows loopback on any port, over http and https', () => {
   const { allows, errors } = compileAllowList(DEFAULT_ALLOW_LIST);

@@ -3,7 +3,7 @@
 // about, and the pin they make. Pure: each function returns a value or
 // {code, message} for the error to answer with.
 
-import { makePin } from './pins.js';
+import { makePin } from './pinlist.js';
 import { Code } from './protocol.js';
 import * as S from './snapshot.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_PINS, addPin, checkPin, makePin, pinsFrom, removePins, storedPins } from '../lib/pins.js';
+import { MAX_PINS, addPin, checkPin, makePin, pinsFrom, removePins, storedPins } from '../lib/pinlist.js';
 
 const snap = { id: 'trace.Timeline#selection', description: 'd', summary: 'Selected slice "CommitNavigation"', data: { type: 'slice', id: 3 } };
 const ctx = { tabId: 7, url: 'http://localhost:1/', title: 'Trace viewer', providers: [snap] };
