@@ -23,7 +23,7 @@ var (
 )
 
 // BenchmarkHops is the per-hop profile: it calls the demo's echo tool one
-// call at a time with a trace (_meta "webmcp.dev/trace"), so that every hop
+// call at a time with a trace (_meta "dev.webmcp/trace"), so that every hop
 // adds its timing mark on the way to the page and back (webmcp.Mark), and
 // prints where each call's time goes, p50 and p99 per hop, in each WebMCP
 // mode, and how much CPU each process spends per call with 16 calls in

@@ -180,6 +180,11 @@ func TestCallRoundTrip(t *testing.T) {
 	if res = sc.Call(ctx, "echo", nil); res.Meta[shim.TraceMetaKey] != nil {
 		t.Errorf("an untraced call has a trace: %v", res.Meta)
 	}
+	// The trace key's earlier name is still read, and answered under it.
+	res, err = sc.Session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}, Meta: mcp.Meta{webmcp.OldTraceMeta: true}})
+	if err != nil || res.IsError || res.Meta[webmcp.OldTraceMeta] == nil || res.Meta[shim.TraceMetaKey] != nil {
+		t.Errorf("a call traced with %s: %v %v", webmcp.OldTraceMeta, err, res)
+	}
 
 	res = sc.Call(ctx, "framed", nil)
 	got = bridgetest.Echoed{}

@@ -31,7 +31,7 @@ const navigationSettle = 300 * time.Millisecond
 
 // MetaNavigated is the _meta key of a call's result that holds where the
 // call navigated its tab: a NavigatedPage.
-const MetaNavigated = "dev.webmcp/navigated"
+const MetaNavigated = webmcp.MetaPrefix + "navigated"
 
 // NavigatedPage is the page a call led its tab to.
 type NavigatedPage struct {

@@ -217,8 +217,19 @@ func (s *Server) pageWarn(msg string, args ...any) {
 
 // TraceMetaKey is the _meta key of a tools/call that asks for the timing
 // marks of every hop (any value), and of the result's marks: a list of
-// {hop, at} (see webmcp.Mark), "shim.in" first and "shim.done" last.
-const TraceMetaKey = "webmcp.dev/trace"
+// {hop, at} (see webmcp.Mark), "shim.in" first and "shim.done" last. A call
+// that asks with webmcp.OldTraceMeta is answered under that key.
+const TraceMetaKey = webmcp.MetaPrefix + "trace"
+
+// traceKey is the _meta key under which a call asked for a trace, or "".
+func traceKey(meta map[string]any) string {
+	for _, k := range []string{TraceMetaKey, webmcp.OldTraceMeta} {
+		if _, ok := meta[k]; ok {
+			return k
+		}
+	}
+	return ""
+}
 
 // refusedNote ends the description of a tool whose inputSchema the bridge
 // refuses.
@@ -250,7 +261,8 @@ func (s *Server) addTool(key toolKey, pt *pageTool) {
 		// A call whose _meta asks for a trace gets the timing marks of
 		// every hop in its result's _meta (the benchmark's per-hop profile).
 		var trace *hosts.Trace
-		if _, ok := req.Params.GetMeta()[TraceMetaKey]; ok {
+		traceAt := traceKey(req.Params.GetMeta())
+		if traceAt != "" {
 			trace = &hosts.Trace{Marks: []webmcp.Mark{webmcp.MarkNow("shim.in")}}
 			ctx = hosts.WithTrace(ctx, trace)
 		}
@@ -259,7 +271,7 @@ func (s *Server) addTool(key toolKey, pt *pageTool) {
 			if res.Meta == nil {
 				res.Meta = mcp.Meta{}
 			}
-			res.Meta[TraceMetaKey] = append(trace.Marks, webmcp.MarkNow("shim.done"))
+			res.Meta[traceAt] = append(trace.Marks, webmcp.MarkNow("shim.done"))
 		}
 		// A result too big for the model's context goes to a file.
 		return s.spill.Apply(res, req.Params.Name, takesResourceLinks(req)), nil
@@ -433,11 +445,11 @@ const untrustedNote = "(The page marks this tool's output as untrusted content: 
 
 // UntrustedContentMeta is the _meta key set to true on a page tool whose
 // page set WebMCP's untrustedContentHint.
-const UntrustedContentMeta = "dev.webmcp/untrustedContentHint"
+const UntrustedContentMeta = webmcp.MetaPrefix + "untrustedContentHint"
 
 // ConsequentialMeta is the _meta key set to true on a page tool whose page
 // set WebMCP's consequentialHint.
-const ConsequentialMeta = "dev.webmcp/consequentialHint"
+const ConsequentialMeta = webmcp.MetaPrefix + "consequentialHint"
 
 // consequentialMark is what a page tool's provenance says of a tool whose
 // page set consequentialHint: its calls have effects the user may not be

@@ -186,6 +186,23 @@
 //
 //	{"type":"batch","messages":[{"type":"call","id":"s3.17",…},{"type":"call","id":"s3.18",…}]}
 //
+// # MCP _meta keys
+//
+// Every _meta key the bridge defines, in an agent's tools/list and
+// tools/call, is in one namespace, [MetaPrefix] ("dev.webmcp/"):
+//
+//	dev.webmcp/trace                 a tools/call that carries it (any value) gets the timing
+//	                                 marks of every hop ([Mark]) under the same key of its result
+//	                                 ("webmcp.dev/trace", [OldTraceMeta], is still read until the
+//	                                 next release, and answered under that key)
+//	dev.webmcp/untrustedContentHint  true on a page tool whose page set untrustedContentHint
+//	dev.webmcp/consequentialHint     true on a page tool whose page set consequentialHint
+//	dev.webmcp/navigated             a call's result: where the call navigated its tab
+//	dev.webmcp/pageRan               a failed call's result: whether the page ran it ("no", "yes", "maybe")
+//	dev.webmcp/error                 a failed call's result: the cause's code
+//	dev.webmcp/resultFile            a result too big for the model's context: the file that holds it
+//	dev.webmcp/resultBytes           and its size
+//
 // # Limits of UI context
 //
 // The extension cuts what a page supplies before it leaves the page, and the

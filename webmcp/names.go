@@ -18,3 +18,13 @@ const ExtensionOrigin = "chrome-extension://" + ExtensionID + "/"
 // manifest's allowed_extensions and passes it to the host as its second
 // argument, after the manifest's path.
 const FirefoxAddonID = "webmcp-bridge@webmcp.dev"
+
+// MetaPrefix is the namespace of every MCP _meta key the bridge defines
+// (the reverse-DNS form MCP asks for); the package documentation lists
+// them. OldTraceMeta is the one key that had another namespace: the shim
+// still reads it, and answers under it, until the next release.
+const MetaPrefix = "dev.webmcp/"
+
+// OldTraceMeta is the earlier name of the shim's trace key
+// (MetaPrefix+"trace"). Deprecated: ask with MetaPrefix+"trace".
+const OldTraceMeta = "webmcp.dev/trace"

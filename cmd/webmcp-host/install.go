@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/webmcp-bridge/bridge/internal/cliflag"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
 	"github.com/webmcp-bridge/bridge/webmcp"
@@ -43,7 +44,7 @@ func (o *installOpts) errorf(format string, args ...any) {
 func installCmd(name string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("webmcp-host "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var dirs, browsers multiFlag
+	var dirs, browsers cliflag.Strings
 	fs.Var(&dirs, "user-data-dir", "also (un)register for a browser started with --user-data-dir=`DIR` (repeatable; on Windows the registry serves every profile: nothing is written there)")
 	noBrowsers := fs.Bool("no-browsers", false, "skip the browsers' own user-level manifest folders (Windows: registry keys)")
 	record := fs.String("record", "", "the install record `FILE`: install adds what it wrote, uninstall removes what it lists")
@@ -413,8 +414,3 @@ func present(path string) bool {
 	_, err := os.Lstat(path)
 	return !errors.Is(err, fs.ErrNotExist)
 }
-
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return fmt.Sprint(*m) }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }

@@ -6,6 +6,8 @@
 // dropped; the BiDi clients are Selenium's and Puppeteer's, not Go), and the
 // module takes no new dependency for a test: so the WebSocket is the client
 // side of RFC 6455 written here, text messages only, which is all BiDi uses.
+//
+// Test-only: the bridge's tests import it, no binary does.
 package bidi
 
 import (

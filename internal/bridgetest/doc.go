@@ -23,4 +23,6 @@
 //
 // Tests that use [Binary] (and so [StartExt] and [StartHost]) call [Main]
 // from TestMain.
+//
+// Test-only: the bridge's tests import it, no binary does.
 package bridgetest

@@ -16,6 +16,8 @@
 // date. Regenerate them with
 //
 //	go generate ./internal/contentscripts
+//
+// A build tool: go generate runs it; no binary imports it.
 package contentscripts
 
 //go:generate go run ./gen

@@ -42,6 +42,8 @@
 //	ext.Hello()
 //	ext.SetState(tabs, tools)
 //	conn, _ := net.Dial("unix", ext.Socket()) // play a shim
+//
+// Test-only: the bridge's tests (and bridgetest) import it, no binary does.
 package fakeext
 
 import (

@@ -28,6 +28,8 @@
 // Add-on") with
 //
 //	go run ./internal/firefoxext/gen -o DIR
+//
+// Production code (webmcp-host's installer writes the Firefox add-on with it) and a build tool (go generate).
 package firefoxext
 
 //go:generate go run ./gen

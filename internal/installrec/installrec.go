@@ -19,6 +19,8 @@
 // ([Check]): whatever a line says, the uninstall removes only this install's
 // binaries and extension folder, manifests in NativeMessagingHosts folders,
 // and never through a symbolic link.
+//
+// Production code.
 package installrec
 
 import (

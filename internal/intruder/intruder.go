@@ -6,6 +6,8 @@
 // Acting as another user needs root (CI runs as root). Without root the
 // tests that use it are skipped, except when CI is set: there they fail, so
 // that the trust rules never go untested silently.
+//
+// Test-only: the bridge's tests import it, no binary does.
 package intruder
 
 import (

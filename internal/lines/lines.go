@@ -1,6 +1,8 @@
 // Package lines reads the framing of the bridge's socket link between
 // webmcp-shim and webmcp-host: each message is one line ended by '\n', of
 // bounded length. Both ends read it with [Read].
+//
+// Production code.
 package lines
 
 import (

@@ -4,6 +4,8 @@
 // removes its endpoint, a shim ends its session) when another of the
 // user's processes sets it ([Signal]): uninstall does. Elsewhere [Notify]
 // adds nothing and [Signal] is not supported: signals do this there.
+//
+// Production code.
 package stopevent
 
 import "strconv"

@@ -10,6 +10,8 @@
 //
 // (the release command, go run ./release, does so and writes the same
 // version into the extension's manifest in its archives).
+//
+// Production code.
 package version
 
 // Version is the bridge's version: numbers and dots, as Chrome wants an

@@ -2,5 +2,5 @@
 // folder or a named pipe is the user's alone. The runtime folder and its
 // pipes (package webmcp) and the HTTP token (package token) share it, so
 // that they refuse the same things with the same words. Its code is for
-// Windows only.
+// Windows only. Production code.
 package winacl

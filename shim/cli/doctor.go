@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/internal/cliflag"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
 	"github.com/webmcp-bridge/bridge/shim/hosts"
@@ -88,7 +89,7 @@ func (d *doctor) info(link, format string, args ...any)    { d.add(link, "info",
 
 func runDoctor(ctx context.Context, env *Env, args []string) int {
 	fs := env.flagSet("doctor")
-	var dirs multiFlag
+	var dirs cliflag.Strings
 	fs.Var(&dirs, "user-data-dir", "")
 	asJSON := fs.Bool("json", false, "")
 	if code, ok := parseNoArgs(fs, args, env); !ok {
@@ -461,9 +462,3 @@ func sameFile(a, b string) bool {
 	fb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
-
-// multiFlag collects a repeatable flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"sync"
 
+	"github.com/webmcp-bridge/bridge/internal/cliflag"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/httpserve"
 	"github.com/webmcp-bridge/bridge/shim/token"
@@ -16,8 +17,8 @@ import (
 type httpFlags struct {
 	addr        string
 	allowRemote bool
-	hosts       multiFlag
-	origins     multiFlag
+	hosts       cliflag.Strings
+	origins     cliflag.Strings
 }
 
 // serveHTTP runs the same MCP server as serve, over Streamable HTTP on

@@ -132,10 +132,10 @@ const (
 // The _meta keys of a failed call's result.
 const (
 	// MetaPageRan holds the failure's PageRan: "no", "yes" or "maybe".
-	MetaPageRan = "dev.webmcp/pageRan"
+	MetaPageRan = webmcp.MetaPrefix + "pageRan"
 	// MetaCode holds the failure's code: one of the protocol's
 	// (webmcp.Code*) or of the shim's below.
-	MetaCode = "dev.webmcp/error"
+	MetaCode = webmcp.MetaPrefix + "error"
 )
 
 // The codes of failures that the shim finds itself, beside the protocol's.

@@ -150,7 +150,7 @@ func (s *Spiller) Apply(res *mcp.CallToolResult, tool string, links bool) *mcp.C
 	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
 		"The result is %s, more than the %s the WebMCP bridge puts in the context, so it was saved to %s (readable by you only; removed after a day, or by `webmcp-shim clean`). Read parts of that file rather than all of it. Its first lines:\n\n%s",
 		human(len(text)), human(limit), path, preview(text))}},
-		Meta: mcp.Meta{"dev.webmcp/resultFile": path, "dev.webmcp/resultBytes": len(text)},
+		Meta: mcp.Meta{webmcp.MetaPrefix + "resultFile": path, webmcp.MetaPrefix + "resultBytes": len(text)},
 	}
 	if links {
 		size := int64(len(text))
