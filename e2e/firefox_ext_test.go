@@ -10,6 +10,7 @@ package e2e
 // as the page.
 
 import (
+	"archive/zip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/internal/extfiles"
 )
 
 // extPageActorDir is where the actor's module goes in the profile: its
@@ -322,4 +324,61 @@ func TestFirefoxConsent(t *testing.T) {
 	if badge := f.extEvalIn(log, fmt.Sprintf(`chrome.action.getBadgeText({tabId: %d})`, tabID)); badge != `"4"` {
 		t.Errorf("the badge of tab %d says %s, want \"4\"", tabID, badge)
 	}
+}
+
+// addonXPI zips the installed Firefox add-on into an .xpi (unsigned).
+func addonXPI(t *testing.T) string {
+	t.Helper()
+	files, err := extfiles.Read(filepath.Join(installDir, "share", "webmcp-bridge", "firefox-extension"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "webmcp-bridge.xpi")
+	out, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(out)
+	for _, f := range files {
+		w, err := zw.Create(f.Name)
+		if err == nil {
+			_, err = w.Write(f.Data)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// What the README tells a user about signing, as this Firefox ESR does it:
+// the add-on zipped as an .xpi, unsigned, is refused as a permanent add-on
+// (ERROR_SIGNEDSTATE_REQUIRED), and taken once xpinstall.signatures.required
+// is false (which ESR, Developer Edition and Nightly honour; release
+// Firefox does not).
+func TestFirefoxUnsignedXPI(t *testing.T) {
+	xpi := addonXPI(t)
+	install := func(f *firefoxBridge) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, err := f.bidi.Command(ctx, "webExtension.install", map[string]any{
+			"extensionData": map[string]any{"type": "archivePath", "path": xpi}, "moz:permanent": true,
+		})
+		return err
+	}
+	if err := install(startFirefox(t)); err == nil || !strings.Contains(err.Error(), "ERROR_SIGNEDSTATE_REQUIRED") {
+		t.Errorf("an unsigned .xpi installed as a permanent add-on: %v, want ERROR_SIGNEDSTATE_REQUIRED", err)
+	}
+	f := startFirefox(t, `"xpinstall.signatures.required", false`)
+	if err := install(f); err != nil {
+		t.Fatalf("with xpinstall.signatures.required false: %v", err)
+	}
+	f.navigate(demoURL("127.0.0.1", "/"))
+	f.waitTool("echo")
 }
