@@ -17,13 +17,16 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/extfiles"
+	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // extPageActorDir is where the actor's module goes in the profile: its
@@ -103,8 +106,9 @@ func (f *firefoxBridge) openExtPage(path string) {
 	f.evalIn(f.chromeContext(), fmt.Sprintf(`(openTrustedLinkIn(%q, "tab"), true)`, ffExtURL(path)))
 }
 
-// findExtPage waits until a page of the add-on whose URL, without its
-// query, ends in path is open and not in skip (browsing context ids), and
+// findExtPage waits until a page of the add-on whose URL ends in path
+// (without its query, unless path has one) is open (in a tab, or in a window's sidebar) and not
+// in skip (browsing context ids), and
 // returns its browsing context id (a hang guard of 15 s).
 func (f *firefoxBridge) findExtPage(path string, skip map[uint64]bool) uint64 {
 	f.t.Helper()
@@ -114,10 +118,19 @@ func (f *firefoxBridge) findExtPage(path string, skip map[uint64]bool) uint64 {
 	}
 	js := fmt.Sprintf(`(async () => {
 		const want = %q, skip = %s;
+		// The tabs of every window, and the page in each window's sidebar.
+		const browsers = (win) => {
+			const list = [...win.gBrowser.browsers];
+			const side = win.SidebarController && win.SidebarController.browser;
+			const panel = side && side.contentDocument && side.contentDocument.getElementById("webext-panels-browser");
+			if (panel) list.push(panel);
+			return list;
+		};
 		for (let i = 0; i < 150; i++) {
 			for (const win of Services.wm.getEnumerator("navigator:browser")) {
-				for (const b of win.gBrowser.browsers) {
-					if (b.currentURI.spec.split("?")[0].endsWith(want) && b.browsingContext && b.browsingContext.currentWindowGlobal && !skip.includes(b.browsingContext.id)) {
+				for (const b of browsers(win)) {
+					const spec = want.includes("?") ? b.currentURI.spec : b.currentURI.spec.split("?")[0];
+					if (spec.endsWith(want) && b.browsingContext && b.browsingContext.currentWindowGlobal && !skip.includes(b.browsingContext.id)) {
 						return String(b.browsingContext.id);
 					}
 				}
@@ -381,4 +394,63 @@ func TestFirefoxUnsignedXPI(t *testing.T) {
 	}
 	f.navigate(demoURL("127.0.0.1", "/"))
 	f.waitTool("echo")
+}
+
+// openSidebar opens the add-on's sidebar (sidebar_action) in the browser
+// window, as its toolbar button or View → Sidebar would.
+func (f *firefoxBridge) openSidebar() {
+	f.t.Helper()
+	// makeWidgetId: the add-on ID lowercased, other than [a-z0-9_-] as "_".
+	id := regexp.MustCompile(`[^a-z0-9_-]`).ReplaceAllString(strings.ToLower(webmcp.FirefoxAddonID), "_") + "-sidebar-action"
+	f.evalIn(f.chromeContext(), fmt.Sprintf(`SidebarController.show(%q).then(() => true)`, id))
+}
+
+// In Firefox the panel runs in the sidebar (sidebar_action, where Chromium
+// has its side panel; the Chromium suite's TestPanelSidePanel): it shows
+// the active tab, offers no button to open itself, and follows the user to
+// another tab.
+func TestFirefoxSidebar(t *testing.T) {
+	f := startFirefox(t)
+	f.navigate(demoURL("localhost", "/"))
+	f.waitTool("select_slice")
+	id := f.tabID(fmt.Sprintf("http://localhost:%d", demoPort))
+	f.openSidebar()
+	side := f.findExtPage("ui/panel.html", nil)
+	f.extEvalIn(side, waitScript(fmt.Sprintf(`document.body.dataset.ready === "true" && document.body.dataset.tab === "%d"`, id)))
+	if f.extEvalIn(side, `!document.getElementById("open-side-panel").hidden`) != "false" {
+		t.Errorf("the sidebar offers to open the sidebar")
+	}
+	if got := f.extEvalIn(side, `[...document.querySelectorAll("[data-tool], .wm-tool, li")].map((e) => e.textContent).join(" ").includes("select_slice")`); got != "true" {
+		t.Errorf("the sidebar does not list the tab's tools")
+	}
+	// Another tab comes to the front: the sidebar follows.
+	other := f.newTab(demoURL("127.0.0.1", "/"))
+	if _, err := f.bidi.Command(bridgetest.Context(t), "browsingContext.activate", map[string]any{"context": other}); err != nil {
+		t.Fatal(err)
+	}
+	f.waitTools("the second demo tab's tools", func(m map[string]*mcp.Tool) bool {
+		for _, tool := range m {
+			if strings.Contains(tool.Description, "127.0.0.1") {
+				return true
+			}
+		}
+		return false
+	})
+	second := f.tabID(fmt.Sprintf("http://127.0.0.1:%d", demoPort))
+	f.extEvalIn(side, waitScript(fmt.Sprintf(`document.body.dataset.tab === "%d"`, second)))
+}
+
+// In Firefox the popup's panel (the action's default_popup, here in a tab
+// for the tab it names) offers to open the sidebar.
+func TestFirefoxPanelButton(t *testing.T) {
+	f := startFirefox(t)
+	f.navigate(demoURL("localhost", "/"))
+	f.waitTool("select_slice")
+	id := f.tabID(fmt.Sprintf("http://localhost:%d", demoPort))
+	f.openExtPage(fmt.Sprintf("ui/panel.html?tab=%d", id))
+	panel := f.findExtPage(fmt.Sprintf("ui/panel.html?tab=%d", id), nil)
+	f.extEvalIn(panel, waitScript(`document.body.dataset.ready === "true"`))
+	if got := f.extEvalIn(panel, `(() => { const b = document.getElementById("open-side-panel"); return b.hidden ? "hidden" : b.textContent; })()`); got != `"Open in sidebar"` {
+		t.Errorf("the panel's button to the sidebar: %s, want \"Open in sidebar\"", got)
+	}
 }

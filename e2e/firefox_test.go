@@ -198,6 +198,7 @@ func TestFirefoxToolsAndCall(t *testing.T) {
 	if err != nil || !strings.Contains(out, "Firefox ") {
 		t.Errorf("webmcp-shim status = %v:\n%s", err, out)
 	}
+	t.Logf("webmcp-shim status:\n%s", out)
 	f.navigate(demoURL("127.0.0.1", "/nothing-here"))
 	f.waitTools("the demo's tools gone", func(m map[string]*mcp.Tool) bool { return m["echo"] == nil })
 }
