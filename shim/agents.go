@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -87,7 +87,7 @@ func (a *agents) infos() []webmcp.AgentInfo {
 // agentMiddleware gives every request the agent of its MCP session: made
 // at initialize (or at the first request of a client of protocol
 // 2026-07-28, which names itself in each request's _meta), and put in the
-// request's context for the calls and requests it makes (hosts.WithAgent).
+// request's context for the calls and requests it makes (hostlink.WithAgent).
 func (s *Server) agentMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		ss, _ := req.GetSession().(*mcp.ServerSession)
@@ -101,7 +101,7 @@ func (s *Server) agentMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			info = r.ClientInfo()
 		}
 		if id := s.agents.id(ss, info); id != "" {
-			ctx = hosts.WithAgent(ctx, id)
+			ctx = hostlink.WithAgent(ctx, id)
 		}
 		return next(ctx, method, req)
 	}

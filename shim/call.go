@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
 	"github.com/webmcp-bridge/bridge/webmcp"
@@ -64,7 +64,7 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	tab, _, _ := tabNow(pt.conn, pt.tool.TabID)
 	out, err := pt.conn.Call(cctx, pt.tool.TabID, pt.tool.FrameID, pt.tool.Name, args)
 	var werr *webmcp.Error
-	if errors.Is(err, hosts.ErrNotSent) || errors.As(err, &werr) && werr.Code == webmcp.CodeNoBrowser {
+	if errors.Is(err, hostlink.ErrNotSent) || errors.As(err, &werr) && werr.Code == webmcp.CodeNoBrowser {
 		// It never reached the page: its host was going away (it ended
 		// as the call was sent, or its browser had left it). Once more,
 		// to the browser's next host, if it comes within the grace.
@@ -91,7 +91,7 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 		return s.navigatedResult(cctx, pt.conn, name, pt.tool.Ref(), tab.URL, werr)
 	case errors.As(err, &werr):
 		return results.FromError(name, werr)
-	case errors.Is(err, hosts.ErrClosed):
+	case errors.Is(err, hostlink.ErrClosed):
 		return results.Disconnected(err)
 	default:
 		return results.Failure(webmcp.CodeInternal, results.MaybeRan, "tool %s: %v", name, err)
@@ -103,7 +103,7 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 // tool to call). It ends early, with a result to give, when the tool goes
 // (its grace ended: HostGrace), when gone stays for a whole grace (a host
 // that lives on without its browser), or when cctx ends.
-func (s *Server) awaitReturn(ctx, cctx context.Context, key toolKey, name string, gone *hosts.Conn) (*pageTool, *mcp.CallToolResult) {
+func (s *Server) awaitReturn(ctx, cctx context.Context, key toolKey, name string, gone *hostlink.Conn) (*pageTool, *mcp.CallToolResult) {
 	notBack := results.Failure(webmcp.CodeBrowserGone, results.NotRun,
 		"tool %s is not available: its browser went away and did not come back (the page did not run this call); if the browser is still open, reload the page or run webmcp-shim doctor", name)
 	grace := time.NewTimer(s.hostGrace())

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
 	"github.com/webmcp-bridge/bridge/webmcp"
@@ -19,7 +19,7 @@ const SampleBudget = 300 * time.Millisecond
 
 // hostViews returns the connected hosts and their current states, in the
 // order they were connected.
-func (s *Server) hostViews() ([]*hosts.Conn, []uicontext.Host) {
+func (s *Server) hostViews() ([]*hostlink.Conn, []uicontext.Host) {
 	conns := s.pool.Conns()
 	views := make([]uicontext.Host, len(conns))
 	for i, c := range conns {
@@ -91,7 +91,7 @@ func (s *Server) UIContext(ctx context.Context, sample time.Duration) *uicontext
 
 // sample asks c for a fresh sample of a tab's context, waiting at most
 // budget. It returns the sample, or why there is none.
-func (s *Server) sample(ctx context.Context, c *hosts.Conn, params json.RawMessage, budget time.Duration) (*webmcp.Context, string) {
+func (s *Server) sample(ctx context.Context, c *hostlink.Conn, params json.RawMessage, budget time.Duration) (*webmcp.Context, string) {
 	const latest = "; this is the latest context it sent"
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -118,7 +118,7 @@ func (s *Server) Hosts() []HostStatus {
 	return out
 }
 
-func hostStatus(c *hosts.Conn) HostStatus {
+func hostStatus(c *hostlink.Conn) HostStatus {
 	snap := c.Snapshot()
 	b := c.Browser()
 	hs := HostStatus{Socket: c.Path(), PID: c.Host().PID, Version: c.Host().Version, Session: c.Session(), Browser: b, Tabs: []TabInfo{}}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -53,7 +53,7 @@ type NavigatedPage struct {
 }
 
 // tabNow is tab's entry in c's state, and the names of its page tools.
-func tabNow(c *hosts.Conn, tab int) (webmcp.Tab, []webmcp.ToolRef, bool) {
+func tabNow(c *hostlink.Conn, tab int) (webmcp.Tab, []webmcp.ToolRef, bool) {
 	snap := c.Snapshot()
 	var refs []webmcp.ToolRef
 	for _, t := range snap.Tools {
@@ -79,7 +79,7 @@ func tabNow(c *hosts.Conn, tab int) (webmcp.Tab, []webmcp.ToolRef, bool) {
 // tab of c shows a new document (its URL changed, or the tool that ran is
 // gone from it) whose tools have stayed the same for navigationSettle, and
 // returns that page. before is the tab's URL when the call began.
-func (s *Server) followNavigation(ctx context.Context, c *hosts.Conn, ran webmcp.ToolRef, before string) *NavigatedPage {
+func (s *Server) followNavigation(ctx context.Context, c *hostlink.Conn, ran webmcp.ToolRef, before string) *NavigatedPage {
 	ctx, cancel := context.WithTimeout(ctx, NavigationWait)
 	defer cancel()
 	moved := false
@@ -111,7 +111,7 @@ func (s *Server) followNavigation(ctx context.Context, c *hosts.Conn, ran webmcp
 }
 
 // navigatedPage is tab of c as it is now.
-func (s *Server) navigatedPage(c *hosts.Conn, tab int, settled bool) *NavigatedPage {
+func (s *Server) navigatedPage(c *hostlink.Conn, tab int, settled bool) *NavigatedPage {
 	t, refs, _ := tabNow(c, tab)
 	names := make([]string, 0, len(refs))
 	for _, r := range refs {
@@ -129,7 +129,7 @@ func (s *Server) navigatedPage(c *hosts.Conn, tab int, settled bool) *NavigatedP
 // tool that ran, in c) answered "navigated": the call ran and navigated
 // its tab (e.Ran), or the tab navigated away while it ran. Either way the
 // agent learns where the tab is now.
-func (s *Server) navigatedResult(ctx context.Context, c *hosts.Conn, name string, ran webmcp.ToolRef, before string, e *webmcp.Error) *mcp.CallToolResult {
+func (s *Server) navigatedResult(ctx context.Context, c *hostlink.Conn, name string, ran webmcp.ToolRef, before string, e *webmcp.Error) *mcp.CallToolResult {
 	np := s.followNavigation(ctx, c, ran, before)
 	if np.Allowed && ctx.Err() == nil {
 		params := json.RawMessage(fmt.Sprintf(`{"tabId":%d}`, np.TabID))

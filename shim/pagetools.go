@@ -16,7 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
 	"github.com/webmcp-bridge/bridge/shim/textcut"
 	"github.com/webmcp-bridge/bridge/webmcp"
@@ -35,7 +35,7 @@ type toolKey struct {
 
 // browserKey names c's browser profile for toolKey: its instance id, or the
 // connection itself while the browser has not said it.
-func browserKey(c *hosts.Conn) string {
+func browserKey(c *hostlink.Conn) string {
 	if b := c.Browser(); b != nil && b.Instance != "" {
 		return "instance " + b.Instance
 	}
@@ -49,7 +49,7 @@ func nameClass(t webmcp.Tool) string { return t.Origin + "\n" + t.Name }
 // pageTool is a page tool exposed as an MCP tool.
 type pageTool struct {
 	name      string // the MCP name
-	conn      *hosts.Conn
+	conn      *hostlink.Conn
 	tool      webmcp.Tool
 	tab       webmcp.Tab
 	mcpTool   *mcp.Tool
@@ -63,7 +63,7 @@ type pageTool struct {
 
 // syncHost brings the exposed tools of c's host in line with its state. It
 // runs on c's reading goroutine after each change.
-func (s *Server) syncHost(c *hosts.Conn) {
+func (s *Server) syncHost(c *hostlink.Conn) {
 	type wanted struct {
 		key  toolKey
 		tool webmcp.Tool
@@ -260,11 +260,11 @@ func (s *Server) addTool(key toolKey, pt *pageTool) {
 	h := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// A call whose _meta asks for a trace gets the timing marks of
 		// every hop in its result's _meta (the benchmark's per-hop profile).
-		var trace *hosts.Trace
+		var trace *hostlink.Trace
 		traceAt := traceKey(req.Params.GetMeta())
 		if traceAt != "" {
-			trace = &hosts.Trace{Marks: []webmcp.Mark{webmcp.MarkNow("shim.in")}}
-			ctx = hosts.WithTrace(ctx, trace)
+			trace = &hostlink.Trace{Marks: []webmcp.Mark{webmcp.MarkNow("shim.in")}}
+			ctx = hostlink.WithTrace(ctx, trace)
 		}
 		res := s.callPage(ctx, key, req.Params.Name, req.Params.Arguments)
 		if trace != nil {
@@ -300,7 +300,7 @@ const HostGrace = 5 * time.Second
 // its browser's grace, and reports whether it did: not for a browser that
 // never said which it is (nothing could come back as it), nor when
 // Options.HostGrace is negative. s.mu is held.
-func (s *Server) keepOrphan(c *hosts.Conn) bool {
+func (s *Server) keepOrphan(c *hostlink.Conn) bool {
 	grace := s.hostGrace()
 	if b := c.Browser(); grace < 0 || b == nil || b.Instance == "" {
 		return false
@@ -309,7 +309,7 @@ func (s *Server) keepOrphan(c *hosts.Conn) bool {
 		return true
 	}
 	if s.orphans == nil {
-		s.orphans = map[*hosts.Conn]*time.Timer{}
+		s.orphans = map[*hostlink.Conn]*time.Timer{}
 	}
 	s.orphans[c] = time.AfterFunc(grace, func() { s.endGrace(c) })
 	return true
@@ -326,7 +326,7 @@ func (s *Server) hostGrace() time.Duration {
 // endGrace drops the tools of c that no new connection of the same
 // browser took over within the grace. Their names stay theirs (retired):
 // the browser may still come back.
-func (s *Server) endGrace(c *hosts.Conn) {
+func (s *Server) endGrace(c *hostlink.Conn) {
 	s.mu.Lock()
 	delete(s.orphans, c)
 	var gone []string
@@ -349,7 +349,7 @@ func (s *Server) endGrace(c *hosts.Conn) {
 // adopt moves an orphan (a tool of an ended connection, within its grace)
 // to c, the new connection of its browser, as it is now; the MCP tool is
 // unchanged, so the agent hears nothing. s.mu is held.
-func (s *Server) adopt(key toolKey, old *pageTool, c *hosts.Conn, tool webmcp.Tool, tab webmcp.Tab) {
+func (s *Server) adopt(key toolKey, old *pageTool, c *hostlink.Conn, tool webmcp.Tool, tab webmcp.Tab) {
 	pt := *old
 	pt.conn, pt.tool, pt.tab = c, tool, tab
 	s.tools[key] = &pt
@@ -357,7 +357,7 @@ func (s *Server) adopt(key toolKey, old *pageTool, c *hosts.Conn, tool webmcp.To
 
 // dropHost removes the tools of a host whose connection ended. Its pending
 // calls have already been answered by the connection.
-func (s *Server) dropHost(c *hosts.Conn, err error) {
+func (s *Server) dropHost(c *hostlink.Conn, err error) {
 	s.syncHost(c) // c.Err() is set: nothing is wanted
 }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
-	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -109,7 +109,7 @@ func TestHostileSchemasDoNotCrash(t *testing.T) {
 	path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
 	h := bridgetest.Listen(t, path)
 	ctx := bridgetest.Context(t)
-	c, err := hosts.Dial(ctx, path, hosts.ConnOptions{ID: 1, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c, err := hostlink.Dial(ctx, path, hostlink.ConnOptions{ID: 1, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestLibrarySchemaIsListedWithANote(t *testing.T) {
 		path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
 		h := bridgetest.Listen(t, path)
 		ctx := bridgetest.Context(t)
-		c, err := hosts.Dial(ctx, path, hosts.ConnOptions{ID: 1, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		c, err := hostlink.Dial(ctx, path, hostlink.ConnOptions{ID: 1, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
 	"github.com/webmcp-bridge/bridge/shim/spill"
 	"github.com/webmcp-bridge/bridge/shim/toolnames"
@@ -73,7 +73,7 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	mcp     *mcp.Server
-	pool    *hosts.Pool
+	pool    *hostlink.Pool
 	schemas schemas.Cache
 	bridge  map[string]*BridgeTool
 	changes broadcast // signalled after every change of a host's state
@@ -91,7 +91,7 @@ type Server struct {
 	tools map[toolKey]*pageTool
 	// orphans are the ended connections whose tools are still listed,
 	// within their HostGrace, each with the timer that drops them.
-	orphans map[*hosts.Conn]*time.Timer
+	orphans map[*hostlink.Conn]*time.Timer
 }
 
 // New returns a Server with its bridge tools and no page tools yet: nothing
@@ -141,16 +141,16 @@ func New(opts Options) *Server {
 	}
 	s.names = toolnames.NewRegistry[toolKey](reserved...)
 	s.agents.changed = func(list []webmcp.AgentInfo) { s.pool.SetAgents(list) }
-	s.pool = hosts.NewPool(hosts.PoolOptions{
+	s.pool = hostlink.NewPool(hostlink.PoolOptions{
 		Dir:    opts.Dir,
 		Client: webmcp.ClientInfo{Name: Name, PID: os.Getpid()},
 		Logger: log,
-		OnChange: func(c *hosts.Conn) {
+		OnChange: func(c *hostlink.Conn) {
 			s.syncHost(c)
 			s.changes.signal()
 		},
-		OnReady: func(*hosts.Conn) { s.hostReady.signal() },
-		OnClose: func(c *hosts.Conn, err error) {
+		OnReady: func(*hostlink.Conn) { s.hostReady.signal() },
+		OnClose: func(c *hostlink.Conn, err error) {
 			s.dropHost(c, err)
 			s.changes.signal()
 		},

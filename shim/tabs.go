@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -91,7 +91,7 @@ func (s *Server) OpenPage(ctx context.Context, pageURL string, background bool, 
 
 // awaitTabTools waits, at most max, until every page tool in names of tab
 // is an MCP tool, and returns the MCP names it has then.
-func (s *Server) awaitTabTools(ctx context.Context, c *hosts.Conn, tab int, names []string, max time.Duration) []string {
+func (s *Server) awaitTabTools(ctx context.Context, c *hostlink.Conn, tab int, names []string, max time.Duration) []string {
 	ctx, cancel := context.WithTimeout(ctx, max)
 	defer cancel()
 	for {
@@ -110,7 +110,7 @@ func (s *Server) awaitTabTools(ctx context.Context, c *hosts.Conn, tab int, name
 
 // tabTools is the MCP names of the page tools in names of tab in c's
 // browser, sorted.
-func (s *Server) tabTools(c *hosts.Conn, tab int, names []string) []string {
+func (s *Server) tabTools(c *hostlink.Conn, tab int, names []string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
@@ -124,7 +124,7 @@ func (s *Server) tabTools(c *hosts.Conn, tab int, names []string) []string {
 }
 
 // pickBrowser finds the browser that browser names, or the focused one.
-func (s *Server) pickBrowser(browser string) (*hosts.Conn, error) {
+func (s *Server) pickBrowser(browser string) (*hostlink.Conn, error) {
 	conns, views := s.hostViews()
 	if len(conns) == 0 {
 		return nil, ErrNoBrowser

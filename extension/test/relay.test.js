@@ -9,6 +9,17 @@ import { frameCase, frameProblem } from './golden.js';
 
 const SEL = 'trace.Timeline#selection';
 
+// A top frame whose page has the tool echo, connected to the worker: its
+// main.js side, and the worker's Port with what it sent so far taken.
+async function withEcho() {
+  const frame = startRelay();
+  frame.mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
+  await drain();
+  const worker = frame.chrome.runtime.connects[0];
+  worker.take();
+  return { ...frame, worker };
+}
+
 test('hands main.js one end of a channel, before anything else', () => {
   const { window, mainPort, chrome } = startRelay();
   assert.equal(window.handovers.length, 1);
@@ -59,11 +70,7 @@ test('a top frame of a web page connects at once; one of another scheme does not
 });
 
 test('relays calls and cancels to the page and answers to the worker; nothing else', async () => {
-  const { mainPort, chrome } = startRelay();
-  mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
-  await drain();
-  const worker = chrome.runtime.connects[0];
-  worker.take();
+  const { mainPort, worker } = await withEcho();
   worker.deliver({ type: 'call', id: 's1', name: 'echo', arguments: {} });
   worker.deliver({ type: 'cancel', id: 's1' });
   worker.deliver({ type: 'other', id: 'x' });
@@ -78,11 +85,7 @@ test('relays calls and cancels to the page and answers to the worker; nothing el
 });
 
 test('batches: the worker\'s batch of calls and cancels goes to the page as one message; the page\'s batch of answers to the worker, but for big results', async () => {
-  const { mainPort, chrome } = startRelay();
-  mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
-  await drain();
-  const worker = chrome.runtime.connects[0];
-  worker.take();
+  const { mainPort, worker } = await withEcho();
   worker.deliver({ type: 'batch', messages: [
     { type: 'call', id: 's1', name: 'echo', arguments: {}, trace: [] },
     { type: 'call', id: 's2', name: 'echo', arguments: {} },
@@ -111,11 +114,7 @@ test('batches: the worker\'s batch of calls and cancels goes to the page as one 
 });
 
 test('a traced call and its answer get the relay\'s marks', async () => {
-  const { mainPort, chrome } = startRelay();
-  mainPort.postMessage({ type: 'tools', tools: [{ name: 'echo' }] });
-  await drain();
-  const worker = chrome.runtime.connects[0];
-  worker.take();
+  const { mainPort, worker } = await withEcho();
   worker.deliver({ type: 'call', id: 's1', name: 'echo', arguments: {}, trace: [{ hop: 'worker.out', at: 1 }] });
   await drain();
   assert.deepEqual(mainPort.take().filter((m) => m.type === 'call')[0].trace.map((m) => m.hop), ['worker.out', 'relay.in']);

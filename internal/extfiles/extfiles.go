@@ -2,7 +2,8 @@
 // every file but the Node tests (test/), node_modules and hidden files and
 // folders, with manifest.json passed through a function of the caller's.
 // The release's extension archive (release) and the Firefox add-on
-// (internal/firefoxext) are both made from what Read returns.
+// (internal/firefoxext) are both made from what Read returns. Production
+// code.
 package extfiles
 
 import (

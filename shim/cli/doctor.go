@@ -21,7 +21,7 @@ import (
 	"github.com/webmcp-bridge/bridge/internal/cliflag"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/shim/hosts"
+	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -276,7 +276,7 @@ func (d *doctor) checkSockets(ctx context.Context) bool {
 	answered := 0
 	for _, s := range socks {
 		pid, _ := webmcp.SocketPID(s)
-		c, err := hosts.Dial(ctx, s, hosts.ConnOptions{
+		c, err := hostlink.Dial(ctx, s, hostlink.ConnOptions{
 			Client: webmcp.ClientInfo{Name: "webmcp-shim doctor", PID: os.Getpid()},
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})

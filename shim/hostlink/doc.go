@@ -1,4 +1,4 @@
-// Package hosts connects a shim to the webmcp-host processes of the
+// Package hostlink connects a shim to the webmcp-host processes of the
 // browsers on this machine.
 //
 // A [Conn] is one connection to one host's Unix socket: it says hello,
@@ -7,4 +7,4 @@
 // the page or the extension, by the host, or by the connection ending). A [Pool] watches the runtime
 // directory, connects to every host socket that appears and drops the
 // connections whose socket vanished or whose host went away.
-package hosts
+package hostlink

@@ -1,4 +1,4 @@
-package hosts
+package hostlink
 
 // These tests play a misbehaving or scripted host on a socket
 // (bridgetest.Listen), for what the real webmcp-host never does (wrong
