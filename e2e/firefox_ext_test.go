@@ -454,3 +454,47 @@ func TestFirefoxPanelButton(t *testing.T) {
 		t.Errorf("the panel's button to the sidebar: %s, want \"Open in sidebar\"", got)
 	}
 }
+
+// In Firefox the add-on's background is an event page, which Firefox stops
+// when it has been idle for extensions.background.idle.timeout (30 s; 2 s
+// here), unless a native-messaging port is open: the host link keeps it
+// alive. The test waits for Firefox's own idle check to say so (its
+// "background-script-reset-idle" event, reason "nativeapp"), twice, then
+// calls a tool through the same host.
+func TestFirefoxEventPageKeptAlive(t *testing.T) {
+	f := startFirefox(t, `"extensions.background.idle.timeout", 2000`)
+	f.navigate(demoURL("127.0.0.1", "/"))
+	f.waitTool("echo")
+	before, err := f.shimCLI("status")
+	if err != nil {
+		t.Fatalf("webmcp-shim status: %v", err)
+	}
+	js := fmt.Sprintf(`new Promise((resolve) => {
+		const ext = WebExtensionPolicy.getByID(%q).extension;
+		let n = 0;
+		const on = (_, info) => {
+			if (info && info.reason === "nativeapp" && ++n === 2) {
+				ext.off("background-script-reset-idle", on);
+				resolve("nativeapp");
+			}
+		};
+		ext.on("background-script-reset-idle", on);
+	})`, webmcp.FirefoxAddonID)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	raw, err := f.bidi.Command(ctx, "script.evaluate", map[string]any{
+		"expression": js, "target": map[string]any{"context": f.chromeContext()}, "awaitPromise": true,
+	})
+	if err != nil || !strings.Contains(string(raw), `"value":"nativeapp"`) {
+		t.Fatalf("Firefox's idle check never kept the background alive for its native port: %s, %v", raw, err)
+	}
+	res := f.call(bridgetest.Context(t), "echo", map[string]any{"text": "still here"})
+	if res.IsError || text(res) != "still here" {
+		t.Errorf("echo after the idle checks = %q (error %v)", text(res), res.IsError)
+	}
+	after, err := f.shimCLI("status")
+	hostPID := regexp.MustCompile(`host pid \d+`)
+	if err != nil || hostPID.FindString(after) == "" || hostPID.FindString(after) != hostPID.FindString(before) {
+		t.Errorf("the host changed while the background was idle (%v):\nbefore: %s\nafter: %s", err, before, after)
+	}
+}
