@@ -932,24 +932,27 @@
         const queue = waiting.get(key);
         if (queue) queue.push(settle);
         else waiting.set(key, [settle]);
-        let p;
+        executeNative(entry, input, signal, settled, finish);
+      });
+    }
+    function executeNative(entry, input, signal, settled, finish) {
+      let p;
+      try {
+        p = apply(nExecute, nativeMC, [entry.tool, input, { signal }]);
+      } catch (error) {
+        finish({ ok: false, error });
+        return;
+      }
+      then(resolved(p), (s) => {
+        let value;
         try {
-          p = apply(nExecute, nativeMC, [entry.tool, input, { signal }]);
+          value = settled(s);
         } catch (error) {
           finish({ ok: false, error });
           return;
         }
-        then(resolved(p), (s) => {
-          let value;
-          try {
-            value = settled(s);
-          } catch (error) {
-            finish({ ok: false, error });
-            return;
-          }
-          finish({ ok: true, value });
-        }, (error) => finish({ ok: false, error }));
-      });
+        finish({ ok: true, value });
+      }, (error) => finish({ ok: false, error }));
     }
     function runDeclared(entry, input, signal, settled) {
       const name = entry.meta.name;
@@ -960,34 +963,18 @@
           const form = e.target;
           if (done || !isObject(form) || apply(getAttr, form, ["toolname"]) !== name) return;
           queueTask(() => {
-            if (!e.defaultPrevented && navigatesHere(form, e)) finish(false, navigatedError(name));
+            if (!e.defaultPrevented && navigatesHere(form, e)) finish({ ok: false, error: navigatedError(name) });
           });
         };
-        const finish = (ok, v) => {
+        const finish = (o) => {
           if (done) return;
           done = true;
           apply(removeListener, win, ["submit", onSubmit, true]);
-          if (ok) resolve(v);
-          else reject(v);
+          if (o.ok) resolve(o.value);
+          else reject(o.error);
         };
         apply(addListener, win, ["submit", onSubmit, true]);
-        let p;
-        try {
-          p = apply(nExecute, nativeMC, [entry.tool, input, { signal }]);
-        } catch (error) {
-          finish(false, error);
-          return;
-        }
-        then(resolved(p), (s) => {
-          let value;
-          try {
-            value = settled(s);
-          } catch (error) {
-            finish(false, error);
-            return;
-          }
-          finish(true, value);
-        }, (error) => finish(false, error));
+        executeNative(entry, input, signal, settled, finish);
       });
     }
     function navigatesHere(form, e) {

@@ -1,24 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ChunkJoiner } from '../lib/chunks.js';
-
-// cut splits text into chunk messages the way the host does (Go leaves out
-// zero values: no "seq" for piece 0, no "last" unless true).
-function cut(id, text, size) {
-  const out = [];
-  for (let i = 0, seq = 0; i < text.length; i += size, seq++) {
-    const m = { type: 'chunk', id, data: text.slice(i, i + size) };
-    if (seq) m.seq = seq;
-    if (i + size >= text.length) m.last = true;
-    out.push(m);
-  }
-  return out;
-}
+import { hostChunks } from './fakes/hostcut.js';
 
 test('joins the pieces of a message in order', () => {
   const msg = JSON.stringify({ type: 'call', id: 's1.1', tabId: 3, name: 'echo', arguments: { text: 'é'.repeat(5000) + '"\\' } });
   const j = new ChunkJoiner();
-  const pieces = cut('c1', msg, 700);
+  const pieces = hostChunks('c1', msg, 700);
   assert.ok(pieces.length > 5);
   for (const p of pieces.slice(0, -1)) assert.equal(j.add(JSON.parse(JSON.stringify(p))), null);
   assert.equal(j.add(pieces.at(-1)), msg);
@@ -29,8 +17,8 @@ test('joins the pieces of a message in order', () => {
 test('interleaved messages do not mix', () => {
   const a = JSON.stringify({ type: 'call', id: 'a', arguments: { x: 'a'.repeat(100) } });
   const b = JSON.stringify({ type: 'call', id: 'b', arguments: { x: 'b'.repeat(100) } });
-  const pa = cut('ca', a, 30);
-  const pb = cut('cb', b, 30);
+  const pa = hostChunks('ca', a, 30);
+  const pb = hostChunks('cb', b, 30);
   const j = new ChunkJoiner();
   const done = [];
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {

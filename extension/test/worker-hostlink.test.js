@@ -7,18 +7,7 @@ import { HOST_NAME } from '../lib/protocol.js';
 import { RECONNECT_MAX, RECONNECT_MIN, STABLE_LINK } from '../worker/hostlink.js';
 import { SETTLE_MAX, SETTLE_QUIET } from '../worker/frames.js';
 import { LOCAL, bootWorker, drain, frameWithTools, localTab } from './fakes/worker.js';
-
-// cut splits text into chunk messages the way the host does.
-function cut(id, text, size) {
-  const out = [];
-  for (let i = 0, seq = 0; i < text.length; i += size, seq++) {
-    const m = { type: 'chunk', id, data: text.slice(i, i + size) };
-    if (seq) m.seq = seq;
-    if (i + size >= text.length) m.last = true;
-    out.push(m);
-  }
-  return out;
-}
+import { hostChunks } from './fakes/hostcut.js';
 
 test('says hello at once, and sends the state once the frames settled', async () => {
   const { chrome, clock, host } = await bootWorker({ tabs: [localTab(3, { active: true })], settle: false });
@@ -142,7 +131,7 @@ test('a chunked call reaches the frame whole', async () => {
   const frame = await frameWithTools(chrome, 3, ['echo']);
   frame.take();
   const call = { type: 'call', id: 's1.1', tabId: 3, name: 'echo', arguments: { text: 'é'.repeat(3000) } };
-  const pieces = cut('c1', JSON.stringify(call), 1000);
+  const pieces = hostChunks('c1', JSON.stringify(call), 1000);
   assert.ok(pieces.length > 2);
   for (const p of pieces.slice(0, -1)) host.deliver(p);
   assert.deepEqual(frame.posted, []);
@@ -157,7 +146,7 @@ test('bad chunks are dropped with a warning, and a link loss forgets pieces', as
   const call = JSON.stringify({ type: 'call', id: 's1.1', tabId: 3, name: 'echo' });
 
   // Out of order.
-  const pieces = cut('c1', call, 10);
+  const pieces = hostChunks('c1', call, 10);
   host.deliver(pieces[1]);
   assert.match(warnings.at(-1), /got piece 1, want 0/);
 
