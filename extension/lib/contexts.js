@@ -12,13 +12,13 @@ import * as S from './snapshot.js';
 
 /**
  * The most code points of a focused element's role, name or tag that are
- * kept (the page cuts a name to 100, lib/ambient.js; roles and tags are
+ * kept (the page cuts a name to 100, content/isolated/ambient.js; roles and tags are
  * short). testdata/limits/uicontext.json: elementFieldChars.
  */
 export const MAX_ELEMENT_FIELD = 120;
 /**
  * The most code points of a selection that are kept: the page's own cut
- * (lib/ambient.js), checked again. testdata/limits/uicontext.json:
+ * (content/isolated/ambient.js), checked again. testdata/limits/uicontext.json:
  * selectionChars.
  */
 export const MAX_SELECTION = 300;

@@ -77,7 +77,7 @@ export function cutText(s, max) {
 
 /**
  * Cuts text to at most max Unicode code points, ending with "…" when it
- * was cut (the ambient context's rule, lib/ambient.js).
+ * was cut (the ambient context's rule, content/isolated/ambient.js).
  */
 export function cutCodePoints(s, max) {
   if (s.length <= max) return s;

@@ -1,7 +1,7 @@
 // The in-page indicator: while an agent's call runs in a tab (or waits for
 // the user's consent), the tab's top frame shows "<agent> is using <tool>"
 // — drawn by the relay in the extension's isolated world, in a closed
-// shadow root (lib/indicator.js), never by the page. The worker sends the
+// shadow root (content/isolated/indicator.js), never by the page. The worker sends the
 // top frame's relay {type: "indicator", text} ("" hides it), only when the
 // text changes, and nothing for a site whose indicator the user turned off.
 // A call shows once it has run SHOW_DELAY ms (quick calls do not flash the

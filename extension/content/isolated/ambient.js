@@ -3,11 +3,10 @@
 // Each part is small: the selection is cut to MAX_SELECTION_CHARS, a name to
 // MAX_NAME_CHARS; a password field's value is never read.
 //
-// content/relay.js runs this in the isolated world of a tab's top frame (the
-// page cannot tamper with that world's DOM functions); the functions take
-// element-like objects, so that test/ambient.test.js runs them in Node. A
-// classic script without import or export, like lib/snapshot.js: its API is
-// globalThis.webmcpLib.ambient.
+// The relay's sampler (sampler.js) runs this in the isolated world of a
+// tab's top frame (the page cannot tamper with that world's DOM
+// functions); the functions take element-like objects, so that
+// test/ambient.test.js runs them in Node.
 //
 // The role and name follow the gist of WAI-ARIA, HTML-AAM and accname, not
 // every rule: an explicit role attribute, else the implicit role of the tag

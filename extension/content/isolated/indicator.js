@@ -1,12 +1,9 @@
 // The in-page indicator: "<agent> is using <tool>" while an agent's call
-// runs in this tab, drawn by the relay (lib/relay.js) in the extension's
+// runs in this tab, drawn by the relay (relay.js) in the extension's
 // isolated world, in a CLOSED shadow root: the page sees an empty host
 // element at most, cannot read or restyle what is inside, and its own
 // scripts (their patched prototypes) never run here. Unobtrusive: a small
 // pill in the bottom right corner that lets clicks through; light and dark.
-//
-// A classic script without import or export (a content script, like
-// lib/relay.js): its API is globalThis.webmcpLib.indicator.
 
 
 const STYLE = `
