@@ -68,6 +68,7 @@ type doctor struct {
 	report     DoctorJSON
 	reported   map[string]bool // sockets reported as not the user's
 	extVersion string          // the installed extension folder's version
+	firefox    bool            // a Firefox host manifest was found
 }
 
 func (d *doctor) add(link, status, format string, args ...any) {
@@ -223,6 +224,9 @@ func (d *doctor) checkManifests(host string, rec *installrec.Record, dirs []stri
 			continue
 		}
 		found++
+		if l.Firefox {
+			d.firefox = true
+		}
 		switch {
 		case err != nil:
 			d.problem(LinkManifest, "%s: %s is unreadable (%v): run ./install.sh again", l.Browser, path, err)
@@ -328,6 +332,10 @@ func (d *doctor) noHost(dir string) {
 		"the extension cannot start the host: its service worker console (chrome://extensions → WebMCP bridge → service worker) says why; \"Specified native messaging host not found\" means no manifest for that browser or profile",
 		fmt.Sprintf("the browser and this command disagree on the runtime directory: %s must be the same for both; here it is %s", runtimeDirVars, dir),
 	}
+	if d.firefox {
+		// Firefox registered: its add-on is a temporary one, gone each time Firefox quits.
+		d.report.Causes = slices.Insert(d.report.Causes, 1, "in Firefox, the add-on is not loaded: a temporary add-on goes each time Firefox quits; load it again (about:debugging#/runtime/this-firefox → Load Temporary Add-on → manifest.json of the firefox-extension folder install.sh printed); its console (about:debugging → WebMCP bridge → Inspect) says why the host does not start")
+	}
 	if d.json {
 		return
 	}
@@ -335,6 +343,16 @@ func (d *doctor) noHost(dir string) {
 	for i, c := range d.report.Causes {
 		fmt.Fprintf(d.out, "         %d. %s\n", i+1, c)
 	}
+}
+
+// extensionsPage is where the user reloads the bridge in browser b:
+// Firefox's about:debugging for the Firefox add-on, chrome://extensions
+// elsewhere (Edge and Brave open it too).
+func extensionsPage(b *webmcp.Browser) string {
+	if b != nil && b.ExtensionID == webmcp.FirefoxAddonID {
+		return "about:debugging#/runtime/this-firefox"
+	}
+	return "chrome://extensions"
 }
 
 // checkHosts connects as a shim does and reports each browser and its
@@ -357,11 +375,11 @@ func (d *doctor) checkHosts(ctx context.Context, env *Env) {
 			if h.Version != "" {
 				was = "webmcp-host " + h.Version
 			}
-			d.problem(LinkHost, "host pid %d of %s is %s, this webmcp-shim is %s: it still runs from before an update (or from another install); reload the extension in chrome://extensions or restart the browser, so that it starts the installed host (if that does not help, run the installer again)", h.PID, h.Browser.Name, was, version())
+			d.problem(LinkHost, "host pid %d of %s is %s, this webmcp-shim is %s: it still runs from before an update (or from another install); reload the extension in %s or restart the browser, so that it starts the installed host (if that does not help, run the installer again)", h.PID, h.Browser.Name, was, version(), extensionsPage(h.Browser))
 		case d.extVersion != "" && h.Browser.ExtensionVersion != "" && h.Browser.ExtensionVersion != d.extVersion:
-			d.problem(LinkHost, "%s runs the extension %s, but %s is installed: reload the extension in chrome://extensions (or load it from the folder install.sh printed)", h.Browser.Name, h.Browser.ExtensionVersion, d.extVersion)
+			d.problem(LinkHost, "%s runs the extension %s, but %s is installed: reload the extension in %s (or load it from the folder install.sh printed)", h.Browser.Name, h.Browser.ExtensionVersion, d.extVersion, extensionsPage(h.Browser))
 		case d.extVersion == "" && h.Browser.ExtensionVersion != "" && h.Browser.ExtensionVersion != version():
-			d.problem(LinkHost, "%s runs the extension %s, this webmcp-shim is %s: load the extension of the same release in chrome://extensions (or reload it there after an update)", h.Browser.Name, h.Browser.ExtensionVersion, version())
+			d.problem(LinkHost, "%s runs the extension %s, this webmcp-shim is %s: load the extension of the same release in %s (or reload it there after an update)", h.Browser.Name, h.Browser.ExtensionVersion, version(), extensionsPage(h.Browser))
 		}
 		allowed := 0
 		for _, t := range h.Tabs {

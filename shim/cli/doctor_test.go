@@ -275,3 +275,31 @@ func TestDoctorVersionMismatch(t *testing.T) {
 		})
 	}
 }
+
+// With Firefox registered and no host, the likely causes name Firefox's
+// own: its add-on is a temporary one, gone each time Firefox quits, and
+// about:debugging loads it again.
+func TestDoctorFirefoxNoHost(t *testing.T) {
+	profile := doctorHome(t)
+	dir := bridgetest.RuntimeDir(t)
+	self, _ := os.Executable()
+	m, err := manifest.NewFirefox(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := manifest.Write(m, filepath.Join(os.Getenv("HOME"), ".mozilla", "native-messaging-hosts")); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(bridgetest.Context(t), t, dir, "", "doctor", "--json", "--user-data-dir", profile)
+	r.expect(t, "doctor --json", 1)
+	d := doctorJSON(t, r)
+	if len(d.Causes) < 2 || !strings.Contains(d.Causes[1], "in Firefox, the add-on is not loaded: a temporary add-on goes each time Firefox quits") || !strings.Contains(d.Causes[1], "about:debugging") {
+		t.Errorf("causes = %q, want Firefox's second", d.Causes)
+	}
+	if got := extensionsPage(&webmcp.Browser{ExtensionID: webmcp.FirefoxAddonID}); got != "about:debugging#/runtime/this-firefox" {
+		t.Errorf("Firefox's extensions page = %q", got)
+	}
+	if got := extensionsPage(&webmcp.Browser{ExtensionID: webmcp.ExtensionID}); got != "chrome://extensions" {
+		t.Errorf("Chromium's extensions page = %q", got)
+	}
+}
