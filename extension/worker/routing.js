@@ -93,8 +93,9 @@ export class CallRouter {
 
   /** Answers call id: to the host, and to the activity log (detail: what the log tells the user instead of the agent's message). */
   reply(m, detail) {
-    if (this.activity) this.activity.end(m.id, m, detail);
+    // The answer first: the log's bookkeeping need not delay it.
     this.send(m);
+    if (this.activity) this.activity.end(m.id, m, detail);
   }
 
   /** A checked call from the host. */
@@ -197,8 +198,8 @@ export class CallRouter {
       out.trace = m.trace;
       mark(out, 'worker.back');
     }
-    if (this.activity) this.activity.end(out.id, out);
     this.sendAnswer(out, this.pending.size > 0);
+    if (this.activity) this.activity.end(out.id, out);
   }
 
   /** A new document replaced the frame of old: its calls end with `navigated`. */
