@@ -539,7 +539,6 @@
     tooLarge: "too_large",
     internal: "internal"
   });
-  var MAX_TOOL_BYTES = 1 << 20;
 
   // extension/content/isolated/sampler.js
   var SAMPLE_DELAY = 50;

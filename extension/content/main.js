@@ -215,7 +215,6 @@
     "consequentialHint",
     "debugging"
   ]);
-  var MAX_TOOL_BYTES = 1 << 20;
 
   // extension/content/main/toolcopy.js
   var COPIED = [...HINTS];

@@ -131,7 +131,7 @@ export const HINTS = /* @__PURE__ */ Object.freeze([
 ]);
 
 /** The largest tool (as JSON) that the extension passes on. */
-export const MAX_TOOL_BYTES = 1 << 20;
+export const MAX_TOOL_BYTES = 1048576; // 1 MiB
 
 /** Builds the extension's hello. */
 export function helloMessage({ name, version, instance, extensionId, extensionVersion }) {
