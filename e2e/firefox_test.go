@@ -400,3 +400,35 @@ func TestFirefoxOwnWebMCP(t *testing.T) {
 		t.Errorf("ff_sum = %q (error %v)", text(res), res.IsError)
 	}
 }
+
+// In Firefox the polyfill's declarative tools (the demo's orders page, as
+// the Chromium suite's TestWebMCP2026 tests use it): a toolautosubmit form
+// is filled and submitted, and the page's respondWith value is the answer;
+// a submission that navigates answers with where it led.
+func TestFirefoxForms(t *testing.T) {
+	f := startFirefox(t)
+	f.navigate(demoURL("localhost", ordersPath))
+	f.waitPage(`window.orders && window.orders.mode === "polyfill"`)
+	f.waitTool("add_note")
+	ctx := bridgetest.Context(t)
+	res := f.call(ctx, "add_note", map[string]any{"order": 7, "text": "ring back", "urgent": true, "channel": "phone"})
+	var got struct {
+		Order int `json:"order"`
+		Notes []struct {
+			Text    string `json:"text"`
+			Urgent  bool   `json:"urgent"`
+			Channel string `json:"channel"`
+		} `json:"notes"`
+	}
+	if res.IsError || json.Unmarshal([]byte(text(res)), &got) != nil || got.Order != 7 || len(got.Notes) != 1 || got.Notes[0].Text != "ring back" || !got.Notes[0].Urgent || got.Notes[0].Channel != "phone" {
+		t.Errorf("add_note = %q (error %v), want order 7's note as the page answered it", text(res), res.IsError)
+	}
+	if sub := f.evalString(f.context, `JSON.stringify(window.orders.submits)`); sub != `[{"form":"add_note","agentInvoked":true}]` {
+		t.Errorf("submit events seen by the page = %s, want one add_note with agentInvoked", sub)
+	}
+	res = f.call(ctx, "search_orders", map[string]any{"q": "tea"})
+	want := "Tool search_orders ran and navigated its tab to " + demoURL("localhost", ordersPath+"?q=tea")
+	if res.IsError || !strings.HasPrefix(text(res), want) {
+		t.Errorf("search_orders = %q (error %v), want a result that begins %q", text(res), res.IsError, want)
+	}
+}
