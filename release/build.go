@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/webmcp-bridge/bridge/internal/extfiles"
+	"github.com/webmcp-bridge/bridge/internal/firefoxext"
 	"github.com/webmcp-bridge/bridge/internal/version"
 )
 
@@ -133,6 +134,14 @@ func Build(opts Options) ([]File, error) {
 		return nil, err
 	}
 	files = append(files, f)
+	xpi, err := firefoxFiles(filepath.Join(opts.Source, "extension"), v)
+	if err != nil {
+		return nil, err
+	}
+	if f, err = writeZip(filepath.Join(opts.Out, "webmcp-bridge-firefox_"+v+".xpi"), "", xpi, mtime); err != nil {
+		return nil, err
+	}
+	files = append(files, f)
 	if bundleTargetsIn(opts.Targets) {
 		icon, err := os.ReadFile(filepath.Join(opts.Source, "extension", "icons", "icon-128.png"))
 		if err != nil {
@@ -196,6 +205,29 @@ func cleanOut(dir string) error {
 // (internal/extfiles), with version v in its manifest.
 func extensionFiles(dir, v string) ([]entry, error) {
 	files, err := extfiles.Read(dir, func(b []byte) ([]byte, error) { return setManifestVersion(b, v) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]entry, len(files))
+	for i, f := range files {
+		out[i] = entry{f.Name, 0o644, f.Data}
+	}
+	return out, nil
+}
+
+// firefoxFiles is the Firefox add-on (internal/firefoxext's manifest) of
+// the extension's folder, with version v, for an .xpi: unsigned, which
+// Firefox installs for good only where xpinstall.signatures.required can be
+// false (ESR, Developer Edition, Nightly), and as a temporary add-on
+// anywhere.
+func firefoxFiles(dir, v string) ([]entry, error) {
+	files, err := extfiles.Read(dir, func(b []byte) ([]byte, error) {
+		b, err := setManifestVersion(b, v)
+		if err != nil {
+			return nil, err
+		}
+		return firefoxext.Manifest(b)
+	})
 	if err != nil {
 		return nil, err
 	}

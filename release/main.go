@@ -8,6 +8,8 @@
 //     install.ps1 instead), README.md and LICENSE;
 //   - webmcp-bridge-extension_VERSION.zip: the extension, manifest.json at
 //     its root, as the Chrome Web Store takes it;
+//   - webmcp-bridge-firefox_VERSION.xpi: the Firefox add-on
+//     (internal/firefoxext), not signed;
 //   - webmcp-bridge_VERSION.mcpb: the Claude Desktop bundle (an MCPB
 //     file: a zip with its manifest.json), webmcp-shim for macOS (one
 //     universal binary) and Windows, built when the targets include

@@ -94,8 +94,8 @@ func TestRelease(t *testing.T) {
 		goos, goarch, _ := strings.Cut(target, "/")
 		want = append(want, archiveName(v, goos, goarch))
 	}
-	ext, mcpb := "webmcp-bridge-extension_"+v+".zip", "webmcp-bridge_"+v+".mcpb"
-	want = append(want, ext, mcpb, "SHA256SUMS")
+	ext, xpi, mcpb := "webmcp-bridge-extension_"+v+".zip", "webmcp-bridge-firefox_"+v+".xpi", "webmcp-bridge_"+v+".mcpb"
+	want = append(want, ext, xpi, mcpb, "SHA256SUMS")
 	if !slices.Equal(names, want) {
 		t.Fatalf("release files = %q, want %q", names, want)
 	}
@@ -160,6 +160,31 @@ func TestRelease(t *testing.T) {
 			checkExtensionManifest(t, fs["extension/manifest.json"], v)
 		})
 	}
+
+	t.Run("Firefox add-on", func(t *testing.T) {
+		fs, err := readArchive(filepath.Join(out, xpi))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f := range fs {
+			if strings.HasPrefix(f, "test/") {
+				t.Errorf("the .xpi holds the extension's tests: %s", f)
+			}
+		}
+		var m struct {
+			Version                 string
+			Key                     string
+			BrowserSpecificSettings struct {
+				Gecko struct{ ID string }
+			} `json:"browser_specific_settings"`
+		}
+		if err := json.Unmarshal(fs["manifest.json"], &m); err != nil || m.Version != v || m.Key != "" || m.BrowserSpecificSettings.Gecko.ID != webmcp.FirefoxAddonID {
+			t.Errorf("the .xpi's manifest.json (%v): version %q, key %q, gecko id %q; want %s, none, %s", err, m.Version, m.Key, m.BrowserSpecificSettings.Gecko.ID, v, webmcp.FirefoxAddonID)
+		}
+		if _, ok := fs["background.js"]; !ok {
+			t.Errorf("the .xpi lacks background.js")
+		}
+	})
 
 	t.Run("extension zip", func(t *testing.T) {
 		fs, err := readArchive(filepath.Join(out, ext))
