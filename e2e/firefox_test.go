@@ -432,3 +432,45 @@ func TestFirefoxForms(t *testing.T) {
 		t.Errorf("search_orders = %q (error %v), want a result that begins %q", text(res), res.IsError, want)
 	}
 }
+
+// In Firefox an agent opens a page, moves between tabs and closes the tab
+// it opened (the Chromium suite's TestOpenPage): open_page answers with the
+// new tab's tools, focus_tab changes the tab get_ui_context describes,
+// close_tab closes only the agent's tab.
+func TestFirefoxOpenPage(t *testing.T) {
+	f := startFirefox(t)
+	ctx := bridgetest.Context(t)
+	f.navigate(demoURL("localhost", "/?mine"))
+	f.waitTool("select_slice")
+	res := f.call(ctx, "open_page", map[string]any{"url": demoURL("localhost", "/?opened")})
+	var op openedPage
+	if err := json.Unmarshal([]byte(text(res)), &op); res.IsError || err != nil {
+		t.Fatalf("open_page = %s", text(res))
+	}
+	if op.TabID <= 0 || !strings.Contains(op.URL, "?opened") || !contains(op.Tools, "select_slice_2") {
+		t.Fatalf("open_page = %+v, want the new tab with the demo's tools", op)
+	}
+	if res := f.call(ctx, "get_selection_2", map[string]any{}); res.IsError {
+		t.Errorf("a tool of the opened page: %s", text(res))
+	}
+	ids := f.tabIDs("?mine")
+	if len(ids) != 1 {
+		t.Fatalf("list_tabs has %v for the user's tab", ids)
+	}
+	user := ids[0]
+	for _, id := range []int{user, op.TabID} {
+		if res := f.call(ctx, "focus_tab", map[string]any{"tabId": id}); res.IsError {
+			t.Fatalf("focus_tab %d: %s", id, text(res))
+		}
+		if c := f.getUIContext(); c.Tab == nil || c.Tab.ID != id {
+			t.Errorf("after focus_tab %d get_ui_context describes %+v", id, c.Tab)
+		}
+	}
+	if res := f.call(ctx, "close_tab", map[string]any{"tabId": user}); !res.IsError || !strings.Contains(text(res), "only the user closes it") {
+		t.Errorf("close_tab of the user's tab = %s", text(res))
+	}
+	if res := f.call(ctx, "close_tab", map[string]any{"tabId": op.TabID}); res.IsError {
+		t.Fatalf("close_tab of the opened tab: %s", text(res))
+	}
+	f.waitTools("the opened tab's tools go", func(m map[string]*mcp.Tool) bool { return m["select_slice_2"] == nil })
+}
