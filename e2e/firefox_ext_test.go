@@ -41,11 +41,24 @@ const extPageActorDir = "chrome/webmcp-test"
 // among them, as the page does.)
 const extPageActor = `export class WebMCPTestPageChild extends JSWindowActorChild {
   async receiveMessage({ name, data }) {
+    if (name === "shadowTexts") return this.shadowTexts();
     if (name !== "eval") throw new Error("unknown message " + name);
     const win = this.contentWindow;
     const sb = Cu.Sandbox(win, { sandboxPrototype: win, wantXrays: false, sameZoneAs: win });
     const json = await Cu.evalInSandbox("(async () => (" + data.expr + "))().then((v) => JSON.stringify(v === undefined ? null : v))", sb);
     return String(json);
+  }
+  // The text of every shadow root of the document, closed ones included
+  // (which this privileged code sees and the page does not), as
+  // "MODE: TEXT", without style sheets and scripts.
+  shadowTexts() {
+    const text = (n) => n.nodeType === 3 ? n.nodeValue : (n.nodeName === "STYLE" || n.nodeName === "SCRIPT") ? "" : [...n.childNodes].map(text).join("");
+    const out = [];
+    for (const el of this.document.querySelectorAll("*")) {
+      const sr = el.openOrClosedShadowRoot;
+      if (sr) out.push(sr.mode + ": " + text(sr).trim());
+    }
+    return JSON.stringify(out);
   }
 }
 `
@@ -92,7 +105,7 @@ func (f *firefoxBridge) chromeContext() string {
 		res.setSubstitution("webmcp-test", Services.io.newURI(%q));
 		ChromeUtils.registerWindowActor("WebMCPTestPage", {
 			child: {esModuleURI: "resource://webmcp-test/WebMCPTestPageChild.sys.mjs"},
-			matches: ["moz-extension://*/*"], allFrames: false,
+			matches: ["moz-extension://*/*", "http://*/*"], allFrames: false,
 		});
 		return true;
 	})()`, (&url.URL{Scheme: "file", Path: filepath.Join(f.profile, extPageActorDir) + "/"}).String()))
@@ -497,4 +510,65 @@ func TestFirefoxEventPageKeptAlive(t *testing.T) {
 	if err != nil || hostPID.FindString(after) == "" || hostPID.FindString(after) != hostPID.FindString(before) {
 		t.Errorf("the host changed while the background was idle (%v):\nbefore: %s\nafter: %s", err, before, after)
 	}
+}
+
+// pageShadowTexts returns the text of every shadow root, closed ones
+// included, of the tab whose page is at url (a prefix), as "MODE: TEXT".
+func (f *firefoxBridge) pageShadowTexts(url string) []string {
+	f.t.Helper()
+	js := fmt.Sprintf(`(async () => {
+		for (const win of Services.wm.getEnumerator("navigator:browser")) {
+			for (const b of win.gBrowser.browsers) {
+				if (b.currentURI.spec.startsWith(%q)) {
+					return await b.browsingContext.currentWindowGlobal.getActor("WebMCPTestPage").sendQuery("shadowTexts", {});
+				}
+			}
+		}
+		throw new Error("no tab at %s");
+	})()`, url, url)
+	var out []string
+	if err := json.Unmarshal([]byte(f.evalString(f.chromeContext(), js)), &out); err != nil {
+		f.t.Fatal(err)
+	}
+	return out
+}
+
+// In Firefox, while an agent's call runs in a tab, the badge shows it and
+// the page shows "<agent> is using <tool>" in a closed shadow root that the
+// add-on's content script draws (the Chromium suite's TestActivity); both
+// go when the call ends, and the activity log has it.
+func TestFirefoxActivity(t *testing.T) {
+	f := startFirefox(t)
+	origin := serveConsentSite(t)
+	f.navigate(origin + "/hold")
+	f.waitPage(`document.body.dataset.ready === "true"`)
+	f.waitTool("hold")
+	tabID := f.tabID(origin)
+	f.openExtPage("ui/activity.html")
+	ext := f.findExtPage("ui/activity.html", nil)
+	badge := func(want string) string {
+		return waitScript(fmt.Sprintf(`document.documentElement.dataset.badge === %s`, mustJSON(want)))
+	}
+	// Nothing tells a page when a badge changes: the page asks every 50 ms.
+	f.extEvalIn(ext, fmt.Sprintf(`(setInterval(() => chrome.action.getBadgeText({tabId: %d}).then((t) => { document.documentElement.dataset.badge = t; }), 50), true)`, tabID))
+	f.extEvalIn(ext, badge("1"))
+
+	ch := callAsync(f.client, "hold", map[string]any{})
+	f.waitPage(`window.pending.length === 1`)
+	f.extEvalIn(ext, badge("▶1"))
+	// The page sees a host element at most: its shadow root is closed.
+	f.waitPage(`document.body.lastElementChild.tagName === "DIV" && document.body.lastElementChild.shadowRoot === null`)
+	texts := f.pageShadowTexts(origin + "/hold")
+	if len(texts) != 1 || !strings.HasPrefix(texts[0], "closed: ") || !strings.HasSuffix(texts[0], " is using hold") {
+		t.Fatalf("the page's shadow roots say %q, want one closed root saying \"<agent> is using hold\"", texts)
+	}
+	f.extEvalIn(ext, waitScript(`document.querySelector('.wm-log li[data-tool="hold"][data-outcome="running"]')`))
+
+	f.evalIn(f.context, `window.release()`)
+	if got := outcome(t, ch); got != "OK released" {
+		t.Fatalf("hold returned %q", got)
+	}
+	f.waitPage(`document.body.lastElementChild.tagName !== "DIV"`)
+	f.extEvalIn(ext, badge("1"))
+	f.extEvalIn(ext, waitScript(`document.querySelector('.wm-log li[data-tool="hold"][data-outcome="result"]')`))
 }
