@@ -199,6 +199,11 @@ func TestFirefoxToolsAndCall(t *testing.T) {
 		t.Errorf("webmcp-shim status = %v:\n%s", err, out)
 	}
 	t.Logf("webmcp-shim status:\n%s", out)
+	out, err = f.shimCLI("call", "echo", `{"text": "hello from webmcp-shim call"}`)
+	if err != nil || !strings.Contains(out, "hello from webmcp-shim call") {
+		t.Errorf("webmcp-shim call echo = %v:\n%s", err, out)
+	}
+	t.Logf("webmcp-shim call echo '{\"text\": \"hello from webmcp-shim call\"}':\n%s", out)
 	f.navigate(demoURL("127.0.0.1", "/nothing-here"))
 	f.waitTools("the demo's tools gone", func(m map[string]*mcp.Tool) bool { return m["echo"] == nil })
 }
