@@ -404,6 +404,14 @@ func TestFirefoxOwnWebMCP(t *testing.T) {
 	if res.IsError || text(res) != "sum 5" {
 		t.Errorf("ff_sum = %q (error %v)", text(res), res.IsError)
 	}
+	// With Firefox's prototype on (and its ModelContext interface on the
+	// window), the polyfill still serves document.modelContext: the demo
+	// works as without it.
+	f.navigate(demoURL("127.0.0.1", "/"))
+	f.waitTool("echo")
+	if res := f.call(bridgetest.Context(t), "echo", map[string]any{"text": "beside Firefox's own"}); res.IsError || text(res) != "beside Firefox's own" {
+		t.Errorf("echo = %q (error %v)", text(res), res.IsError)
+	}
 }
 
 // In Firefox the polyfill's declarative tools (the demo's orders page, as

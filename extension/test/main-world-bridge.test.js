@@ -257,6 +257,16 @@ test('Firefox\'s own navigator.modelContext: its tools are read beside the polyf
   assert.equal(firefox.tools.has('native'), false);
 });
 
+test('Firefox\'s own navigator.modelContext without its testing preference (no getTools): a tool it registers is still read', async () => {
+  const firefox = firefoxModelContext();
+  delete firefox.getTools;
+  const page = load({ navigatorMC: firefox });
+  page.nav.modelContext.registerTool(tool('native', { execute: () => 'ran' }));
+  await next(page, toolsMsg(['native']));
+  page.port.postMessage({ type: 'call', id: 'n2', name: 'native', arguments: {} });
+  assert.deepEqual(await next(page, answer('n2')), { type: 'result', id: 'n2', output: 'ran' });
+});
+
 test('the handover takes only a port from the window itself, once', async () => {
   const page = load({ handover: false });
   await page.mc.registerTool(tool('t'));
