@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	cdpwebmcp "github.com/chromedp/cdproto/webmcp"
 	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Declarative forms as Chromium 156 has them, compared in real Chromium:
@@ -118,8 +121,21 @@ func TestFormSchemaIsTheBrowsers(t *testing.T) {
 		got[m] = map[string]seen{}
 		for _, p := range formPages {
 			tab, _ := b.open(formsURL(t, p.path))
-			tool := b.waitTool(p.tool)
-			got[m][p.tool] = seen{page: pageToolSchema(t, tab, p.tool), agent: mustJSON(tool.InputSchema)}
+			// The page has loaded: its form is whole. The agent's copy may
+			// still be one read while the parser was halfway through it
+			// (TestFormToolWhileParsing), so wait for it to have every field.
+			page := pageToolSchema(t, tab, p.tool)
+			var whole struct {
+				Properties map[string]any `json:"properties"`
+			}
+			if err := json.Unmarshal([]byte(page), &whole); err != nil {
+				t.Fatalf("%s: the page's schema: %v", p.tool, err)
+			}
+			want := slices.Sorted(maps.Keys(whole.Properties))
+			tool := b.waitTools(p.tool+" with every field", func(ts map[string]*mcp.Tool) bool {
+				return slices.Equal(schemaFields(ts[p.tool]), want)
+			})[p.tool]
+			got[m][p.tool] = seen{page: page, agent: mustJSON(tool.InputSchema)}
 			if m == native {
 				if reference == nil {
 					reference = map[string]string{}

@@ -68,12 +68,18 @@ func (b *bridge) openUI(path string) context.Context {
 	b.t.Helper()
 	url := fmt.Sprintf("chrome-extension://%s/%s", webmcp.ExtensionID, path)
 	no, yes := false, true
-	res, err := chromedp.CallBrowser(b.browser, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: &no, Background: &yes})
+	// A blank tab first, then the page: Navigate returns once it has
+	// loaded (a tab created at the URL may still be about:blank when the
+	// test speaks to it, without chrome.runtime).
+	res, err := chromedp.CallBrowser(b.browser, target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: &no, Background: &yes})
 	if err != nil {
 		b.t.Fatalf("open %s: %v", url, err)
 	}
 	page, cancel := chromedp.NewContext(b.browser, chromedp.WithTargetID(res.TargetID))
 	b.t.Cleanup(cancel)
+	if err := chromedp.Do(page, chromedp.Navigate(url)); err != nil {
+		b.t.Fatalf("open %s: %v", url, err)
+	}
 	if _, err := chromedp.Call(page, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 		b.t.Fatalf("emulate focus in %s: %v", path, err)
 	}
