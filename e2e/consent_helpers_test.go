@@ -105,16 +105,36 @@ func (b *bridge) consentTarget(seen map[target.ID]bool) target.ID {
 	// than 20 s to open.
 	ctx, cancel := context.WithTimeout(b.browser, time.Minute)
 	defer cancel()
+	var id target.ID
+	err := awaitTargets(ctx, func(infos []*target.Info) bool {
+		var ok bool
+		id, ok = consentIn(infos, seen)
+		return ok
+	})
+	if err != nil {
+		b.t.Fatalf("no consent window (ui/consent.html) appeared (%v); %s", err, b.consentDiagnosis())
+	}
+	return id
+}
+
+// awaitTargets lists the browser's targets until done accepts them,
+// woken by the browser's target events; it fails when ctx ends first or
+// the targets cannot be listed.
+func awaitTargets(ctx context.Context, done func([]*target.Info) bool) error {
 	woke := make(chan struct{}, 1)
 	listenTargets(ctx, woke)
 	for {
-		if id, ok := b.findConsent(ctx, seen); ok {
-			return id
+		infos, err := chromedp.Targets(ctx)
+		if err != nil {
+			return fmt.Errorf("list targets: %w", err)
+		}
+		if done(infos) {
+			return nil
 		}
 		select {
 		case <-woke:
 		case <-ctx.Done():
-			b.t.Fatalf("no consent window (ui/consent.html) appeared; %s", b.consentDiagnosis())
+			return ctx.Err()
 		}
 	}
 }
@@ -173,6 +193,11 @@ func (b *bridge) findConsent(ctx context.Context, seen map[target.ID]bool) (targ
 	if err != nil {
 		b.t.Fatalf("list targets: %v", err)
 	}
+	return consentIn(infos, seen)
+}
+
+// consentIn finds a consent window not in seen among infos.
+func consentIn(infos []*target.Info, seen map[target.ID]bool) (target.ID, bool) {
 	for _, in := range infos {
 		if in.Type == "page" && strings.HasSuffix(in.URL, "/ui/consent.html") && !seen[in.TargetID] {
 			return in.TargetID, true

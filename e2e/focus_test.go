@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/target"
-	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,21 +39,8 @@ func (b *bridge) waitTargetsGone(what string, match func(*target.Info) bool) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.browser, 20*time.Second)
 	defer cancel()
-	woke := make(chan struct{}, 1)
-	listenTargets(ctx, woke)
-	for {
-		infos, err := chromedp.Targets(ctx)
-		if err != nil {
-			b.t.Fatalf("list targets: %v", err)
-		}
-		if !slices.ContainsFunc(infos, match) {
-			return
-		}
-		select {
-		case <-woke:
-		case <-ctx.Done():
-			b.t.Fatalf("%s never went away", what)
-		}
+	if err := awaitTargets(ctx, func(infos []*target.Info) bool { return !slices.ContainsFunc(infos, match) }); err != nil {
+		b.t.Fatalf("%s never went away (%v)", what, err)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/demo"
@@ -219,53 +220,47 @@ func start(t testing.TB, m mode) *bridge {
 func (b *bridge) keepWorkerConsole() {
 	ctx, cancel := context.WithTimeout(b.browser, 20*time.Second)
 	defer cancel()
-	woke := make(chan struct{}, 1)
-	listenTargets(ctx, woke)
-	for {
-		infos, err := chromedp.Targets(ctx)
-		if err != nil {
-			return
-		}
+	var worker target.ID
+	awaitTargets(ctx, func(infos []*target.Info) bool {
 		for _, in := range infos {
-			if in.Type != "service_worker" || !strings.HasPrefix(in.URL, "chrome-extension://"+webmcp.ExtensionID+"/") {
-				continue
+			if in.Type == "service_worker" && strings.HasPrefix(in.URL, "chrome-extension://"+webmcp.ExtensionID+"/") {
+				worker = in.TargetID
+				return true
 			}
-			worker, stop := chromedp.NewContext(b.browser, chromedp.WithTargetID(in.TargetID), chromedp.WithDetachOnCancel())
-			b.t.Cleanup(stop)
-			log := b.logs.prefixed("worker: ")
-			chromedp.Listen(worker, func(ev any) {
-				switch e := ev.(type) {
-				case *cdpruntime.EventConsoleAPICalled:
-					if e.Type == cdpruntime.ConsoleAPICalledTypeWarning || e.Type == cdpruntime.ConsoleAPICalledTypeError {
-						var parts []string
-						for _, a := range e.Args {
-							if a.Value != nil {
-								parts = append(parts, string(a.Value))
-							} else {
-								parts = append(parts, a.Description)
-							}
-						}
-						fmt.Fprintf(log, "%s %s\n", e.Type, strings.Join(parts, " "))
+		}
+		return false
+	})
+	if worker == "" {
+		return
+	}
+	wctx, stop := chromedp.NewContext(b.browser, chromedp.WithTargetID(worker), chromedp.WithDetachOnCancel())
+	b.t.Cleanup(stop)
+	log := b.logs.prefixed("worker: ")
+	chromedp.Listen(wctx, func(ev any) {
+		switch e := ev.(type) {
+		case *cdpruntime.EventConsoleAPICalled:
+			if e.Type == cdpruntime.ConsoleAPICalledTypeWarning || e.Type == cdpruntime.ConsoleAPICalledTypeError {
+				var parts []string
+				for _, a := range e.Args {
+					if a.Value != nil {
+						parts = append(parts, string(a.Value))
+					} else {
+						parts = append(parts, a.Description)
 					}
-				case *cdpruntime.EventExceptionThrown:
-					d := e.ExceptionDetails
-					what := d.Text
-					if d.Exception != nil {
-						what += " " + d.Exception.Description
-					}
-					fmt.Fprintf(log, "uncaught %s (%s:%d)\n", what, d.URL, d.LineNumber+1)
 				}
-			})
-			if err := chromedp.Do(worker); err != nil {
-				fmt.Fprintf(log, "could not attach to the worker for its console: %v\n", err)
+				fmt.Fprintf(log, "%s %s\n", e.Type, strings.Join(parts, " "))
 			}
-			return
+		case *cdpruntime.EventExceptionThrown:
+			d := e.ExceptionDetails
+			what := d.Text
+			if d.Exception != nil {
+				what += " " + d.Exception.Description
+			}
+			fmt.Fprintf(log, "uncaught %s (%s:%d)\n", what, d.URL, d.LineNumber+1)
 		}
-		select {
-		case <-woke:
-		case <-ctx.Done():
-			return
-		}
+	})
+	if err := chromedp.Do(wctx); err != nil {
+		fmt.Fprintf(log, "could not attach to the worker for its console: %v\n", err)
 	}
 }
 
