@@ -435,7 +435,7 @@ func checkInstalled(t *testing.T, env []string, rt, bin, v string, servers ...st
 		cmd.Env = env
 		cmd.Stderr = bridgetest.NewLog(t, filepath.Base(server))
 		c := bridgetest.ConnectMCP(t, &mcp.CommandTransport{Command: cmd})
-		tools := c.AwaitChange(bridgetest.Context(t), "the page's echo tool from "+server, func(tools map[string]*mcp.Tool) bool {
+		tools := c.AwaitTools(bridgetest.Context(t), "the page's echo tool from "+server, func(tools map[string]*mcp.Tool) bool {
 			return slices.ContainsFunc(bridgetest.Names(tools), func(n string) bool { return strings.Contains(n, "echo") })
 		})
 		t.Logf("tools/list through %s: %q", server, bridgetest.Names(tools))
