@@ -153,13 +153,11 @@ func (b *bridge) consentDiagnosis() string {
 	for _, in := range infos {
 		out = append(out, fmt.Sprintf("target %s %s %s", in.TargetID, in.Type, in.URL))
 	}
-	no, yes := false, true
-	res, err := chromedp.CallBrowser(ctx, target.CreateTarget, target.CreateTargetParams{URL: extURL("ui/activity.html"), NewWindow: &no, Background: &yes})
-	if err != nil {
-		return strings.Join(append(out, fmt.Sprintf("open an extension page: %v", err)), "\n")
-	}
-	page, cancelPage := chromedp.NewContext(ctx, chromedp.WithTargetID(res.TargetID))
+	page, cancelPage, err := openExtPage(ctx, "ui/activity.html")
 	defer cancelPage()
+	if err != nil {
+		return strings.Join(append(out, err.Error()), "\n")
+	}
 	for _, q := range []string{"consent.list", "activity.list"} {
 		js := `chrome.runtime.sendMessage({type: ` + mustJSON(q) + `})`
 		got, err := chromedp.Run(page, chromedp.Evaluate[any](js, chromedp.EvalAwaitPromise))

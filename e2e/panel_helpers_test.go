@@ -18,7 +18,6 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // The panel's contract names (extension/ui/site.js, context.js).
@@ -66,24 +65,33 @@ func (b *bridge) openPanel(id int, front context.Context) context.Context {
 // tabs get a window each, which takes the focus.)
 func (b *bridge) openUI(path string) context.Context {
 	b.t.Helper()
-	url := fmt.Sprintf("chrome-extension://%s/%s", webmcp.ExtensionID, path)
-	no, yes := false, true
-	// A blank tab first, then the page: Navigate returns once it has
-	// loaded (a tab created at the URL may still be about:blank when the
-	// test speaks to it, without chrome.runtime).
-	res, err := chromedp.CallBrowser(b.browser, target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: &no, Background: &yes})
-	if err != nil {
-		b.t.Fatalf("open %s: %v", url, err)
-	}
-	page, cancel := chromedp.NewContext(b.browser, chromedp.WithTargetID(res.TargetID))
+	page, cancel, err := openExtPage(b.browser, path)
 	b.t.Cleanup(cancel)
-	if err := chromedp.Do(page, chromedp.Navigate(url)); err != nil {
-		b.t.Fatalf("open %s: %v", url, err)
+	if err != nil {
+		b.t.Fatal(err)
 	}
 	if _, err := chromedp.Call(page, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 		b.t.Fatalf("emulate focus in %s: %v", path, err)
 	}
 	return page
+}
+
+// openExtPage opens the extension's page path in a background tab of
+// browser and returns it loaded. A blank tab first, then the page:
+// Navigate returns once it has loaded (a tab created at the URL may still
+// be about:blank when the test speaks to it, without chrome.runtime).
+func openExtPage(browser context.Context, path string) (context.Context, context.CancelFunc, error) {
+	url := extURL(path)
+	no, yes := false, true
+	res, err := chromedp.CallBrowser(browser, target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: &no, Background: &yes})
+	if err != nil {
+		return nil, func() {}, fmt.Errorf("open %s: %w", url, err)
+	}
+	page, cancel := chromedp.NewContext(browser, chromedp.WithTargetID(res.TargetID))
+	if err := chromedp.Do(page, chromedp.Navigate(url)); err != nil {
+		return page, cancel, fmt.Errorf("open %s: %w", url, err)
+	}
+	return page, cancel, nil
 }
 
 // openBeside opens url as the active tab of the focused window (chromedp's
