@@ -106,15 +106,68 @@ func (b *bridge) consentTarget(seen map[target.ID]bool) target.ID {
 	ctx, cancel := context.WithTimeout(b.browser, time.Minute)
 	defer cancel()
 	var id target.ID
+	var parsed error
 	err := awaitTargets(ctx, func(infos []*target.Info) bool {
 		var ok bool
-		id, ok = consentIn(infos, seen)
-		return ok
+		if id, ok = consentIn(infos, seen); !ok {
+			return false
+		}
+		ok, parsed = b.consentParsed(ctx, infos)
+		return ok || parsed != nil
 	})
+	if err == nil {
+		err = parsed
+	}
 	if err != nil {
 		b.t.Fatalf("no consent window (ui/consent.html) appeared (%v); %s", err, b.consentDiagnosis())
 	}
 	return id
+}
+
+// consentParsed reports whether every consent window among infos has a
+// document the parser is done with, waiting for those it is still
+// parsing. chromedp must not attach to a page whose top nodes change
+// while it attaches: it records them in one goroutine while another reads
+// them for each change (a data race in chromedp's DOM bookkeeping), and a
+// consent window's parser adds <head> and <body> under <html>. Once parsed,
+// the window changes nothing above <body>.
+func (b *bridge) consentParsed(ctx context.Context, infos []*target.Info) (bool, error) {
+	n := 0
+	for _, in := range infos {
+		if in.Type == "page" && strings.HasSuffix(in.URL, "/ui/consent.html") {
+			n++
+		}
+	}
+	views, err := b.extViews(ctx)
+	if err != nil {
+		return false, err
+	}
+	// A window whose document is not there yet is not among the views:
+	// its title, parsed after, is a target event that asks again.
+	js := fmt.Sprintf(`(async () => {
+		const views = chrome.extension.getViews().filter(w => w.location.pathname === "/ui/consent.html");
+		if (views.length < %d) return false;
+		await Promise.all(views.map(w => w.document.readyState !== "loading" ||
+			new Promise(done => w.document.addEventListener("DOMContentLoaded", done, {once: true}))));
+		return true;
+	})()`, n)
+	return chromedp.Run(views, chromedp.Evaluate[bool](js, chromedp.EvalAwaitPromise))
+}
+
+// extViews is an extension page (opened once per test, attached while
+// blank) from which chrome.extension.getViews() sees the extension's own
+// windows without attaching to them.
+func (b *bridge) extViews(ctx context.Context) (context.Context, error) {
+	if b.views != nil {
+		return b.views, nil
+	}
+	page, cancel, err := openExtPage(b.browser, "ui/activity.html")
+	b.t.Cleanup(cancel)
+	if err != nil {
+		return nil, err
+	}
+	b.views = page
+	return page, nil
 }
 
 // awaitTargets lists the browser's targets until done accepts them,
@@ -204,8 +257,9 @@ func consentIn(infos []*target.Info, seen map[target.ID]bool) (target.ID, bool) 
 	return "", false
 }
 
-// attach returns a chromedp context on target id; cancelling it detaches
-// (closing the consent window would decline its calls).
+// attach returns a chromedp context on target id, a consent window that
+// consentTarget found parsed; cancelling it detaches (closing the consent
+// window would decline its calls).
 func (b *bridge) attach(id target.ID) context.Context {
 	b.t.Helper()
 	ctx, cancel := chromedp.NewContext(b.browser, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())

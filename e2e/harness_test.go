@@ -152,6 +152,7 @@ type bridge struct {
 	updated    chan string   // resources/updated URIs
 	logs       *logBuffer
 	shims      []*exec.Cmd // the webmcp-shim processes connectShim started, oldest first
+	views      context.Context // an extension page that sees the extension's windows (see extViews)
 }
 
 // start starts Chromium in mode m with a fresh profile prepared by

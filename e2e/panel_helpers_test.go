@@ -100,12 +100,17 @@ func openExtPage(browser context.Context, path string) (context.Context, context
 func (b *bridge) openBeside(url string) context.Context {
 	b.t.Helper()
 	no := false
-	res, err := chromedp.CallBrowser(b.browser, target.CreateTarget, target.CreateTargetParams{URL: url, NewWindow: &no, Background: &no})
+	// A blank tab first, then the page: chromedp attaches to a loading
+	// page with a data race (see consentParsed).
+	res, err := chromedp.CallBrowser(b.browser, target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: &no, Background: &no})
 	if err != nil {
 		b.t.Fatalf("open %s: %v", url, err)
 	}
 	tab, cancel := chromedp.NewContext(b.browser, chromedp.WithTargetID(res.TargetID))
 	b.t.Cleanup(cancel)
+	if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
+		b.t.Fatalf("open %s: %v", url, err)
+	}
 	return tab
 }
 
