@@ -42,12 +42,17 @@ type session struct {
 	outCalls []string
 	outBytes int
 
-	mu     sync.Mutex
-	queue  [][]byte
-	queued int  // bytes in queue
-	closed bool // no more lines are taken
-	why    string
-	wake   chan struct{}
+	// direct writes to the connection without waiting (tryWrite), or is
+	// nil where it cannot: then every line goes through the writer.
+	direct func([]byte) int
+
+	mu      sync.Mutex
+	queue   [][]byte
+	queued  int  // bytes in queue
+	closed  bool // no more lines are taken
+	writing bool // the writer, or a sender itself (send), is writing
+	why     string
+	wake    chan struct{}
 }
 
 // addSession starts serving a shim connection: it sends the shim hello and
@@ -65,7 +70,7 @@ func (h *host) addSession(c net.Conn) {
 		return
 	}
 	h.nextSession++
-	s := &session{h: h, id: "s" + strconv.Itoa(h.nextSession), conn: c, wake: make(chan struct{}, 1)}
+	s := &session{h: h, id: "s" + strconv.Itoa(h.nextSession), conn: c, wake: make(chan struct{}, 1), direct: tryWrite(c)}
 	h.sessions[s.id] = s
 	h.greet(s)
 	h.sessionWG.Add(2)
@@ -75,7 +80,10 @@ func (h *host) addSession(c net.Conn) {
 }
 
 // send queues a line for the shim. It never blocks: a shim whose queue is
-// over the limits is disconnected.
+// over the limits is disconnected. When nothing waits and nobody writes, the
+// sender writes the line itself as far as the socket takes it without
+// waiting, and queues the rest: an answer then reaches the shim without
+// waking the writer goroutine.
 func (s *session) send(line []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -87,6 +95,22 @@ func (s *session) send(line []byte) {
 		s.why = fmt.Sprintf("it fell behind: %d messages (%d bytes) were waiting for it", len(s.queue), s.queued)
 		s.queue, s.queued = nil, 0
 		s.conn.Close() // ends both loops; the reader drops the session
+		return
+	}
+	if s.direct != nil && len(s.queue) == 0 && !s.writing {
+		s.writing = true
+		s.mu.Unlock()
+		n := s.direct(line)
+		s.mu.Lock()
+		s.writing = false
+		if n < len(line) {
+			// The rest goes first: lines queued meanwhile came after it.
+			s.queue = append([][]byte{line[n:]}, s.queue...)
+			s.queued += len(line) - n
+		}
+		if len(s.queue) > 0 || s.closed {
+			s.signal()
+		}
 		return
 	}
 	s.queue = append(s.queue, line)
@@ -117,13 +141,22 @@ func (s *session) writeLoop() {
 	defer s.conn.Close()
 	for {
 		s.mu.Lock()
+		if s.writing {
+			// A sender writes a line itself; it wakes the writer when done.
+			s.mu.Unlock()
+			<-s.wake
+			continue
+		}
 		batch, closed := s.queue, s.closed
 		s.queue, s.queued = nil, 0
+		s.writing = len(batch) > 0 // senders queue meanwhile
 		s.mu.Unlock()
 		if len(batch) > 0 {
 			bufs := net.Buffers(batch)
-			if _, err := bufs.WriteTo(s.conn); err != nil {
-				s.mu.Lock()
+			_, err := bufs.WriteTo(s.conn)
+			s.mu.Lock()
+			s.writing = false
+			if err != nil {
 				if s.why == "" {
 					s.why = fmt.Sprintf("writing to it failed: %v", err)
 				}
@@ -132,6 +165,7 @@ func (s *session) writeLoop() {
 				s.mu.Unlock()
 				return
 			}
+			s.mu.Unlock()
 			continue
 		}
 		if closed {
