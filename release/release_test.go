@@ -400,6 +400,12 @@ func TestRelease(t *testing.T) {
 		checkExtensionManifest(t, readFile(t, filepath.Join(home, ".local", "share", "webmcp-bridge", "extension", "manifest.json")), v)
 		// An agent may name the installed shim or the package's command.
 		checkInstalled(t, env, rt, bin, v, filepath.Join(bin, "webmcp-shim"), filepath.Join(prefix, "node_modules", ".bin", "webmcp-bridge"))
+		// doctor's advice names the command that made the install.
+		profile := t.TempDir()
+		doc, _ := run(env, filepath.Join(bin, "webmcp-shim"), "doctor", "--user-data-dir", profile)
+		if !strings.Contains(doc, "run npx webmcp-bridge install --user-data-dir "+profile) || strings.Contains(doc, "install.sh") {
+			t.Errorf("doctor after npx webmcp-bridge install does not name it, or names install.sh:\n%s", doc)
+		}
 	})
 }
 

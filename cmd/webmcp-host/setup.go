@@ -51,6 +51,7 @@ func installPrefix(o *installOpts, prefix, ext, self string) int {
 		o.errorf("%v (remove it, or fix the line, and run the install again)", err)
 		return 1
 	}
+	rec.Installer = installer() // doctor's advice names it
 	shim := filepath.Join(filepath.Dir(self), installrec.Exe("webmcp-shim"))
 	if _, err := os.Stat(shim); err != nil {
 		o.errorf("no webmcp-shim beside this webmcp-host (%v): install from a source checkout (%s builds both) or from a release archive, which holds both", err, installer())

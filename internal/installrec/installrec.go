@@ -13,7 +13,10 @@
 // registry key HKCU\...\NativeMessagingHosts\dev.webmcp.bridge, naming the
 // manifest; NOTE names the browsers) or "regkey" (a registry key that the
 // install created, removed at uninstall when empty). Lines starting with #
-// are comments. webmcp-host install writes it and uninstall reads it.
+// are comments; one of them, "# installer: COMMAND", names the command that
+// made the install (./install.sh, .\install.ps1, npx webmcp-bridge
+// install), which doctor's advice repeats. webmcp-host install writes it
+// and uninstall reads it.
 //
 // The record is not trusted further than the places an install writes
 // ([Check]): whatever a line says, the uninstall removes only this install's
@@ -66,7 +69,14 @@ type Entry struct {
 type Record struct {
 	Path    string
 	Entries []Entry
+	// Installer is the command that made the install ("" when the record
+	// does not say: one written before it did).
+	Installer string
 }
+
+// installerComment starts the comment line that holds Record.Installer; a
+// comment, so that a binary that does not know it passes over it.
+const installerComment = "# installer: "
 
 // PathFor is where the record of an install whose binaries are in bin
 // (PREFIX/bin) is: PREFIX/share/webmcp-bridge/install-record.
@@ -231,6 +241,10 @@ func Load(path string) (r *Record, exists bool, err error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
+		if cmd, ok := strings.CutPrefix(line, installerComment); ok {
+			r.Installer = strings.TrimSpace(cmd)
+			continue
+		}
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -284,6 +298,9 @@ func (r *Record) Of(kind string) []Entry {
 func (r *Record) Save() error {
 	var b strings.Builder
 	b.WriteString("# What the installer wrote; its --uninstall removes it. KIND<tab>PATH<tab>NOTE\n")
+	if cmd := strings.TrimSpace(strings.ReplaceAll(r.Installer, "\n", " ")); cmd != "" {
+		b.WriteString(installerComment + cmd + "\n")
+	}
 	for _, e := range r.Entries {
 		fmt.Fprintf(&b, "%s\t%s\t%s\n", e.Kind, e.Path, e.Note)
 	}

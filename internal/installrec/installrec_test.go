@@ -18,6 +18,7 @@ func TestRoundTrip(t *testing.T) {
 	r.Add(Entry{Kind: File, Path: "/p/bin/webmcp-host"})
 	r.Add(Entry{Kind: Manifest, Path: "/h/.config/chromium/NativeMessagingHosts/dev.webmcp.bridge.json", Note: "Chromium"})
 	r.Add(Entry{Kind: File, Path: "/p/bin/webmcp-host"}) // once
+	r.Installer = "npx webmcp-bridge install"
 	if err := r.Save(); err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +36,17 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if got := back.Of(Dir); len(got) != 1 || got[0].Path != "/p/share" {
 		t.Errorf("Of(Dir) = %+v", got)
+	}
+	if back.Installer != "npx webmcp-bridge install" {
+		t.Errorf("Installer = %q, want the one saved", back.Installer)
+	}
+	// The installer line is a comment: a binary that does not know it
+	// passes over it, as it does over a record without one.
+	if err := os.WriteFile(path, []byte("# installer: ./install.sh\nfile\t/p/bin/webmcp-shim\t\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if back, _, err := Load(path); err != nil || back.Installer != "./install.sh" || len(back.Entries) != 1 {
+		t.Errorf("Load = %+v, %v", back, err)
 	}
 }
 

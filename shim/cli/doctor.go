@@ -69,9 +69,26 @@ type doctor struct {
 	reported   map[string]bool // sockets reported as not the user's
 	extVersion string          // the installed extension folder's version
 	firefox    bool            // a Firefox host manifest was found
+	installCmd string          // the command that made the install, from its record
 }
 
+// installer is the command doctor's advice says to run: the one that made
+// this install, as its record says (npx webmcp-bridge install after npm),
+// else the script of this system's release archives and clones.
+func (d *doctor) installer() string {
+	switch {
+	case d.installCmd != "":
+		return d.installCmd
+	case runtime.GOOS == "windows":
+		return `.\install.ps1`
+	}
+	return "./install.sh"
+}
+
+// add reports a check; "{installer}" in format is the command that made
+// the install (installer).
 func (d *doctor) add(link, status, format string, args ...any) {
+	format = strings.ReplaceAll(format, "{installer}", strings.ReplaceAll(d.installer(), "%", "%%"))
 	c := DoctorCheck{Link: link, Status: status, Message: fmt.Sprintf(format, args...)}
 	d.report.Checks = append(d.report.Checks, c)
 	if status == "problem" {
@@ -122,13 +139,16 @@ func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
 	}
 	bin := filepath.Dir(self)
 	rec, installed, err := installrec.Load(installrec.PathFor(bin))
+	if rec != nil {
+		d.installCmd = rec.Installer
+	}
 	if err != nil {
-		d.problem(LinkBinaries, "the install record is unreadable (%v): run ./install.sh again", err)
+		d.problem(LinkBinaries, "the install record is unreadable (%v): run {installer} again", err)
 	}
 	host = filepath.Join(bin, installrec.Exe("webmcp-host"))
 	if _, err := os.Stat(host); err != nil {
 		if installed {
-			d.problem(LinkBinaries, "%s is missing: run ./install.sh again", host)
+			d.problem(LinkBinaries, "%s is missing: run {installer} again", host)
 		} else {
 			d.info(LinkBinaries, "no webmcp-host beside this webmcp-shim %s (%s): not an installed copy, so the manifests are not compared with it", version(), self)
 		}
@@ -139,9 +159,9 @@ func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
 	out, err := exec.CommandContext(ctx, host, "extension-id").Output()
 	switch {
 	case err != nil:
-		d.problem(LinkBinaries, "%s does not run (%v): run ./install.sh again", host, err)
+		d.problem(LinkBinaries, "%s does not run (%v): run {installer} again", host, err)
 	case strings.TrimSpace(string(out)) != webmcp.ExtensionID:
-		d.problem(LinkBinaries, "%s is another version (it knows the extension as %q, this shim as %s): run ./install.sh again", host, strings.TrimSpace(string(out)), webmcp.ExtensionID)
+		d.problem(LinkBinaries, "%s is another version (it knows the extension as %q, this shim as %s): run {installer} again", host, strings.TrimSpace(string(out)), webmcp.ExtensionID)
 	default:
 		// A host older than --version takes it for the extension's
 		// origin and fails.
@@ -149,9 +169,9 @@ func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
 		hv := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "webmcp-host"))
 		switch {
 		case hv == "":
-			d.problem(LinkBinaries, "%s is older than this webmcp-shim %s (it does not tell its version): install both again, from the same release (./install.sh, or the installer of a release archive)", host, version())
+			d.problem(LinkBinaries, "%s is older than this webmcp-shim %s (it does not tell its version): install both again, from the same release ({installer})", host, version())
 		case hv != version():
-			d.problem(LinkBinaries, "%s is version %s, this webmcp-shim %s: install both again, from the same release (./install.sh, or the installer of a release archive)", host, hv, version())
+			d.problem(LinkBinaries, "%s is version %s, this webmcp-shim %s: install both again, from the same release ({installer})", host, hv, version())
 		default:
 			d.ok(LinkBinaries, "webmcp-shim and webmcp-host %s in %s", version(), bin)
 		}
@@ -160,7 +180,7 @@ func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
 		ext := filepath.Join(filepath.Dir(bin), "share", "webmcp-bridge", "extension")
 		var m struct{ Name, Version string }
 		if b, err := os.ReadFile(filepath.Join(ext, "manifest.json")); err != nil || json.Unmarshal(b, &m) != nil {
-			d.problem(LinkBinaries, "the extension's folder %s is missing or broken: run ./install.sh again, then reload the extension in chrome://extensions", ext)
+			d.problem(LinkBinaries, "the extension's folder %s is missing or broken: run {installer} again, then reload the extension in chrome://extensions", ext)
 		} else {
 			d.info(LinkBinaries, "extension %s %s in %s (the folder to load in chrome://extensions)", m.Name, m.Version, ext)
 			d.extVersion = m.Version
@@ -215,9 +235,9 @@ func (d *doctor) checkManifests(host string, rec *installrec.Record, dirs []stri
 		if errors.Is(err, iofs.ErrNotExist) {
 			switch {
 			case w.required && l.Key == "":
-				d.problem(LinkManifest, "%s: no manifest %s, so a browser started with that profile cannot start the host: run ./install.sh %s", l.Browser, path, l.Browser)
+				d.problem(LinkManifest, "%s: no manifest %s, so a browser started with that profile cannot start the host: run {installer} %s", l.Browser, path, l.Browser)
 			case w.required:
-				d.problem(LinkManifest, "%s: no manifest %s (the install wrote one): run ./install.sh again", l.Browser, path)
+				d.problem(LinkManifest, "%s: no manifest %s (the install wrote one): run {installer} again", l.Browser, path)
 			case manifest.Installed(l, sys):
 				unregistered = append(unregistered, l.Key)
 			}
@@ -229,24 +249,24 @@ func (d *doctor) checkManifests(host string, rec *installrec.Record, dirs []stri
 		}
 		switch {
 		case err != nil:
-			d.problem(LinkManifest, "%s: %s is unreadable (%v): run ./install.sh again", l.Browser, path, err)
+			d.problem(LinkManifest, "%s: %s is unreadable (%v): run {installer} again", l.Browser, path, err)
 		case !m.Allows(l.Firefox):
-			d.problem(LinkManifest, "%s: %s %s: run ./install.sh again", l.Browser, path, notAllowed(l.Firefox))
+			d.problem(LinkManifest, "%s: %s %s: run {installer} again", l.Browser, path, notAllowed(l.Firefox))
 		case !filepath.IsAbs(m.Path):
-			d.problem(LinkManifest, "%s: %s names %q, not an absolute path: run ./install.sh again", l.Browser, path, m.Path)
+			d.problem(LinkManifest, "%s: %s names %q, not an absolute path: run {installer} again", l.Browser, path, m.Path)
 		case !executable(m.Path):
-			d.problem(LinkManifest, "%s: %s names %s, which is not an executable file: run ./install.sh again", l.Browser, path, m.Path)
+			d.problem(LinkManifest, "%s: %s names %s, which is not an executable file: run {installer} again", l.Browser, path, m.Path)
 		case host != "" && !sameFile(m.Path, host):
-			d.problem(LinkManifest, "%s: %s names %s, not the webmcp-host of this install (%s): run ./install.sh again (of the install you use)", l.Browser, path, m.Path, host)
+			d.problem(LinkManifest, "%s: %s names %s, not the webmcp-host of this install (%s): run {installer} again (of the install you use)", l.Browser, path, m.Path, host)
 		default:
 			d.ok(LinkManifest, "%s: the browser may start %s", l.Browser, m.Path)
 		}
 	}
 	if found == 0 && d.report.Problems == before {
-		d.problem(LinkManifest, "no native-messaging manifest (%s) for any browser: run ./install.sh (add --user-data-dir DIR for a browser started with one)", manifest.FileName)
+		d.problem(LinkManifest, "no native-messaging manifest (%s) for any browser: run {installer} (add --user-data-dir DIR for a browser started with one)", manifest.FileName)
 	}
 	if len(unregistered) > 0 {
-		d.info(LinkManifest, "installed but not registered: %s (./install.sh registers every installed browser; --browser KEY forces one)", strings.Join(unregistered, ", "))
+		d.info(LinkManifest, "installed but not registered: %s ({installer} registers every installed browser; --browser KEY forces one)", strings.Join(unregistered, ", "))
 	}
 }
 
@@ -327,14 +347,14 @@ func (d *doctor) checkSockets(ctx context.Context) bool {
 // noHost lists the likely causes of no host, most likely first.
 func (d *doctor) noHost(dir string) {
 	d.report.Causes = []string{
-		"the browser is not running, or the WebMCP bridge extension is not loaded in it (chrome://extensions → Developer mode → Load unpacked → the extension folder install.sh printed)",
-		"a browser started with --user-data-dir DIR needs ./install.sh --user-data-dir DIR (check it with webmcp-shim doctor --user-data-dir DIR)",
+		"the browser is not running, or the WebMCP bridge extension is not loaded in it (chrome://extensions → Developer mode → Load unpacked → the extension folder the installer printed)",
+		"a browser started with --user-data-dir DIR needs " + d.installer() + " --user-data-dir DIR (check it with webmcp-shim doctor --user-data-dir DIR)",
 		"the extension cannot start the host: its service worker console (chrome://extensions → WebMCP bridge → service worker) says why; \"Specified native messaging host not found\" means no manifest for that browser or profile",
 		fmt.Sprintf("the browser and this command disagree on the runtime directory: %s must be the same for both; here it is %s", runtimeDirVars, dir),
 	}
 	if d.firefox {
 		// Firefox registered: its add-on is a temporary one, gone each time Firefox quits.
-		d.report.Causes = slices.Insert(d.report.Causes, 1, "in Firefox, the add-on is not loaded: a temporary add-on goes each time Firefox quits; load it again (about:debugging#/runtime/this-firefox → Load Temporary Add-on → manifest.json of the firefox-extension folder install.sh printed); its console (about:debugging → WebMCP bridge → Inspect) says why the host does not start")
+		d.report.Causes = slices.Insert(d.report.Causes, 1, "in Firefox, the add-on is not loaded: a temporary add-on goes each time Firefox quits; load it again (about:debugging#/runtime/this-firefox → Load Temporary Add-on → manifest.json of the firefox-extension folder the installer printed); its console (about:debugging → WebMCP bridge → Inspect) says why the host does not start")
 	}
 	if d.json {
 		return
@@ -368,7 +388,7 @@ func (d *doctor) checkHosts(ctx context.Context, env *Env) {
 			d.problem(LinkHost, "host pid %d: the extension has not said hello: reload the extension in chrome://extensions", h.PID)
 			continue
 		case h.Browser.ExtensionID != "" && h.Browser.ExtensionID != webmcp.ExtensionID && h.Browser.ExtensionID != webmcp.FirefoxAddonID:
-			d.problem(LinkHost, "host pid %d was started by extension %s, not the bridge's %s: load the extension from the folder install.sh printed", h.PID, h.Browser.ExtensionID, webmcp.ExtensionID)
+			d.problem(LinkHost, "host pid %d was started by extension %s, not the bridge's %s: load the extension from the folder the installer printed", h.PID, h.Browser.ExtensionID, webmcp.ExtensionID)
 			continue
 		case h.Version != version():
 			was := "an older webmcp-host"
@@ -377,7 +397,7 @@ func (d *doctor) checkHosts(ctx context.Context, env *Env) {
 			}
 			d.problem(LinkHost, "host pid %d of %s is %s, this webmcp-shim is %s: it still runs from before an update (or from another install); reload the extension in %s or restart the browser, so that it starts the installed host (if that does not help, run the installer again)", h.PID, h.Browser.Name, was, version(), extensionsPage(h.Browser))
 		case d.extVersion != "" && h.Browser.ExtensionVersion != "" && h.Browser.ExtensionVersion != d.extVersion:
-			d.problem(LinkHost, "%s runs the extension %s, but %s is installed: reload the extension in %s (or load it from the folder install.sh printed)", h.Browser.Name, h.Browser.ExtensionVersion, d.extVersion, extensionsPage(h.Browser))
+			d.problem(LinkHost, "%s runs the extension %s, but %s is installed: reload the extension in %s (or load it from the folder the installer printed)", h.Browser.Name, h.Browser.ExtensionVersion, d.extVersion, extensionsPage(h.Browser))
 		case d.extVersion == "" && h.Browser.ExtensionVersion != "" && h.Browser.ExtensionVersion != version():
 			d.problem(LinkHost, "%s runs the extension %s, this webmcp-shim is %s: load the extension of the same release in %s (or reload it there after an update)", h.Browser.Name, h.Browser.ExtensionVersion, version(), extensionsPage(h.Browser))
 		}
