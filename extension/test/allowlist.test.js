@@ -110,3 +110,11 @@ test('what a person types to allow a site: a URL keeps only its origin; a bare h
     assert.match(siteFromInput(bad).error, /type/i, JSON.stringify(bad));
   }
 });
+
+test('webOrigin answers the same for a URL it met before, however many came between', () => {
+  const urls = Array.from({ length: 600 }, (_, i) => `https://h${i}.example:${1000 + i}/p?q=${i}`);
+  const first = urls.map(webOrigin);
+  assert.deepEqual(first.slice(0, 2), ['https://h0.example:1000', 'https://h1.example:1001']);
+  assert.deepEqual(urls.map(webOrigin), first);
+  assert.deepEqual([webOrigin('ftp://x.example/'), webOrigin('ftp://x.example/'), webOrigin('not a url'), webOrigin('not a url')], ['', '', '', '']);
+});
