@@ -931,10 +931,10 @@
         const queue = waiting.get(key);
         if (queue) queue.push(settle);
         else waiting.set(key, [settle]);
-        executeNative(entry, input, signal, settled, finish);
+        executeNative(entry, input, signal, settled, finish, () => done);
       });
     }
-    function executeNative(entry, input, signal, settled, finish) {
+    function executeNative(entry, input, signal, settled, finish, ended) {
       let p;
       try {
         p = apply(nExecute, nativeMC, [entry.tool, input, { signal }]);
@@ -943,6 +943,7 @@
         return;
       }
       then(resolved(p), (s) => {
+        if (ended()) return;
         let value;
         try {
           value = settled(s);
@@ -973,7 +974,7 @@
           else reject(o.error);
         };
         apply(addListener, win, ["submit", onSubmit, true]);
-        executeNative(entry, input, signal, settled, finish);
+        executeNative(entry, input, signal, settled, finish, () => done);
       });
     }
     function navigatesHere(form, e) {

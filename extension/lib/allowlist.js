@@ -71,6 +71,28 @@ export function parsePattern(pattern) {
 // worker's biggest cost per call after the browser's own messaging.
 const ORIGIN_CACHE_MAX = 256;
 const originCache = new Map();
+const partsCache = new Map();
+
+/** Keeps value as key's in cache, making room by dropping the oldest. */
+function remember(cache, key, value) {
+  if (cache.size >= ORIGIN_CACHE_MAX) cache.delete(cache.keys().next().value);
+  cache.set(key, value);
+  return value;
+}
+
+/**
+ * The parts of a web origin that patterns are matched against: {scheme,
+ * port, hostname} as URL gives them (the default port as ''); kept like
+ * webOrigin's answers. Throws for a string that is no URL.
+ */
+export function originParts(origin) {
+  let p = partsCache.get(origin);
+  if (p === undefined) {
+    const u = new URL(origin);
+    p = remember(partsCache, origin, Object.freeze({ scheme: u.protocol.slice(0, -1), port: u.port, hostname: u.hostname }));
+  }
+  return p;
+}
 
 /**
  * Returns the origin ("https://example.com:8443") of an http or https URL or
@@ -79,12 +101,8 @@ const originCache = new Map();
  */
 export function webOrigin(url) {
   if (typeof url !== 'string' || url === '') return '';
-  let origin = originCache.get(url);
-  if (origin !== undefined) return origin;
-  origin = parseWebOrigin(url);
-  if (originCache.size >= ORIGIN_CACHE_MAX) originCache.delete(originCache.keys().next().value);
-  originCache.set(url, origin);
-  return origin;
+  const origin = originCache.get(url);
+  return origin !== undefined ? origin : remember(originCache, url, parseWebOrigin(url));
 }
 
 function parseWebOrigin(url) {
@@ -121,8 +139,8 @@ export function siteFromInput(text) {
 
 /** Reports whether the parsed pattern p matches the origin string. */
 function matches(p, origin) {
-  const u = new URL(origin);
-  const scheme = u.protocol.slice(0, -1);
+  const u = originParts(origin);
+  const scheme = u.scheme;
   if (p.scheme !== '*' && p.scheme !== scheme) return false;
   if (p.port === '*') {
     // any port

@@ -11,7 +11,7 @@
 // the indicator on. Grants "until the browser closes" live in
 // chrome.storage.session under GRANTS_KEY as ["<origin> <tool>", …].
 
-import { webOrigin } from './allowlist.js';
+import { originParts, webOrigin } from './allowlist.js';
 
 /** The key of the site settings in chrome.storage.local. */
 export const SETTINGS_KEY = 'siteSettings';
@@ -35,7 +35,7 @@ export const LOOPBACK_HOSTS = Object.freeze(['localhost', '127.0.0.1', '[::1]'])
 export function isLoopbackDefault(origin) {
   const o = webOrigin(origin);
   if (o === '') return false;
-  return LOOPBACK_HOSTS.includes(new URL(o).hostname);
+  return LOOPBACK_HOSTS.includes(originParts(o).hostname);
 }
 
 /** The default setting of a site. */

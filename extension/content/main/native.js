@@ -251,13 +251,15 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
       const queue = waiting.get(key);
       if (queue) queue.push(settle);
       else waiting.set(key, [settle]);
-      executeNative(entry, input, signal, settled, finish);
+      executeNative(entry, input, signal, settled, finish, () => done);
     });
   }
 
   // Calls the browser's executeTool and gives finish its outcome, read by
-  // settled: {ok: true, value} or {ok: false, error}.
-  function executeNative(entry, input, signal, settled, finish) {
+  // settled: {ok: true, value} or {ok: false, error}. ended says that the
+  // call has its answer already (the page's own execute settled first, as
+  // it does for a wrapped tool): the browser's JSON text is then not read.
+  function executeNative(entry, input, signal, settled, finish, ended) {
     let p;
     try {
       p = apply(nExecute, nativeMC, [entry.tool, input, { signal }]);
@@ -266,6 +268,7 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
       return;
     }
     then(resolved(p), (s) => {
+      if (ended()) return;
       let value;
       try {
         value = settled(s);
@@ -306,7 +309,7 @@ export function useNative({ nativeMC, proto, win, doc, declaredNames, changed, a
         else reject(o.error);
       };
       apply(addListener, win, ['submit', onSubmit, true]);
-      executeNative(entry, input, signal, settled, finish);
+      executeNative(entry, input, signal, settled, finish, () => done);
     });
   }
 
