@@ -23,7 +23,9 @@ const maxShimLine = webmcp.MaxBrowserFrame
 
 // session is one shim connection. A reader goroutine handles the shim's
 // messages; a writer goroutine drains a bounded queue of lines for the shim,
-// so that a slow shim never blocks the browser link or other shims.
+// so that a slow shim never blocks the browser link or other shims (a line
+// for an idle shim is written by its sender, as far as the socket takes it
+// without waiting: see send).
 type session struct {
 	h    *host
 	id   string
