@@ -151,7 +151,7 @@ type bridge struct {
 	changed    chan struct{} // tools/list_changed
 	updated    chan string   // resources/updated URIs
 	logs       *logBuffer
-	shims      []*exec.Cmd // the webmcp-shim processes connectShim started, oldest first
+	shims      []*exec.Cmd     // the webmcp-shim processes connectShim started, oldest first
 	views      context.Context // an extension page that sees the extension's windows (see extViews)
 }
 
