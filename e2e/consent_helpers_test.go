@@ -68,18 +68,25 @@ mc.registerTool({
 // says otherwise) and returns its origin.
 func serveConsentSite(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serveLoopback(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if r.URL.Path == "/hold" {
 			fmt.Fprint(w, holdPage)
 			return
 		}
 		fmt.Fprint(w, consentPage)
-	})}
+	})
+}
+
+// serveLoopback serves h on a port of 127.0.0.1 until the test ends and
+// returns its origin ("http://127.0.0.1:PORT").
+func serveLoopback(t testing.TB, h http.HandlerFunc) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()

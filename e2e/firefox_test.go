@@ -424,16 +424,9 @@ func TestFirefoxForms(t *testing.T) {
 	f.waitPage(`window.orders && window.orders.mode === "polyfill"`)
 	f.waitTool("add_note")
 	ctx := bridgetest.Context(t)
-	res := f.call(ctx, "add_note", map[string]any{"order": 7, "text": "ring back", "urgent": true, "channel": "phone"})
-	var got struct {
-		Order int `json:"order"`
-		Notes []struct {
-			Text    string `json:"text"`
-			Urgent  bool   `json:"urgent"`
-			Channel string `json:"channel"`
-		} `json:"notes"`
-	}
-	if res.IsError || json.Unmarshal([]byte(text(res)), &got) != nil || got.Order != 7 || len(got.Notes) != 1 || got.Notes[0].Text != "ring back" || !got.Notes[0].Urgent || got.Notes[0].Channel != "phone" {
+	res := f.call(ctx, "add_note", addNoteArgs)
+	var got addNoteResult
+	if res.IsError || json.Unmarshal([]byte(text(res)), &got) != nil || !got.ringsBack() {
 		t.Errorf("add_note = %q (error %v), want order 7's note as the page answered it", text(res), res.IsError)
 	}
 	if sub := f.evalString(f.context, `JSON.stringify(window.orders.submits)`); sub != `[{"form":"add_note","agentInvoked":true}]` {

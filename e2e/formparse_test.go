@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"slices"
 	"testing"
@@ -19,11 +18,7 @@ import (
 // comes when the test closes release.
 func serveHalfForm(t testing.TB, release <-chan struct{}) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serveLoopback(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><html><head><title>Half a form</title></head><body>
 <form toolname="streamed" tooldescription="A form that arrives in two parts.">
@@ -38,10 +33,7 @@ func serveHalfForm(t testing.TB, release <-chan struct{}) string {
 			return
 		}
 		fmt.Fprint(w, `<input name="second" required></form><p>After the form.</p></body></html>`)
-	})}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return "http://" + ln.Addr().String() + "/"
+	}) + "/"
 }
 
 // schemaFields are the property names of a tool's input schema, sorted.

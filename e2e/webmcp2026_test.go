@@ -81,22 +81,15 @@ func TestDeclarativeFormTool(t *testing.T) {
 			t.Errorf("required = %v, want [order text]", s["required"])
 		}
 
-		res := b.call(context.Background(), "add_note", map[string]any{"order": 7, "text": "ring back", "urgent": true, "channel": "phone"})
+		res := b.call(context.Background(), "add_note", addNoteArgs)
 		if res.IsError {
 			t.Fatalf("add_note: %s", text(res))
 		}
-		var got struct {
-			Order int `json:"order"`
-			Notes []struct {
-				Text    string `json:"text"`
-				Urgent  bool   `json:"urgent"`
-				Channel string `json:"channel"`
-			} `json:"notes"`
-		}
+		var got addNoteResult
 		if err := json.Unmarshal([]byte(text(res)), &got); err != nil {
 			t.Fatalf("add_note result %q is not the page's respondWith value: %v", text(res), err)
 		}
-		if got.Order != 7 || len(got.Notes) != 1 || got.Notes[0].Text != "ring back" || !got.Notes[0].Urgent || got.Notes[0].Channel != "phone" {
+		if !got.ringsBack() {
 			t.Errorf("add_note = %+v, want order 7's note as the page answered it", got)
 		}
 		if sub := eval[string](t, tab, `JSON.stringify(window.orders.submits)`); sub != `[{"form":"add_note","agentInvoked":true}]` {
@@ -339,4 +332,23 @@ func TestFormToolsFollowTheDOM(t *testing.T) {
 		eval[bool](t, tab, `document.getElementById('late-form').remove(), true`)
 		b.waitTools("the removed form gone", func(m map[string]*mcp.Tool) bool { return m["renamed_form"] == nil && m["add_note"] != nil })
 	})
+}
+
+// addNoteArgs is the add_note call that the Chromium and Firefox suites
+// make on the demo's orders page.
+var addNoteArgs = map[string]any{"order": 7, "text": "ring back", "urgent": true, "channel": "phone"}
+
+// addNoteResult is the orders page's respondWith value for add_note.
+type addNoteResult struct {
+	Order int `json:"order"`
+	Notes []struct {
+		Text    string `json:"text"`
+		Urgent  bool   `json:"urgent"`
+		Channel string `json:"channel"`
+	} `json:"notes"`
+}
+
+// ringsBack says whether r is order 7's one note, as addNoteArgs asked.
+func (r addNoteResult) ringsBack() bool {
+	return r.Order == 7 && len(r.Notes) == 1 && r.Notes[0].Text == "ring back" && r.Notes[0].Urgent && r.Notes[0].Channel == "phone"
 }

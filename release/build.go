@@ -204,7 +204,12 @@ func cleanOut(dir string) error {
 // extensionFiles reads the extension's folder as a browser loads it
 // (internal/extfiles), with version v in its manifest.
 func extensionFiles(dir, v string) ([]entry, error) {
-	files, err := extfiles.Read(dir, func(b []byte) ([]byte, error) { return setManifestVersion(b, v) })
+	return entriesOf(extfiles.Read(dir, func(b []byte) ([]byte, error) { return setManifestVersion(b, v) }))
+}
+
+// entriesOf makes the extension's files (what extfiles.Read gave, or its
+// error) entries of an archive.
+func entriesOf(files []extfiles.File, err error) ([]entry, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -221,21 +226,13 @@ func extensionFiles(dir, v string) ([]entry, error) {
 // false (ESR, Developer Edition, Nightly), and as a temporary add-on
 // anywhere.
 func firefoxFiles(dir, v string) ([]entry, error) {
-	files, err := extfiles.Read(dir, func(b []byte) ([]byte, error) {
+	return entriesOf(extfiles.Read(dir, func(b []byte) ([]byte, error) {
 		b, err := setManifestVersion(b, v)
 		if err != nil {
 			return nil, err
 		}
 		return firefoxext.Manifest(b)
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]entry, len(files))
-	for i, f := range files {
-		out[i] = entry{f.Name, 0o644, f.Data}
-	}
-	return out, nil
+	}))
 }
 
 // manifestVersion is the manifest's top-level "version" (the first one).

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -133,17 +134,6 @@ func (s *shim) read(t *testing.T) string {
 	}
 }
 
-func await[T any](ctx context.Context, t *testing.T, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-ctx.Done():
-		t.Fatalf("waiting for %s: %v", what, ctx.Err())
-		panic("unreachable")
-	}
-}
-
 // TestGoldenCancelSequences plays the golden cancel sequences through a real
 // webmcp-host and fakeext: the cancel is answered "cancelled" before the
 // page has returned, the page's late answer is dropped, and a repeated
@@ -221,7 +211,7 @@ func TestGoldenCancelSequences(t *testing.T) {
 					if m.Type == webmcp.TypeCancel {
 						ch, what = p.cancelled, "the page's call to be cancelled"
 					}
-					if id := await(ctx, t, ch, what); id != m.ID {
+					if id := bridgetest.Await(ctx, t, ch, what); id != m.ID {
 						t.Errorf("step %d: %s %s, want %s", i, what, id, m.ID)
 					}
 				case st.From == "extension" && st.To == "host" && !st.Dropped:
@@ -233,7 +223,7 @@ func TestGoldenCancelSequences(t *testing.T) {
 				case st.Dropped && (m.Type == webmcp.TypeResult || m.Type == webmcp.TypeError):
 					// The page (or the request's work) answers late.
 					p.release <- m.Output
-					got := await(ctx, t, p.dropped, "the late answer to be dropped")
+					got := bridgetest.Await(ctx, t, p.dropped, "the late answer to be dropped")
 					if b, _ := json.Marshal(got); string(b) != want {
 						t.Errorf("step %d: dropped %s, want %s", i, b, want)
 					}
