@@ -32,10 +32,7 @@ func installer() string {
 	if s := os.Getenv(installerEnv); s != "" {
 		return s
 	}
-	if runtime.GOOS == "windows" {
-		return `.\install.ps1`
-	}
-	return "./install.sh"
+	return installrec.DefaultInstaller()
 }
 
 // installPrefix installs into prefix: this binary and the webmcp-shim

@@ -74,6 +74,15 @@ type Record struct {
 	Installer string
 }
 
+// DefaultInstaller is the command that installs from a clone or a release
+// archive on this system: the script beside the binaries.
+func DefaultInstaller() string {
+	if runtime.GOOS == "windows" {
+		return `.\install.ps1`
+	}
+	return "./install.sh"
+}
+
 // installerComment starts the comment line that holds Record.Installer; a
 // comment, so that a binary that does not know it passes over it.
 const installerComment = "# installer: "

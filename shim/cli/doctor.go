@@ -76,13 +76,10 @@ type doctor struct {
 // this install, as its record says (npx webmcp-bridge install after npm),
 // else the script of this system's release archives and clones.
 func (d *doctor) installer() string {
-	switch {
-	case d.installCmd != "":
+	if d.installCmd != "" {
 		return d.installCmd
-	case runtime.GOOS == "windows":
-		return `.\install.ps1`
 	}
-	return "./install.sh"
+	return installrec.DefaultInstaller()
 }
 
 // add reports a check; "{installer}" in format is the command that made
