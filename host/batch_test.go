@@ -98,3 +98,48 @@ func TestBrowserBatchOfAnswers(t *testing.T) {
 		t.Errorf("second answer %+v", m)
 	}
 }
+
+// The answers of a batch from the browser reach each shim together, and a
+// message between them in the batch keeps its place.
+func TestBrowserBatchKeepsItsOrder(t *testing.T) {
+	ctx := testCtx(t)
+	ext, _ := start(t, newBrowser(), fakeext.Options{Browser: batchBrowser()})
+	s := dialReady(ctx, t, ext.Socket())
+	var ids []string
+	for i := range 3 {
+		id := fmt.Sprintf("%s.%d", s.session, i+1)
+		ids = append(ids, id)
+		s.SendMsg(&webmcp.Message{Type: webmcp.TypeRequest, ID: id, Method: webmcp.MethodPin, Params: json.RawMessage(`{}`)})
+		if _, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeRequest && m.ID == id }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var frames [][]byte
+	for i, id := range ids {
+		r, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeResult, ID: id, Output: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))})
+		frames = append(frames, r)
+		if i == 1 {
+			u, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeTabUpdated, Tab: &webmcp.Tab{ID: 7, Title: "between"}})
+			frames = append(frames, u)
+		}
+	}
+	if err := ext.SendFrame(webmcp.AppendBatch(nil, frames)); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for len(got) < 4 {
+		m, err := s.Next(ctx)
+		if err != nil {
+			t.Fatalf("after %q: %v", got, err)
+		}
+		switch m.Type {
+		case webmcp.TypeResult:
+			got = append(got, m.ID)
+		case webmcp.TypeTabUpdated:
+			got = append(got, "tab "+m.Tab.Title)
+		}
+	}
+	if want := []string{ids[0], ids[1], "tab between", ids[2]}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the shim got %q, want %q", got, want)
+	}
+}

@@ -49,6 +49,9 @@ func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 		h.log.Printf("the browser sent a %v; skipped: %s", err, excerpt(body))
 		return nil
 	}
+	if env.Type != webmcp.TypeResult && env.Type != webmcp.TypeError {
+		h.sendGathered() // the answers before it go first
+	}
 	switch env.Type {
 	case webmcp.TypeResult, webmcp.TypeError:
 		if env.ID == "" {
@@ -91,6 +94,13 @@ func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 			return nil
 		}
 		h.log.Debugf("a batch of %d messages from the browser", len(m.Messages))
+		// Its answers go to each shim together, and before whatever
+		// other message came after them.
+		h.gathering = true
+		defer func() {
+			h.sendGathered()
+			h.gathering = false
+		}()
 		for _, one := range m.Messages {
 			if err := h.fromBrowserMsg(one, true); err != nil {
 				return err

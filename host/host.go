@@ -42,6 +42,15 @@ const (
 // default; each is an agent session or a CLI command of the user's.
 const DefaultMaxShims = 256
 
+// A shim's calls wait for more to join them in one message to the browser
+// only under load: while HoldUnderLoad or more other calls are under way
+// there; for DefaultHold at most (Options.Hold), and up to HoldMax calls.
+const (
+	DefaultHold   = 2 * time.Millisecond
+	HoldUnderLoad = 4
+	HoldMax       = 16
+)
+
 // drainTimeout bounds how long the host, when it exits, waits for a shim to
 // take the last messages (the "browser_gone" answers).
 const drainTimeout = 5 * time.Second
@@ -74,6 +83,12 @@ type Options struct {
 	// closed at once, before the hello, and logged. Zero means
 	// DefaultMaxShims.
 	MaxShims int
+	// Hold is the longest that a shim's calls wait for more to join them
+	// in one message to the browser, under load only: while HoldUnderLoad
+	// or more other calls are under way there, and up to HoldMax calls. A
+	// call with fewer under way goes at once. Zero means DefaultHold; a
+	// negative Hold sends every call at once.
+	Hold time.Duration
 }
 
 // host is the state of one running webmcp-host.
@@ -84,17 +99,22 @@ type host struct {
 
 	qlen, qbytes int
 	maxShims     int
+	hold         time.Duration // Options.Hold; 0: calls never wait
 
 	// sessionsMu keeps the lists of shims going to the browser in order.
 	sessionsMu sync.Mutex
 
 	// bmu keeps each message to the browser whole, chunked or not.
-	bmu       sync.Mutex
-	bw        *nativemsg.Writer
-	chunkSeq  atomic.Uint64
-	bwFailed  atomic.Bool   // a write to the browser failed (logged once)
-	batchOK   atomic.Bool   // the browser's hello said it takes batches
-	joiner    webmcp.Joiner // the browser's chunked messages; its reader's own
+	bmu      sync.Mutex
+	bw       *nativemsg.Writer
+	chunkSeq atomic.Uint64
+	bwFailed atomic.Bool   // a write to the browser failed (logged once)
+	batchOK  atomic.Bool   // the browser's hello said it takes batches
+	joiner   webmcp.Joiner // the browser's chunked messages; its reader's own
+	// gathering is set while the browser's reader handles a batch, whose
+	// answers wait in gathered (routeAnswer, sendGathered); its own.
+	gathering bool
+	gathered  []gathered
 	sessionWG sync.WaitGroup
 
 	mu          sync.Mutex
@@ -139,6 +159,12 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if h.maxShims <= 0 {
 		h.maxShims = DefaultMaxShims
+	}
+	switch {
+	case opts.Hold == 0:
+		h.hold = DefaultHold
+	case opts.Hold > 0:
+		h.hold = opts.Hold
 	}
 	dir := opts.RuntimeDir
 	if dir == "" {

@@ -48,35 +48,6 @@ func (h *host) forwardCall(s *session, id string, msg []byte) {
 	s.queueOut(id, traced(msg, "host.call"))
 }
 
-// queueOut holds a message for the browser until the session's reader
-// has handled every line that came in with it (flushOut); call is its call
-// id, or "" for a cancel. Only the session's reader calls it.
-func (s *session) queueOut(call string, msg []byte) {
-	s.out = append(s.out, msg)
-	s.outCalls = append(s.outCalls, call)
-	s.outBytes += len(msg)
-}
-
-// flushOut sends the messages that the session's reader held for the
-// browser: several as one batch (toBrowserMany). A call that could not go
-// is answered no_browser at once. Only the session's reader calls it.
-func (s *session) flushOut() {
-	if len(s.out) == 0 {
-		return
-	}
-	h := s.h
-	n, err := h.toBrowserMany(s.out)
-	if err != nil {
-		for _, id := range s.outCalls[n:] {
-			if id != "" && h.takePending(id) == s {
-				s.send(errorLine(id, webmcp.Errorf(webmcp.CodeNoBrowser, "webmcp-host could not pass the call to the browser (%v): reopen the browser with the WebMCP bridge extension and call again", err)))
-			}
-		}
-	}
-	clear(s.out)
-	s.out, s.outCalls, s.outBytes = s.out[:0], s.outCalls[:0], 0
-}
-
 // forwardCancel passes a shim's cancel to the browser if the call is still
 // under way.
 func (h *host) forwardCancel(s *session, id string, msg []byte) {
@@ -96,8 +67,9 @@ func (h *host) forwardCancel(s *session, id string, msg []byte) {
 }
 
 // routeAnswer passes a result or error from the browser to the shim that
-// made the call. An answer to a call that is no longer under way (its shim
-// went away) is dropped.
+// made the call; in a batch from the browser, it gathers the answers for
+// each shim (sendGathered sends them). An answer to a call that is no
+// longer under way (its shim went away) is dropped.
 func (h *host) routeAnswer(env webmcp.Envelope, line []byte) {
 	s := h.takePending(env.ID)
 	if s == nil {
@@ -105,7 +77,35 @@ func (h *host) routeAnswer(env webmcp.Envelope, line []byte) {
 		return
 	}
 	h.log.Debugf("%s %s → shim %s", env.Type, env.ID, s.id)
-	s.send(traced(line, "host.answer"))
+	line = traced(line, "host.answer")
+	if h.gathering {
+		for i := range h.gathered {
+			if h.gathered[i].s == s {
+				h.gathered[i].lines = append(h.gathered[i].lines, line...)
+				return
+			}
+		}
+		h.gathered = append(h.gathered, gathered{s, line})
+		return
+	}
+	s.send(line)
+}
+
+// gathered is the answers of a batch from the browser for one shim, as
+// lines one after the other.
+type gathered struct {
+	s     *session
+	lines []byte
+}
+
+// sendGathered sends each shim the answers gathered for it, in one write:
+// the shim reads them in one go.
+func (h *host) sendGathered() {
+	for i, g := range h.gathered {
+		g.s.send(g.lines)
+		h.gathered[i] = gathered{}
+	}
+	h.gathered = h.gathered[:0]
 }
 
 // takePending forgets the call id and returns the shim that was waiting

@@ -38,11 +38,16 @@ type session struct {
 	client *webmcp.ClientInfo
 
 	// out holds the reader's messages for the browser until it has
-	// handled every line that came in with them (queueOut, flushOut);
-	// outCalls has each one's call id ("" for a cancel). The reader's own.
-	out      [][]byte
-	outCalls []string
-	outBytes int
+	// handled every line that came in with them, or longer under load
+	// (coalesce.go); outCalls has each one's call id ("" for a cancel).
+	// Under outMu: the reader adds, and the reader or the hold's timer
+	// sends.
+	outMu     sync.Mutex
+	out       [][]byte
+	outCalls  []string
+	outBytes  int
+	holdTimer *time.Timer // ends a hold: sends what is held
+	holding   bool        // out waits for holdTimer
 
 	// direct writes to the connection without waiting (tryWrite), or is
 	// nil where it cannot: then every line goes through the writer.
@@ -198,9 +203,13 @@ func (s *session) readLoop() {
 		}
 		ok := s.handle(l)
 		// Lines that came in together go to the browser together: the
-		// messages wait while a whole next line is in the buffer already.
-		if !ok || s.outBytes >= webmcp.MaxHostFrame || !lineBuffered(r) {
+		// messages wait while a whole next line is in the buffer already,
+		// and under load a moment more (sendOrHold).
+		switch {
+		case !ok || s.outFull():
 			s.flushOut()
+		case !lineBuffered(r):
+			s.sendOrHold()
 		}
 		if !ok {
 			// Let the writer deliver the refusal, then close.

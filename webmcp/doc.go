@@ -180,9 +180,13 @@
 // frame, in order, each handled as if it had come alone (a batch or chunk
 // inside one is refused). A side sends batches only to a peer whose hello
 // said "batch":true (the host in "host", the extension in "browser"); it
-// batches only messages that are ready together (calls that a shim wrote
-// at once, answers that came back at once), so that a lone message goes
-// as it is, and never more than the link's frame limit.
+// batches messages that are ready together (calls that a shim wrote at
+// once, answers that came back at once) and, under load only, messages
+// held a moment for others to join them (the host holds a shim's calls
+// while 4 or more others are under way, 2 ms at most: host.DefaultHold;
+// the page holds the answers of calls that came in one batch while others
+// of it run, 2 ms at most), so that a lone message goes as it is, at once,
+// and never more than the link's frame limit.
 //
 //	{"type":"batch","messages":[{"type":"call","id":"s3.17",…},{"type":"call","id":"s3.18",…}]}
 //

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/webmcp-bridge/bridge/host"
 	"github.com/webmcp-bridge/bridge/internal/profiling"
@@ -69,6 +70,10 @@ Environment:
     WEBMCP_DEBUG=1       log every call, cancel and answer as well
     WEBMCP_CPUPROFILE=DIR  write a CPU profile of this host's life to
                          DIR/webmcp-host-PID.pprof (go tool pprof)
+    WEBMCP_HOLD=D        under load (4 or more calls under way), hold a
+                         shim's calls up to D (a Go duration, default 2ms)
+                         for more to join them in one message to the
+                         browser; 0 sends every call at once
 `
 
 func main() {
@@ -104,6 +109,11 @@ func run() int {
 	ctx, stopEvent := stopevent.Notify(ctx) // Windows: what SIGTERM is on Unix
 	defer stopEvent()
 	defer profiling.Start("webmcp-host")() // with $WEBMCP_CPUPROFILE only
+	hold, err := holdFromEnv()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "webmcp-host:", err)
+		return 2
+	}
 	err = host.Run(ctx, host.Options{
 		Stdin:      os.Stdin,
 		Stdout:     os.Stdout,
@@ -111,10 +121,28 @@ func run() int {
 		Debug:      os.Getenv("WEBMCP_DEBUG") != "",
 		Origin:     origin,
 		RuntimeDir: webmcp.RuntimeDir(),
+		Hold:       hold,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "webmcp-host:", err)
 		return 1
 	}
 	return 0
+}
+
+// holdFromEnv reads $WEBMCP_HOLD as host.Options.Hold: unset is the
+// default, 0 sends every call at once.
+func holdFromEnv() (time.Duration, error) {
+	v, ok := os.LookupEnv("WEBMCP_HOLD")
+	if !ok || v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("WEBMCP_HOLD=%q: want a Go duration such as 2ms, or 0 to send every call at once", v)
+	}
+	if d == 0 {
+		return -1, nil
+	}
+	return d, nil
 }
