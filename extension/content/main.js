@@ -503,12 +503,13 @@
   var TAKEN_TIMEOUT = 5e3;
   var GAP = 4;
   var MAX_GAP = 500;
+  var ANSWER_HOLD = 2;
   var pageTimers = {
     set: (fn, ms) => timeout(fn, ms),
     clear: (id) => clearTimer(id),
     now: () => dateNow()
   };
-  function createBridge({ tools, beforeLook, providerDefs, sample, prepare, timers = pageTimers }) {
+  function createBridge({ tools, beforeLook, providerDefs, sample, prepare, timers = pageTimers, visible = () => true }) {
     let port = null;
     let lastSent = "";
     let lastProviders = NO_PROVIDERS;
@@ -524,6 +525,8 @@
     }
     let answers = [];
     let answerTask = false;
+    let holdTimer = 0;
+    const batched = /* @__PURE__ */ new Set();
     function postAnswer(msg) {
       if (!inflight.size && !answers.length) {
         post(msg);
@@ -538,14 +541,24 @@
         answerTask = true;
         queueTask(() => {
           answerTask = false;
+          if (batched.size && visible()) {
+            if (!holdTimer) holdTimer = timers.set(flushAnswers, ANSWER_HOLD);
+            return;
+          }
           flushAnswers();
         });
       }
     }
     function flushAnswers() {
+      if (holdTimer) timers.clear(holdTimer);
+      holdTimer = 0;
       const list = answers;
       answers = [];
       if (list.length) post(list.length === 1 ? list[0] : { type: FrameType.batch, messages: list });
+    }
+    function ended(id) {
+      inflight.delete(id);
+      batched.delete(id);
     }
     function sync() {
       beforeLook();
@@ -614,7 +627,7 @@
       awaiting = false;
       if (again) sync();
     }
-    async function handleCall(m) {
+    async function handleCall(m, inBatch) {
       const { id, name } = m;
       if (typeof id !== "string") return;
       const trace = Array.isArray(m.trace) ? m.trace : null;
@@ -635,18 +648,19 @@
       }
       const ctl = new AbortCtl();
       inflight.set(id, ctl);
+      if (inBatch) batched.add(id);
       let value;
       try {
         value = await entry.run(isObject(m.arguments) ? m.arguments : {}, ctl.signal);
       } catch (err) {
         if (inflight.get(id) !== ctl) return;
-        inflight.delete(id);
+        ended(id);
         mark("page.done");
         answer({ type: FrameType.error, id, error: { code: errorCode(err), message: errorText(err) } });
         return;
       }
       if (inflight.get(id) !== ctl) return;
-      inflight.delete(id);
+      ended(id);
       mark("page.done");
       let output;
       try {
@@ -667,12 +681,12 @@
           if (!inBatch && isArray(m.messages)) for (let i = 0; i < m.messages.length; i++) onRelayMessage(m.messages[i], true);
           break;
         case FrameType.call:
-          handleCall(m);
+          handleCall(m, inBatch);
           break;
         case FrameType.cancel: {
           const ctl = inflight.get(m.id);
           if (ctl) {
-            inflight.delete(m.id);
+            ended(m.id);
             ctl.abort();
           }
           break;
@@ -680,6 +694,7 @@
         case FrameType.cancelAll: {
           const all = [...inflight.values()];
           inflight.clear();
+          batched.clear();
           for (const ctl of all) ctl.abort();
           break;
         }
@@ -2395,6 +2410,7 @@
   var DocumentProto = Document.prototype;
   var querySelectorAll = DocumentProto.querySelectorAll;
   var getAttribute = Element.prototype.getAttribute;
+  var visibilityState = getOwnPropertyDescriptor(DocumentProto, "visibilityState")?.get;
   var changes = createChanges(microtask);
   var providers = createProviders({ changed: changes.providersChanged, contextChanged: changes.contextChanged });
   var adopter = createAdopter({ changed: changes.changed, addContextApi: providers.addMethods });
@@ -2488,7 +2504,8 @@
     beforeLook: adopter.checkReplaced,
     providerDefs: providers.defs,
     sample: providers.sample,
-    prepare: own.refresh
+    prepare: own.refresh,
+    visible: () => !visibilityState || apply(visibilityState, pageDoc, []) === "visible"
   });
   changes.listen({
     changed: bridge.sync,

@@ -2,7 +2,7 @@
 // over the port, cancels, and the tools of a page's own modelContext.
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import { TAKEN_TIMEOUT } from '../content/main/bridge.js';
+import { ANSWER_HOLD, TAKEN_TIMEOUT } from '../content/main/bridge.js';
 import { FakeClock, drain } from './fakes/clock.js';
 import { answer, closePorts, keepOpen, load, makeHandover, next, plain, provider, providersMsg, sampled, tool, toolsMsg } from './fakes/main-world.js';
 import { frameCase, frameProblem } from './golden.js';
@@ -106,6 +106,60 @@ test('bridge calls: a batch from the relay runs each call; answers that end toge
   release();
   assert.deepEqual(plain(await next(page, answer('g'))), { type: 'result', id: 'g', output: 'late' });
   assert.deepEqual(page.messages.filter((m) => m.type !== 'tools'), [], 'a batch inside a batch is not run');
+});
+
+test('bridge calls: the answers of a batch wait for the others of it (ANSWER_HOLD ms at most); in a hidden document they do not wait', async () => {
+  const gated = () => {
+    let release;
+    const gate = new Promise((r) => {
+      release = r;
+    });
+    return { gate, release };
+  };
+  const call = (id, name) => ({ type: 'call', id, name, arguments: { text: id } });
+  const nonTools = (page) => page.messages.filter((m) => m.type !== 'tools');
+  const setUp = async (hidden) => {
+    const clock = new FakeClock();
+    const page = load({ clock: clock.api, hidden });
+    let g = gated();
+    await page.mc.registerTool(tool('echo', { execute: (input) => input.text }));
+    await page.mc.registerTool(tool('gated', { execute: async () => { await g.gate; return 'late'; } }));
+    await next(page, toolsMsg(['echo', 'gated']));
+    return { clock, page, g: () => g, regate: () => (g = gated()) };
+  };
+  const held = async (clock) => {
+    for (let i = 0; !clock.pending().includes(ANSWER_HOLD); i++) {
+      if (i > 1000) throw new Error('the answers did not wait (no hold timer)');
+      await drain();
+    }
+  };
+
+  // Its sibling ends within the hold: one batch of both.
+  const v = await setUp(false);
+  v.page.port.postMessage({ type: 'batch', messages: [call('a', 'echo'), call('g', 'gated')] });
+  await held(v.clock);
+  assert.deepEqual(nonTools(v.page), [], 'the echo\'s answer waits for the gated call of its batch');
+  v.g().release();
+  const both = await next(v.page, (m) => m.type === 'batch');
+  assert.deepEqual(plain(both.messages).map((m) => m.id), ['a', 'g']);
+  assert.deepEqual(v.clock.pending(), [], 'the hold\'s timer is cleared');
+
+  // Its sibling runs longer than the hold: the answer goes when it ends.
+  v.regate();
+  v.page.port.postMessage({ type: 'batch', messages: [call('b', 'echo'), call('h', 'gated')] });
+  await held(v.clock);
+  await v.clock.advance(ANSWER_HOLD);
+  assert.deepEqual(plain(await next(v.page, answer('b'))), { type: 'result', id: 'b', output: 'b' });
+  v.g().release();
+  assert.deepEqual(plain(await next(v.page, answer('h'))), { type: 'result', id: 'h', output: 'late' });
+
+  // A hidden document's timers are late: nothing waits there.
+  const hid = await setUp(true);
+  hid.page.port.postMessage({ type: 'batch', messages: [call('c', 'echo'), call('k', 'gated')] });
+  assert.deepEqual(plain(await next(hid.page, answer('c'))), { type: 'result', id: 'c', output: 'c' });
+  assert.deepEqual(hid.clock.pending(), []);
+  hid.g().release();
+  await next(hid.page, answer('k'));
 });
 
 test('bridge calls: cancel aborts the page signal and sends no answer', async () => {

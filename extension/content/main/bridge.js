@@ -27,6 +27,9 @@ export const TAKEN_TIMEOUT = 5000;
 // tools of them all.
 export const GAP = 4;
 export const MAX_GAP = 500;
+// The longest that the answers of calls that came in one batch wait for the
+// others of it (see postAnswer).
+export const ANSWER_HOLD = 2;
 
 // The page's own (called as functions: a browser refuses setTimeout called
 // on another object, "Illegal invocation").
@@ -48,8 +51,9 @@ const pageTimers = {
  *   (the browser's own modelContext lists its tools asynchronously); runs
  *   before each report, one at a time
  * @param {{set: Function, clear: Function, now: () => number}} [o.timers]  setTimeout, clearTimeout and Date.now
+ * @param {() => boolean} [o.visible]  whether the document is visible (its timers on time)
  */
-export function createBridge({ tools, beforeLook, providerDefs, sample, prepare, timers = pageTimers }) {
+export function createBridge({ tools, beforeLook, providerDefs, sample, prepare, timers = pageTimers, visible = () => true }) {
   let port = null;
   let lastSent = '';
   let lastProviders = NO_PROVIDERS;
@@ -70,9 +74,16 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   // A call's answer goes at once when no other call runs here; else it
   // waits for the end of the task turn (a task, which background tabs do
   // not throttle) and goes with the answers that came meanwhile, as one
-  // batch: under load, one message carries several answers.
+  // batch: under load, one message carries several answers. Calls that came
+  // in one batch go back in one: while others of it still run, the answers
+  // wait for them, ANSWER_HOLD ms at most, in a visible document only (the
+  // browser's executeTool answers each call in a task of its own, and a
+  // hidden tab's timers are late).
   let answers = [];
   let answerTask = false;
+  let holdTimer = 0;
+  /** The calls under way that came in a batch (their ids). */
+  const batched = new Set();
   function postAnswer(msg) {
     if (!inflight.size && !answers.length) {
       post(msg);
@@ -87,14 +98,25 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
       answerTask = true;
       queueTask(() => {
         answerTask = false;
+        if (batched.size && visible()) {
+          if (!holdTimer) holdTimer = timers.set(flushAnswers, ANSWER_HOLD);
+          return;
+        }
         flushAnswers();
       });
     }
   }
   function flushAnswers() {
+    if (holdTimer) timers.clear(holdTimer);
+    holdTimer = 0;
     const list = answers;
     answers = [];
     if (list.length) post(list.length === 1 ? list[0] : { type: F.batch, messages: list });
+  }
+  /** The call is no longer under way here. */
+  function ended(id) {
+    inflight.delete(id);
+    batched.delete(id);
   }
 
   // Sends the providers and the tools where they differ from what was
@@ -175,7 +197,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     if (again) sync();
   }
 
-  async function handleCall(m) {
+  async function handleCall(m, inBatch) {
     const { id, name } = m;
     if (typeof id !== 'string') return;
     // A traced call: timing marks (webmcp.Mark) when it arrives, when the
@@ -198,18 +220,19 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     }
     const ctl = new AbortCtl();
     inflight.set(id, ctl);
+    if (inBatch) batched.add(id);
     let value;
     try {
       value = await entry.run(isObject(m.arguments) ? m.arguments : {}, ctl.signal);
     } catch (err) {
       if (inflight.get(id) !== ctl) return; // cancelled: the worker answered already
-      inflight.delete(id);
+      ended(id);
       mark('page.done');
       answer({ type: F.error, id, error: { code: errorCode(err), message: errorText(err) } });
       return;
     }
     if (inflight.get(id) !== ctl) return;
-    inflight.delete(id);
+    ended(id);
     mark('page.done');
     let output;
     try {
@@ -233,12 +256,12 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
         if (!inBatch && isArray(m.messages)) for (let i = 0; i < m.messages.length; i++) onRelayMessage(m.messages[i], true);
         break;
       case F.call:
-        handleCall(m);
+        handleCall(m, inBatch);
         break;
       case F.cancel: {
         const ctl = inflight.get(m.id);
         if (ctl) {
-          inflight.delete(m.id);
+          ended(m.id);
           ctl.abort();
         }
         break;
@@ -246,6 +269,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
       case F.cancelAll: {
         const all = [...inflight.values()];
         inflight.clear();
+        batched.clear();
         for (const ctl of all) ctl.abort();
         break;
       }

@@ -49,6 +49,7 @@ const NavigatorProto = typeof Navigator === 'function' ? Navigator.prototype : n
 const DocumentProto = Document.prototype;
 const querySelectorAll = DocumentProto.querySelectorAll;
 const getAttribute = Element.prototype.getAttribute;
+const visibilityState = getOwnPropertyDescriptor(DocumentProto, 'visibilityState')?.get;
 
 const changes = createChanges(microtask);
 const providers = createProviders({ changed: changes.providersChanged, contextChanged: changes.contextChanged });
@@ -167,6 +168,7 @@ const bridge = createBridge({
   providerDefs: providers.defs,
   sample: providers.sample,
   prepare: own.refresh,
+  visible: () => !visibilityState || apply(visibilityState, pageDoc, []) === 'visible',
 });
 changes.listen({
   changed: bridge.sync,

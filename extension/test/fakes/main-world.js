@@ -25,10 +25,13 @@ export function keepOpen(...ports) {
 // FakeClock's api, fakes/clock.js).
 // navigatorMC, when given, is the browser's own navigator.modelContext (as
 // Firefox's WebMCP prototype has it: a getter on Navigator.prototype).
-export function load({ origin = 'http://localhost:8000', handover = true, clock, ack = true, navigatorMC } = {}) {
+export function load({ origin = 'http://localhost:8000', handover = true, clock, ack = true, navigatorMC, hidden = false } = {}) {
   class Document extends EventTarget {
     querySelectorAll() {
       return [];
+    }
+    get visibilityState() {
+      return hidden ? 'hidden' : 'visible';
     }
   }
   class Element {
