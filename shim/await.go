@@ -121,6 +121,7 @@ func (s *Server) callMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
+		growStack()
 		ctx = s.withCallDeadline(ctx)
 		p, ok := req.GetParams().(*mcp.CallToolParamsRaw)
 		if !ok || p == nil || s.exposed(p.Name) || s.hasBrowser() {
