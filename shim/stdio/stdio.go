@@ -153,7 +153,7 @@ func (c *conn) readLoop() {
 		if over != nil {
 			c.refuse(over)
 		} else if len(bytes.TrimSpace(line)) > 0 {
-			if m, derr := jsonrpc.DecodeMessage(line); derr != nil {
+			if m, derr := decode(line); derr != nil {
 				c.undecodable(line, derr)
 			} else {
 				select {
