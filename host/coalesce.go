@@ -32,12 +32,13 @@ func (s *session) queueOut(call string, msg []byte) {
 	s.outBytes += len(msg)
 }
 
-// outFull says whether what is held fills a batch: HoldMax messages, or a
-// frame's worth of bytes.
+// outFull says whether what is held must go now: a frame's worth of
+// bytes, or, in a hold, HoldMax messages (lines that came in together are
+// not cut at HoldMax: with 64 calls in flight, they are more).
 func (s *session) outFull() bool {
 	s.outMu.Lock()
 	defer s.outMu.Unlock()
-	return len(s.out) >= HoldMax || s.outBytes >= webmcp.MaxHostFrame
+	return s.outBytes >= webmcp.MaxHostFrame || s.holding && len(s.out) >= HoldMax
 }
 
 // sendOrHold sends what the session's reader holds for the browser, or,
@@ -53,7 +54,7 @@ func (s *session) sendOrHold() {
 		return
 	}
 	h := s.h
-	if h.hold > 0 && h.batchOK.Load() {
+	if h.hold > 0 && h.batchOK.Load() && len(s.out) < HoldMax {
 		h.mu.Lock()
 		others := len(h.pending) - len(s.out)
 		h.mu.Unlock()

@@ -9,16 +9,22 @@ import (
 // maxDepth is the deepest nesting the SDK decodes (its internal/json).
 const maxDepth = 1000
 
-// decode is jsonrpc.DecodeMessage without, for a well-formed request, its
-// decoder's two 32 KiB buffers: with the garbage collection they bring,
-// they were a tenth of the shim's CPU time under load (BenchmarkDecode).
-// A request decodes to what the SDK makes of it (keys match exactly, as
-// the SDK's decoder matches them; the last of a repeated key wins);
-// anything else, answers and whatever the SDK refuses, goes to the SDK's
-// own decoder, for its result and its error.
+// smallMessage is the longest line that decode reads itself: the SDK's
+// decoder is as quick for longer ones, whose size its buffers fit.
+const smallMessage = 64 << 10
+
+// decode is jsonrpc.DecodeMessage without, for a well-formed request of up
+// to smallMessage bytes, its decoder's two 32 KiB buffers: with the
+// garbage collection they bring, they were a tenth of the shim's CPU time
+// under load (BenchmarkDecode). A request decodes to what the SDK makes of
+// it (keys match exactly, as the SDK's decoder matches them; the last of a
+// repeated key wins); anything else, answers and whatever the SDK refuses,
+// goes to the SDK's own decoder, for its result and its error.
 func decode(data []byte) (jsonrpc.Message, error) {
-	if req := decodeRequest(data); req != nil {
-		return req, nil
+	if len(data) <= smallMessage {
+		if req := decodeRequest(data); req != nil {
+			return req, nil
+		}
 	}
 	return jsonrpc.DecodeMessage(data)
 }
