@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,11 +139,12 @@ func benchFloor(b *testing.B) string {
 	// 16 in flight: each path twice half its calls, taking turns.
 	perSec := make([]float64, len(paths))
 	cpu := make([]float64, len(paths))
+	cpuKinds := make([]map[string]float64, len(paths))
 	for range 2 {
 		for j, p := range paths {
-			var c0 float64
+			var c0 map[string]float64
 			if p.pids != nil {
-				c0 = treeCPU(p.pids()...)
+				c0 = treeCPUByKind(p.pids()...)
 			}
 			st, err := load(ctx, 16, *floorLoad/2, p.call)
 			if err != nil {
@@ -150,7 +152,13 @@ func benchFloor(b *testing.B) string {
 			}
 			perSec[j] += st.PerSec / 2
 			if p.pids != nil {
-				cpu[j] += treeCPU(p.pids()...) - c0
+				if cpuKinds[j] == nil {
+					cpuKinds[j] = map[string]float64{}
+				}
+				for k, c := range treeCPUByKind(p.pids()...) {
+					cpu[j] += c - c0[k]
+					cpuKinds[j][k] += c - c0[k]
+				}
 			}
 		}
 	}
@@ -180,6 +188,7 @@ func benchFloor(b *testing.B) string {
 	for _, n := range notes {
 		fmt.Fprintf(&out, "\n%s\n", n)
 	}
+	out.WriteString(cpuByProcess(paths, cpuKinds, *floorLoad))
 
 	// Each hop's floor: the floor path cut short at each hop (the test on
 	// the host's socket), and stdio alone, taking turns echo by echo.
@@ -442,4 +451,40 @@ func nodeVersion(node string) string {
 		return "node"
 	}
 	return "Node " + strings.TrimSpace(string(out))
+}
+
+// cpuByProcess is the CPU time per call at 16 in flight of each path's
+// processes, by kind, as a markdown section (a path without processes is
+// left out).
+func cpuByProcess(paths []benchPath, kinds []map[string]float64, calls int) string {
+	var cols []int
+	seen := map[string]bool{}
+	var rows []string
+	for j, k := range kinds {
+		if k == nil {
+			continue
+		}
+		cols = append(cols, j)
+		for kind, c := range k {
+			if !seen[kind] && c*1000/float64(calls) >= 0.005 {
+				seen[kind] = true
+				rows = append(rows, kind)
+			}
+		}
+	}
+	slices.Sort(rows)
+	var out strings.Builder
+	out.WriteString("\n## CPU per call by process, 16 in flight\n\nThe same calls as the table's CPU column, by the process that spent the time (the MCP client, this test, is left out).\n\n| process |")
+	for _, j := range cols {
+		fmt.Fprintf(&out, " %s |", paths[j].name)
+	}
+	out.WriteString("\n|---|" + strings.Repeat("---:|", len(cols)) + "\n")
+	for _, r := range rows {
+		fmt.Fprintf(&out, "| %s |", r)
+		for _, j := range cols {
+			fmt.Fprintf(&out, " %.3f ms |", kinds[j][r]*1000/float64(calls))
+		}
+		out.WriteString("\n")
+	}
+	return out.String()
 }

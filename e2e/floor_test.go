@@ -319,6 +319,16 @@ func (f *floorConn) echo(to string) error {
 // treeCPU is the CPU time (user and system, seconds) used so far by the
 // processes roots and all their descendants.
 func treeCPU(roots ...int) float64 {
+	total := 0.0
+	for _, c := range treeCPUByKind(roots...) {
+		total += c
+	}
+	return total
+}
+
+// treeCPUByKind is treeCPU by kind of process (processKind; another
+// program by its name).
+func treeCPUByKind(roots ...int) map[string]float64 {
 	type proc struct {
 		ppid int
 		cpu  float64
@@ -340,17 +350,30 @@ func treeCPU(roots ...int) float64 {
 	for _, r := range roots {
 		in[r] = true
 	}
-	total := 0.0
+	out := map[string]float64{}
 	for pid, p := range procs {
 		for q, depth := pid, 0; q > 1 && depth < 64; depth++ {
 			if in[q] {
-				total += p.cpu
+				out[kindOf(pid)] += p.cpu
 				break
 			}
 			q = procs[q].ppid
 		}
 	}
-	return total
+	return out
+}
+
+// kindOf is processKind of a running process, or its program's name.
+func kindOf(pid int) string {
+	cmd, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	args := strings.Fields(strings.ReplaceAll(string(cmd), "\x00", " "))
+	if len(args) == 0 {
+		return "other"
+	}
+	if k := processKind(args); k != "" {
+		return k
+	}
+	return filepath.Base(args[0])
 }
 
 // bridgePIDs are a bridge's processes, for CPU accounting: its browser
