@@ -67,8 +67,9 @@ export const FrameType = /* @__PURE__ */ Object.freeze({
   // page's world -> relay
   sampled: 'sampled',
   contextChanged: 'contextChanged',
-  // both ways: several of the above that were ready together (calls and
-  // cancels to the page's world, results and errors from it)
+  // both ways: several of the above that were ready together or, under
+  // load, held a moment for each other (calls and cancels to the page's
+  // world, results and errors from it)
   batch: 'batch',
 });
 
