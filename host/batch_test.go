@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,15 +69,7 @@ func TestBrowserBatchOfAnswers(t *testing.T) {
 	ctx := testCtx(t)
 	ext, log := start(t, newBrowser(), fakeext.Options{Browser: batchBrowser()})
 	s := dialReady(ctx, t, ext.Socket())
-	var ids []string
-	for i := range 2 {
-		id := fmt.Sprintf("%s.%d", s.session, i+1)
-		ids = append(ids, id)
-		s.SendMsg(&webmcp.Message{Type: webmcp.TypeRequest, ID: id, Method: webmcp.MethodPin, Params: json.RawMessage(`{}`)})
-		if _, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeRequest && m.ID == id }); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ids := requestsUnderWay(ctx, t, ext, s, 2)
 	r0, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeResult, ID: ids[0], Output: json.RawMessage(`{"n":0}`)})
 	r1, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeError, ID: ids[1], Error: webmcp.Errorf(webmcp.CodeNotFound, "no such provider")})
 	nested := webmcp.AppendBatch(nil, [][]byte{r0, r1})
@@ -105,15 +98,7 @@ func TestBrowserBatchKeepsItsOrder(t *testing.T) {
 	ctx := testCtx(t)
 	ext, _ := start(t, newBrowser(), fakeext.Options{Browser: batchBrowser()})
 	s := dialReady(ctx, t, ext.Socket())
-	var ids []string
-	for i := range 3 {
-		id := fmt.Sprintf("%s.%d", s.session, i+1)
-		ids = append(ids, id)
-		s.SendMsg(&webmcp.Message{Type: webmcp.TypeRequest, ID: id, Method: webmcp.MethodPin, Params: json.RawMessage(`{}`)})
-		if _, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeRequest && m.ID == id }); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ids := requestsUnderWay(ctx, t, ext, s, 3)
 	var frames [][]byte
 	for i, id := range ids {
 		r, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeResult, ID: id, Output: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))})
@@ -142,4 +127,21 @@ func TestBrowserBatchKeepsItsOrder(t *testing.T) {
 	if want := []string{ids[0], ids[1], "tab between", ids[2]}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("the shim got %q, want %q", got, want)
 	}
+}
+
+// requestsUnderWay has the shim send n requests, each once the browser has
+// the one before, and returns their ids: n requests that the browser has
+// and has not answered.
+func requestsUnderWay(ctx context.Context, t *testing.T, ext *fakeext.Ext, s *shim, n int) []string {
+	t.Helper()
+	var ids []string
+	for i := range n {
+		id := fmt.Sprintf("%s.%d", s.session, i+1)
+		ids = append(ids, id)
+		s.SendMsg(&webmcp.Message{Type: webmcp.TypeRequest, ID: id, Method: webmcp.MethodPin, Params: json.RawMessage(`{}`)})
+		if _, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeRequest && m.ID == id }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
 }
