@@ -21,9 +21,7 @@ func cpuSeconds() map[string]float64 {
 		if !ok {
 			continue
 		}
-		cmd, _ := os.ReadFile(filepath.Join(d, "cmdline"))
-		// Chromium's helpers rewrite their command line as one string.
-		args := strings.Fields(strings.ReplaceAll(string(cmd), "\x00", " "))
+		args := procArgs(d)
 		if len(args) == 0 {
 			continue
 		}
@@ -87,6 +85,13 @@ func cpuTable(before, after map[string]float64, calls int) string {
 	}
 	fmt.Fprintf(&b, "| **all** | **%.3f ms** |\n", total*1000/float64(calls))
 	return b.String()
+}
+
+// procArgs reads the command line of the process folder d (/proc/PID).
+func procArgs(d string) []string {
+	cmd, _ := os.ReadFile(filepath.Join(d, "cmdline"))
+	// Chromium's helpers rewrite their command line as one string.
+	return strings.Fields(strings.ReplaceAll(string(cmd), "\x00", " "))
 }
 
 // procStat reads /proc/PID/stat of the process folder d: its parent's pid

@@ -365,8 +365,7 @@ func treeCPUByKind(roots ...int) map[string]float64 {
 
 // kindOf is processKind of a running process, or its program's name.
 func kindOf(pid int) string {
-	cmd, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-	args := strings.Fields(strings.ReplaceAll(string(cmd), "\x00", " "))
+	args := procArgs(filepath.Join("/proc", strconv.Itoa(pid)))
 	if len(args) == 0 {
 		return "other"
 	}
