@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,7 +11,9 @@ import (
 )
 
 // TestSessionsToBrowser: the extension hears of every shim that says hello,
-// of the agent a shim serves, and of a shim that leaves.
+// of the agent a shim serves, and of a shim that leaves; each with the pid
+// the system recorded for its connection (this process), not the one it
+// claims.
 func TestSessionsToBrowser(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p, err := runInProcess(t, bridgetest.RuntimeDir(t), host.Options{})
@@ -32,24 +35,25 @@ func TestSessionsToBrowser(t *testing.T) {
 		}
 	}
 
+	me := os.Getpid()
 	a := bridgetest.DialLine(t, p.socket)
 	a.Expect(ctx, webmcp.TypeHello)
 	a.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7}})
-	want("after a hello", webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7}})
+	want("after a hello", webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: me}})
 
 	agents := []webmcp.AgentInfo{{ID: "a1", Name: "claude-code", Version: "2.1.0"}, {ID: "a2", Name: "codex", Version: "0.171.0"}}
 	a.SendMsg(&webmcp.Message{Type: webmcp.TypeClient, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agents: agents}})
-	want("after the agent", webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agents: agents}})
+	want("after the agent", webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: me, Agents: agents}})
 
 	b := bridgetest.DialLine(t, p.socket)
 	b.Expect(ctx, webmcp.TypeHello)
 	b.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 8}})
 	want("a second shim",
-		webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agents: agents}},
-		webmcp.Session{ID: "s2", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 8}})
+		webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: me, Agents: agents}},
+		webmcp.Session{ID: "s2", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: me}})
 
 	a.Close()
-	want("the first left", webmcp.Session{ID: "s2", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 8}})
+	want("the first left", webmcp.Session{ID: "s2", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: me}})
 	b.Close()
 	want("both left")
 }

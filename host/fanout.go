@@ -13,6 +13,7 @@ func (h *host) applyChange(m *webmcp.Message, line []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.state.Apply(m)
+	h.greeting = nil
 	for _, s := range h.sessions {
 		s.send(line)
 	}
@@ -34,10 +35,15 @@ func (h *host) setBrowser(b *webmcp.Browser) {
 
 // greet queues the hello and the current state for a new shim. The caller
 // holds h.mu, so that no change slips in between the state and the
-// broadcasts that follow it.
+// broadcasts that follow it. The state's lines are encoded once for every
+// shim that connects until it changes: a shim that never reads holds the
+// shared lines, not a copy of its own.
 func (h *host) greet(s *session) {
 	s.send(h.helloLine(s.id))
-	for _, l := range stateLines(h.state.Snapshot(), webmcp.MaxBrowserChunk) {
+	if h.greeting == nil {
+		h.greeting = stateLines(h.state.Snapshot(), webmcp.MaxBrowserChunk)
+	}
+	for _, l := range h.greeting {
 		s.send(l)
 	}
 }

@@ -119,6 +119,7 @@ type host struct {
 
 	mu          sync.Mutex
 	state       webmcp.State
+	greeting    [][]byte        // the state's lines for a new shim (greet); nil: encode anew
 	browser     *webmcp.Browser // from the browser's hello; nil before it
 	sessions    map[string]*session
 	pending     map[string]*session // call id → the shim that asked
@@ -256,12 +257,13 @@ func (h *host) acceptLoop(ln net.Listener) {
 			continue
 		}
 		backoff = 0
-		if err := webmcp.CheckPeer(c); err != nil {
+		pid, err := webmcp.CheckPeer(c)
+		if err != nil {
 			h.log.Printf("refused a connection: %v", err)
 			c.Close()
 			continue
 		}
-		h.addSession(c)
+		h.addSession(c, pid)
 	}
 }
 

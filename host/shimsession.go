@@ -21,6 +21,15 @@ import (
 // maxShimLine is the longest line the host takes from a shim.
 const maxShimLine = webmcp.MaxBrowserFrame
 
+// The read buffer of a shim connection: small until the shim's hello, so
+// that connections which never say hello cost little (the host takes
+// DefaultMaxShims of them), then big enough for the lines of many calls
+// to come in together.
+const (
+	helloBuffer = 4 << 10
+	readBuffer  = 64 << 10
+)
+
 // session is one shim connection. A reader goroutine handles the shim's
 // messages; a writer goroutine drains a bounded queue of lines for the shim,
 // so that a slow shim never blocks the browser link or other shims (a line
@@ -33,6 +42,10 @@ type session struct {
 
 	// dropped is set, under h.mu, once the host has forgotten the session.
 	dropped bool
+	// pid is the shim's process id as the system recorded it at connect,
+	// 0 where it cannot tell; the pid the shim claims is never passed on
+	// (see ownPID).
+	pid int
 	// client is what the shim said about itself (hello, client), under
 	// h.mu; nil before its hello.
 	client *webmcp.ClientInfo
@@ -49,6 +62,9 @@ type session struct {
 	holdTimer *time.Timer // ends a hold: sends what is held
 	holding   bool        // out waits for holdTimer
 
+	// saidHello is set by the reader once the shim said hello.
+	saidHello bool
+
 	// direct writes to the connection without waiting (tryWrite), or is
 	// nil where it cannot: then every line goes through the writer.
 	direct func([]byte) int
@@ -62,9 +78,10 @@ type session struct {
 	wake    chan struct{}
 }
 
-// addSession starts serving a shim connection: it sends the shim hello and
+// addSession starts serving a shim connection from process pid (as the
+// system recorded it; 0 where it cannot tell): it sends the shim hello and
 // the current state, and joins it to the broadcasts.
-func (h *host) addSession(c net.Conn) {
+func (h *host) addSession(c net.Conn, pid int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.gone {
@@ -77,7 +94,7 @@ func (h *host) addSession(c net.Conn) {
 		return
 	}
 	h.nextSession++
-	s := &session{h: h, id: "s" + strconv.Itoa(h.nextSession), conn: c, wake: make(chan struct{}, 1), direct: tryWrite(c)}
+	s := &session{h: h, id: "s" + strconv.Itoa(h.nextSession), conn: c, pid: pid, wake: make(chan struct{}, 1), direct: tryWrite(c)}
 	h.sessions[s.id] = s
 	h.greet(s)
 	h.sessionWG.Add(2)
@@ -186,7 +203,8 @@ func (s *session) writeLoop() {
 // the session.
 func (s *session) readLoop() {
 	defer s.h.sessionWG.Done()
-	r := bufio.NewReaderSize(s.conn, 64<<10)
+	r := bufio.NewReaderSize(s.conn, helloBuffer)
+	grown := false
 	var why string
 	for {
 		l, err := lines.Read(r, maxShimLine)
@@ -202,6 +220,10 @@ func (s *session) readLoop() {
 			break
 		}
 		ok := s.handle(l)
+		if s.saidHello && !grown {
+			// What the small buffer holds still comes first.
+			r, grown = bufio.NewReaderSize(r, readBuffer), true
+		}
 		// Lines that came in together go to the browser together: the
 		// messages wait while a whole next line is in the buffer already,
 		// and under load a moment more (sendOrHold).
@@ -269,13 +291,13 @@ func (s *session) handle(l []byte) bool {
 				"this webmcp-host speaks bridge protocol %d, not %d: use a webmcp-shim of the same release", webmcp.ProtocolVersion, m.Protocol)}))
 			return false
 		}
-		if m.Client != nil {
-			s.h.log.Printf("shim %s is %s, pid %d", s.id, m.Client.Name, m.Client.PID)
-		}
 		c := m.Client
 		if c == nil {
 			c = &webmcp.ClientInfo{}
 		}
+		s.ownPID(c)
+		s.h.log.Printf("shim %s is %s, pid %d", s.id, c.Name, c.PID)
+		s.saidHello = true
 		s.h.setClient(s, c)
 	case webmcp.TypeClient:
 		var m webmcp.Message
@@ -283,6 +305,7 @@ func (s *session) handle(l []byte) bool {
 			s.h.log.Printf("shim %s sent a malformed client message; skipped: %s", s.id, excerpt(l))
 			return true
 		}
+		s.ownPID(m.Client)
 		s.h.log.Printf("shim %s serves %s", s.id, agentNames(m.Client.Agents))
 		s.h.setClient(s, m.Client)
 	case webmcp.TypeResult, webmcp.TypeError, webmcp.TypeChunk, webmcp.TypeState, webmcp.TypeTabUpdated, webmcp.TypeSessions,
@@ -292,6 +315,22 @@ func (s *session) handle(l []byte) bool {
 		s.h.log.Printf("shim %s sent a message of unknown type %q; ignored", s.id, env.Type)
 	}
 	return true
+}
+
+// ownPID puts the shim's pid as the system recorded it into what the shim
+// said about itself. The extension keys the tabs a shim opened on it, so
+// a claim of another pid, which would let one shim act on another's tabs,
+// is logged and ignored; where the system cannot tell (pid 0) no pid goes
+// on, and the extension keys on the session.
+func (s *session) ownPID(c *webmcp.ClientInfo) {
+	if c.PID != s.pid && c.PID != 0 {
+		if s.pid == 0 {
+			s.h.log.Debugf("shim %s says it is process %d, which this system cannot confirm; ignored", s.id, c.PID)
+		} else {
+			s.h.log.Printf("shim %s says it is process %d, but the system says %d; the claim is ignored", s.id, c.PID, s.pid)
+		}
+	}
+	c.PID = s.pid
 }
 
 // agentNames lists agents for the log: "claude-code 2.1.0 (a1), …", or

@@ -22,6 +22,13 @@
 // ignored, so either side may add messages in a later minor revision.
 // [ProtocolVersion] changes only when a message changes meaning.
 //
+// Keys are case-sensitive, and a message gives each top-level key once: the
+// host routes a line by the type and id it peeks ([PeekEnvelope]) and passes
+// the line on unchanged, so it refuses (logs and skips) a line whose type
+// or id another reader could read otherwise: a key given twice, a case
+// variant such as "ID" or "Type", an id whose escapes leave half of a
+// UTF-16 surrogate pair.
+//
 // # Messages
 //
 // Each message below is written with the fields its type always has, in
@@ -152,7 +159,11 @@
 //	shim -> host:      {"type":"client","client":{"name":"webmcp-shim","pid":777,"agents":[{"id":"a1","name":"claude-code","version":"2.1.0"}]}}
 //
 // and the host tells the extension every shim connected to it, after the
-// extension's hello and whenever one connects, says who it is, or leaves:
+// extension's hello and whenever one connects, says who it is, or leaves.
+// The "pid" the host passes on is the one the operating system recorded for
+// the shim's connection (SO_PEERCRED, LOCAL_PEERPID,
+// GetNamedPipeClientProcessId), never the one the shim claims, and 0 where
+// the system does not say (the extension then keys on the session):
 //
 //	host -> extension: {"type":"sessions","sessions":[{"session":"s3","client":{"name":"webmcp-shim","pid":777,"agents":[…]}}]}
 //

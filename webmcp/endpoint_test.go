@@ -3,9 +3,11 @@ package webmcp
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -76,8 +78,16 @@ func TestEndpoint(t *testing.T) {
 			return
 		}
 		defer c.Close()
-		if err := CheckPeer(c); err != nil {
+		pid, err := CheckPeer(c)
+		if err != nil {
 			served <- err
+			return
+		}
+		if !peerPIDKnown() {
+			pid = os.Getpid()
+		}
+		if pid != os.Getpid() {
+			served <- fmt.Errorf("CheckPeer(the host's end) says the peer is process %d, want this process, %d", pid, os.Getpid())
 			return
 		}
 		line, err := bufio.NewReader(c).ReadString('\n')
@@ -91,8 +101,8 @@ func TestEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := CheckPeer(c); err != nil {
-		t.Errorf("CheckPeer(the shim's end) = %v", err)
+	if pid, err := CheckPeer(c); err != nil || (peerPIDKnown() && pid != os.Getpid()) {
+		t.Errorf("CheckPeer(the shim's end) = %d, %v; want this process, %d", pid, err, os.Getpid())
 	}
 	if _, err := c.Write([]byte("hi\n")); err != nil {
 		t.Fatal(err)
@@ -137,4 +147,14 @@ func TestRemoveStaleEndpoints(t *testing.T) {
 	if !slices.Equal(left, want) {
 		t.Errorf("left %v, want %v", left, want)
 	}
+}
+
+// peerPIDKnown says whether CheckPeer returns the peer's pid on this
+// system (see peerPID).
+func peerPIDKnown() bool {
+	switch runtime.GOOS {
+	case "linux", "darwin", "windows":
+		return true
+	}
+	return false
 }

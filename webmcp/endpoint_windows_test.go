@@ -176,7 +176,7 @@ func TestSquattedEndpointRefused(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Dial(squatted %s) = %v", c.sddl, err)
 		}
-		err = CheckPeer(conn)
+		_, err = CheckPeer(conn)
 		conn.Close()
 		if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("CheckPeer(pipe with %s) = %v, want ErrUntrusted saying %q", c.sddl, err, c.want)

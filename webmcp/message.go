@@ -270,22 +270,3 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
-
-// Envelope is the part of a message that routing needs. Decoding into it
-// skips the payload, so a router can pass the original bytes on unchanged.
-type Envelope struct {
-	Type string `json:"type"`
-	ID   string `json:"id,omitempty"`
-}
-
-// PeekEnvelope decodes the type and id of a message.
-func PeekEnvelope(data []byte) (Envelope, error) {
-	var e Envelope
-	if err := json.Unmarshal(data, &e); err != nil {
-		return e, fmt.Errorf("malformed message: %w", err)
-	}
-	if e.Type == "" {
-		return e, fmt.Errorf("malformed message: no \"type\"")
-	}
-	return e, nil
-}

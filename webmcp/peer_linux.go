@@ -10,21 +10,22 @@ import (
 )
 
 // CheckPeer refuses a connection from a process of another user, by the
-// credentials the kernel recorded for the peer (SO_PEERCRED). The host runs
-// it on every shim that connects, and the shim on every host it dials.
-func CheckPeer(c net.Conn) error {
+// credentials the kernel recorded for the peer (SO_PEERCRED), and returns
+// the peer's process id as the kernel recorded it. The host runs it on
+// every shim that connects, and the shim on every host it dials.
+func CheckPeer(c net.Conn) (pid int, err error) {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
-		return fmt.Errorf("not a Unix socket connection (%T)", c)
+		return 0, fmt.Errorf("not a Unix socket connection (%T)", c)
 	}
 	cred, err := peerCred(uc)
 	if err != nil {
-		return fmt.Errorf("cannot read the peer's credentials: %w", err)
+		return 0, fmt.Errorf("cannot read the peer's credentials: %w", err)
 	}
 	if uid := os.Getuid(); int(cred.Uid) != uid {
-		return fmt.Errorf("the peer, process %d of uid %d, is not of your uid %d: %w", cred.Pid, cred.Uid, uid, ErrUntrusted)
+		return 0, fmt.Errorf("the peer, process %d of uid %d, is not of your uid %d: %w", cred.Pid, cred.Uid, uid, ErrUntrusted)
 	}
-	return nil
+	return int(cred.Pid), nil
 }
 
 // peerCred reads SO_PEERCRED of c.

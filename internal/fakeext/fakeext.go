@@ -132,6 +132,11 @@ type Stats struct {
 	Chunks  int // of which "chunk" messages
 	Batches int // of which "batch" messages (each message in one is handled as if it had come alone)
 	Largest int // the largest frame body, in bytes
+	// Unclear counts the messages whose type or id the extension could
+	// read otherwise than the host routed them by (webmcp.PeekEnvelope
+	// refuses them: a key given twice, "ID" beside "id", …); the host
+	// must never forward one.
+	Unclear int
 }
 
 // Ext is a running webmcp-host and the fake extension attached to it.
@@ -534,7 +539,19 @@ func (e *Ext) parse(body []byte) (*webmcp.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fakeext: the host sent a malformed frame (%v): %.200q", err, body)
 	}
+	e.checkEnvelope(body)
 	return m, nil
+}
+
+// checkEnvelope counts a message whose type and id the extension could
+// read otherwise than the host did (Stats.Unclear).
+func (e *Ext) checkEnvelope(b []byte) {
+	if _, err := webmcp.PeekEnvelope(b); err != nil {
+		e.mu.Lock()
+		e.stats.Unclear++
+		e.mu.Unlock()
+		e.log("fakeext: the host sent a message whose type or id is unclear (%v): %.200q", err, b)
+	}
 }
 
 // parseWhole decodes a message joined from chunks.
@@ -543,6 +560,7 @@ func (e *Ext) parseWhole(b []byte) (*webmcp.Message, error) {
 	if err := json.Unmarshal(b, m); err != nil {
 		return nil, fmt.Errorf("fakeext: the host sent a malformed chunked message (%v): %.200q", err, b)
 	}
+	e.checkEnvelope(b)
 	return m, nil
 }
 

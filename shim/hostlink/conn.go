@@ -115,7 +115,7 @@ func Dial(ctx context.Context, path string, opts ConnOptions) (*Conn, error) {
 	// The socket file may be the user's while the process behind it is
 	// not (a socket renamed into place): nothing is sent to a host of
 	// another user, not even the hello.
-	if err := webmcp.CheckPeer(nc); err != nil {
+	if _, err := webmcp.CheckPeer(nc); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("%s %s: %w", webmcp.EndpointNoun, path, err)
 	}
