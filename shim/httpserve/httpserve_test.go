@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -444,4 +445,84 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return freshConns.RoundTrip(r)
+}
+
+// TestBothRevisions: one endpoint serves the clients of both MCP
+// revisions that are about: 2026-07-28, stateless (each request names its
+// revision; a stateful handler alone refuses it, and the SDK's client then
+// falls back to 2025-11-25), and 2025-11-25 with its session.
+func TestBothRevisions(t *testing.T) {
+	opts := Options{Token: tok}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in["word"])}}}, nil, nil
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- Serve(sctx, ln, Handler(srv, opts), opts) }()
+	defer func() { stop(); <-served }()
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+
+	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(rev, func(t *testing.T) {
+			var seen revisions
+			hc := &http.Client{Transport: &seen}
+			seen.next = bearerRT(tok)
+			client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + Path, HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: rev})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"word": "hello"}})
+			if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hello" {
+				t.Fatalf("echo: %+v, %v", res, err)
+			}
+			if got := seen.last(); got != rev {
+				t.Errorf("the call went as revision %q, want %q (the answers: %v)", got, rev, seen.codes())
+			}
+			if rev >= StatelessRevision {
+				if c := seen.codes(); strings.Contains(c, "400") {
+					t.Errorf("a request of the stateless revision was refused: %s", c)
+				}
+			}
+		})
+	}
+}
+
+// revisions records the Mcp-Protocol-Version of each request and the
+// status of each answer.
+type revisions struct {
+	next   http.RoundTripper
+	mu     sync.Mutex
+	seen   []string
+	status []int
+}
+
+func (r *revisions) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.next.RoundTrip(req)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seen = append(r.seen, req.Header.Get("Mcp-Protocol-Version"))
+	if err == nil {
+		r.status = append(r.status, resp.StatusCode)
+	}
+	return resp, err
+}
+
+func (r *revisions) last() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen[len(r.seen)-1]
+}
+
+func (r *revisions) codes() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return fmt.Sprint(r.status)
 }
