@@ -82,7 +82,7 @@ func TestTomorrowsBrowserStandIn(t *testing.T) {
 	if s := schemaOf(t, tools["add_note"].InputSchema); s["properties"] == nil {
 		t.Errorf("add_note inputSchema = %v, want the form's, read from the Tool object", s)
 	}
-	if !strings.Contains(tools["cancel_order"].Description, "consequential") {
+	if !strings.Contains(tools["cancel_order"].Description, "[CONSEQUENTIAL]") {
 		t.Errorf("cancel_order = %q, want its annotations read from the Tool object", tools["cancel_order"].Description)
 	}
 	if res := b.call(context.Background(), "add_note", map[string]any{"order": 2, "text": "x"}); res.IsError || !strings.Contains(text(res), `"order":2`) {

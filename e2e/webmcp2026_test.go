@@ -223,10 +223,10 @@ func TestConsequentialAndDebugging(t *testing.T) {
 		if a := c.Annotations; a == nil || a.DestructiveHint == nil || !*a.DestructiveHint || a.ReadOnlyHint {
 			t.Errorf("cancel_order annotations = %+v, want destructiveHint", a)
 		}
-		if !strings.Contains(c.Description, " · consequential]") || c.Meta["dev.webmcp/consequentialHint"] != true {
+		if !strings.Contains(c.Description, "] [CONSEQUENTIAL] The page says: ") || c.Meta["dev.webmcp/consequentialHint"] != true {
 			t.Errorf("cancel_order = %q, _meta %v; want the consequential mark", c.Description, c.Meta)
 		}
-		if a := tools["order_stats"].Annotations; a == nil || !a.ReadOnlyHint || strings.Contains(tools["order_stats"].Description, "consequential") {
+		if a := tools["order_stats"].Annotations; a == nil || !a.ReadOnlyHint || strings.Contains(tools["order_stats"].Description, "[CONSEQUENTIAL]") || !strings.Contains(tools["order_stats"].Description, "] [READ-ONLY] ") {
 			t.Errorf("order_stats = %+v, %q: want read-only, not consequential", a, tools["order_stats"].Description)
 		}
 		if tools["dump_orders"] != nil {

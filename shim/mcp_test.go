@@ -69,7 +69,7 @@ func TestToolsAppearAndDisappear(t *testing.T) {
 	}
 
 	e := tools["echo"]
-	if want := `[localhost:8080 · tab 12 "Trace viewer"] Does echo.`; e.Description != want {
+	if want := `[localhost:8080 · tab 12 "Trace viewer"] [READ-ONLY] The page says: Does echo.`; e.Description != want {
 		t.Errorf("description = %q, want %q", e.Description, want)
 	}
 	var wantSchema, gotSchema any

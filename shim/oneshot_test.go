@@ -75,7 +75,7 @@ func TestOneShotServer(t *testing.T) {
 	// The agent's description has the provenance and the note; the page's
 	// own description is kept apart, as the page gave it.
 	if cm := tools[5]; cm.PageName != "comments" || cm.PageDescription != "Does comments." || cm.Title != "Comments" ||
-		!strings.HasPrefix(cm.Description, cm.Provenance+" Does comments. ") || !strings.Contains(cm.Description, "untrusted") {
+		cm.Description != cm.Provenance+" "+shim.LabelUntrusted+" "+shim.PageSays+"Does comments." {
 		t.Errorf("page tool info = %+v", cm)
 	}
 	hosts := srv.Hosts()

@@ -20,7 +20,7 @@ import (
 
 func TestCapDescription(t *testing.T) {
 	tab := webmcp.Tab{ID: 1, Origin: "http://localhost"}
-	prov := Provenance(webmcp.Tool{TabID: 1}, tab) + " "
+	prov := Provenance(webmcp.Tool{TabID: 1}, tab) + " " + PageSays
 	for _, unit := range []string{"a", "é", "漢", "😀"} {
 		page := strings.Repeat(unit, (900<<10)/len(unit)) // 900 KiB
 		mt, _, _ := describeTool(webmcp.Tool{TabID: 1, Name: "big", Description: page}, tab)

@@ -33,8 +33,8 @@ func TestConsequentialHint(t *testing.T) {
 	if a := got.Annotations; a == nil || a.DestructiveHint == nil || !*a.DestructiveHint {
 		t.Errorf("pay annotations = %+v, want destructiveHint true", a)
 	}
-	if !strings.HasPrefix(got.Description, `[`) || !strings.Contains(got.Description, `"Shop" · consequential]`) {
-		t.Errorf("pay description = %q, want the provenance to end with · consequential", got.Description)
+	if !strings.HasPrefix(got.Description, `[`) || !strings.Contains(got.Description, `"Shop"] `+shim.LabelConsequential+` `+shim.PageSays) {
+		t.Errorf("pay description = %q, want the provenance, then %s, then the page's words", got.Description, shim.LabelConsequential)
 	}
 	if got.Meta[shim.ConsequentialMeta] != true {
 		t.Errorf("pay _meta = %v, want %s: true", got.Meta, shim.ConsequentialMeta)
@@ -42,7 +42,7 @@ func TestConsequentialHint(t *testing.T) {
 	if a := tools["undoable"].Annotations; a == nil || a.DestructiveHint == nil || *a.DestructiveHint {
 		t.Errorf("undoable annotations = %+v, want the page's destructiveHint false", a)
 	}
-	if d := tools["echo"].Description; strings.Contains(d, "consequential") || tools["echo"].Meta[shim.ConsequentialMeta] != nil {
+	if d := tools["echo"].Description; strings.Contains(d, shim.LabelConsequential) || tools["echo"].Meta[shim.ConsequentialMeta] != nil {
 		t.Errorf("a tool without the hint is marked consequential: %q %v", d, tools["echo"].Meta)
 	}
 }

@@ -1,5 +1,7 @@
 package toolnames
 
+import "strings"
+
 // Registry assigns unique names to keys (one key per tool). The zero value
 // is not usable; call NewRegistry. A Registry is not safe for concurrent use:
 // its owner serializes access.
@@ -52,9 +54,17 @@ func NewRegistry[K comparable](reserved ...string) *Registry[K] {
 		classOf:   map[string]string{},
 	}
 	for _, n := range reserved {
-		r.reserved[n] = true
+		r.reserved[fold(n)] = true
 	}
 	return r
+}
+
+// fold is a name as clients may confuse it with another: in lower case,
+// with '-' for '_'. A reserved name is kept from every name of its fold,
+// so that no page tool "List_Tabs" or "open-page" stands beside the
+// bridge's own.
+func fold(name string) string {
+	return strings.ReplaceAll(strings.ToLower(name), "-", "_")
 }
 
 // Assign returns the name of key, giving it one if it has none: the
@@ -146,7 +156,7 @@ func (r *Registry[K]) Len() int { return len(r.byKey) }
 
 // free reports whether name may be given to a new key of class.
 func (r *Registry[K]) free(name, class string) bool {
-	if r.reserved[name] {
+	if r.reserved[fold(name)] {
 		return false
 	}
 	if _, ok := r.byName[name]; ok {

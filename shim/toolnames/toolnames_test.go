@@ -91,9 +91,18 @@ func TestRegistryClashAndStability(t *testing.T) {
 }
 
 func TestRegistryReserved(t *testing.T) {
-	r := NewRegistry[string]("list_tabs")
+	r := NewRegistry[string]("list_tabs", "open_page")
 	if got := r.Assign("a", "list_tabs", ""); got != "list_tabs_2" {
 		t.Fatalf("page list_tabs = %q, want list_tabs_2", got)
+	}
+	// Names a client could take for the bridge's own get a suffix too.
+	for key, name := range map[string]string{"b": "List_Tabs", "c": "OPEN-PAGE", "d": "open-page"} {
+		if got := r.Assign(key, name, ""); got == name || !strings.HasSuffix(got, "_2") && !strings.HasSuffix(got, "_3") {
+			t.Errorf("page %s = %q, want it with a suffix", name, got)
+		}
+	}
+	if got := r.Assign("e", "list_tabs_all", ""); got != "list_tabs_all" {
+		t.Errorf("page list_tabs_all = %q: only the bridge's own names are kept", got)
 	}
 }
 
