@@ -237,19 +237,20 @@ func TestPseudoClassesAsTheBrowser(t *testing.T) {
 	})
 }
 
-// What an agent reads when a form's call fails: an argument off the form's
-// schema is refused by the shim in plain words ("must be at least 1"), and
-// a form the browser finds invalid names the field and the browser's
-// reason, in both modes, without a doubled period and without saying that
-// the page threw (it threw nothing).
+// What an agent reads when a form's call fails: a form the browser finds
+// invalid names the field and the browser's reason, in both modes, without
+// a doubled period and without saying that the page threw (it threw
+// nothing). An argument off the form's schema goes to the form, as the
+// browser's own agent sends it (issue FID), and the browser's reason comes
+// with the bridge's note in plain words ("must be at least 1").
 func TestFormCallFailureMessages(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		b := start(t, m)
 		b.open(formsURL(t, "/validation.html"))
 		b.waitTool("order_tea")
 		res := b.call(context.Background(), "order_tea", map[string]any{"count": 0, "kind": "green"})
-		if got := text(res); !res.IsError || !strings.Contains(got, `field "count": must be at least 1, got 0`) {
-			t.Errorf("count 0 = %q (isError %v), want: field \"count\": must be at least 1, got 0", got, res.IsError)
+		if got := text(res); !res.IsError || !strings.HasPrefix(got, "tool order_tea failed: Form validation failed: count: ") || !strings.Contains(got, `field "count": must be at least 1, got 0`) {
+			t.Errorf("count 0 = %q (isError %v), want the form's failure and the note: field \"count\": must be at least 1, got 0", got, res.IsError)
 		}
 		res = b.call(context.Background(), "order_tea", map[string]any{"count": 2, "kind": ""})
 		const want = "tool order_tea failed: Form validation failed: kind: Please select an item in the list. The page's tool ran."
