@@ -280,8 +280,9 @@ func TestCallWhosePageGoesAway(t *testing.T) {
 }
 
 // A form whose answer is the next page (an order-status form): the agent
-// learns what that page says, its tools and its UI context, from the
-// call's result.
+// gets what Chromium answers (the next document's application/ld+json
+// data: none here, []), then learns what that page says, its tools and its
+// UI context, from the call's result.
 func TestFormWhoseAnswerIsTheNextPage(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		b := start(t, m)
@@ -290,7 +291,7 @@ func TestFormWhoseAnswerIsTheNextPage(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		res := b.call(ctx, "order_status", map[string]any{"order": "7"})
-		want := "Tool order_status ran and navigated its tab to " + formsURL(t, "/status-result.html?order=7") +
+		want := "[]\nTool order_status ran and navigated its tab to " + formsURL(t, "/status-result.html?order=7") +
 			` ("Order status: shipped"), which offers the tools track_parcel; its UI context: orders.Status: order 7: shipped.`
 		if got := text(res); res.IsError || got != want {
 			t.Errorf("order_status = %q (isError %v), want %q", got, res.IsError, want)

@@ -102,7 +102,7 @@ func (s *Server) sendCall(ctx context.Context, key toolKey, name string, pt *pag
 	case errors.As(err, &werr) && werr.Code == webmcp.CodeNavigated:
 		// The call navigated the tab, or the tab navigated under it:
 		// where it is now is what the agent needs.
-		return s.navigatedResult(cctx, pt.conn, name, pt.tool.Ref(), tab.URL, werr)
+		return s.navigatedResult(cctx, pt.conn, name, pt.tool.Ref(), tab.URL, werr, out)
 	case errors.As(err, &werr):
 		return results.FromError(name, werr)
 	case errors.Is(err, hostlink.ErrClosed):
