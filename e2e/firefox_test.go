@@ -433,7 +433,7 @@ func TestFirefoxForms(t *testing.T) {
 		t.Errorf("submit events seen by the page = %s, want one add_note with agentInvoked", sub)
 	}
 	res = f.call(ctx, "search_orders", map[string]any{"q": "tea"})
-	want := "Tool search_orders ran and navigated its tab to " + demoURL("localhost", ordersPath+"?q=tea")
+	want := "[]\nTool search_orders ran and navigated its tab to " + demoURL("localhost", ordersPath+"?q=tea")
 	if res.IsError || !strings.HasPrefix(text(res), want) {
 		t.Errorf("search_orders = %q (error %v), want a result that begins %q", text(res), res.IsError, want)
 	}

@@ -237,19 +237,20 @@ func TestPseudoClassesAsTheBrowser(t *testing.T) {
 	})
 }
 
-// What an agent reads when a form's call fails: an argument off the form's
-// schema is refused by the shim in plain words ("must be at least 1"), and
-// a form the browser finds invalid names the field and the browser's
-// reason, in both modes, without a doubled period and without saying that
-// the page threw (it threw nothing).
+// What an agent reads when a form's call fails: a form the browser finds
+// invalid names the field and the browser's reason, in both modes, without
+// a doubled period and without saying that the page threw (it threw
+// nothing). An argument off the form's schema goes to the form, as the
+// browser's own agent sends it (issue FID), and the browser's reason comes
+// with the bridge's note in plain words ("must be at least 1").
 func TestFormCallFailureMessages(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		b := start(t, m)
 		b.open(formsURL(t, "/validation.html"))
 		b.waitTool("order_tea")
 		res := b.call(context.Background(), "order_tea", map[string]any{"count": 0, "kind": "green"})
-		if got := text(res); !res.IsError || !strings.Contains(got, `field "count": must be at least 1, got 0`) {
-			t.Errorf("count 0 = %q (isError %v), want: field \"count\": must be at least 1, got 0", got, res.IsError)
+		if got := text(res); !res.IsError || !strings.HasPrefix(got, "tool order_tea failed: Form validation failed: count: ") || !strings.Contains(got, `field "count": must be at least 1, got 0`) {
+			t.Errorf("count 0 = %q (isError %v), want the form's failure and the note: field \"count\": must be at least 1, got 0", got, res.IsError)
 		}
 		res = b.call(context.Background(), "order_tea", map[string]any{"count": 2, "kind": ""})
 		const want = "tool order_tea failed: Form validation failed: kind: Please select an item in the list. The page's tool ran."
@@ -279,8 +280,9 @@ func TestCallWhosePageGoesAway(t *testing.T) {
 }
 
 // A form whose answer is the next page (an order-status form): the agent
-// learns what that page says, its tools and its UI context, from the
-// call's result.
+// gets what Chromium answers (the next document's application/ld+json
+// data: none here, []), then learns what that page says, its tools and its
+// UI context, from the call's result.
 func TestFormWhoseAnswerIsTheNextPage(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		b := start(t, m)
@@ -289,7 +291,7 @@ func TestFormWhoseAnswerIsTheNextPage(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		res := b.call(ctx, "order_status", map[string]any{"order": "7"})
-		want := "Tool order_status ran and navigated its tab to " + formsURL(t, "/status-result.html?order=7") +
+		want := "[]\nTool order_status ran and navigated its tab to " + formsURL(t, "/status-result.html?order=7") +
 			` ("Order status: shipped"), which offers the tools track_parcel; its UI context: orders.Status: order 7: shipped.`
 		if got := text(res); res.IsError || got != want {
 			t.Errorf("order_status = %q (isError %v), want %q", got, res.IsError, want)

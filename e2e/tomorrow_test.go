@@ -94,7 +94,7 @@ func TestTomorrowsBrowserStandIn(t *testing.T) {
 	if n := eval[int](t, tab, `window.__tomorrowCalls.executeTool`); n < 2 {
 		t.Errorf("the stand-in's executeTool ran %d times, want the bridge's two calls", n)
 	}
-	want := "Tool search_orders ran and navigated its tab to " + demoURL("localhost", ordersPath+"?q=y")
+	want := "[]\nTool search_orders ran and navigated its tab to " + demoURL("localhost", ordersPath+"?q=y")
 	if res := b.call(context.Background(), "search_orders", map[string]any{"q": "y"}); res.IsError || !strings.HasPrefix(text(res), want) || res.Meta["dev.webmcp/navigated"] == nil {
 		t.Errorf("search_orders = %q (isError %v, _meta %v), want %q… with _meta dev.webmcp/navigated", text(res), res.IsError, res.Meta, want)
 	}

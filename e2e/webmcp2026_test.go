@@ -160,7 +160,7 @@ func TestCallThatNavigates(t *testing.T) {
 		if ctx.Err() != nil {
 			t.Fatalf("search_orders ran into the test's deadline")
 		}
-		want := "Tool search_orders ran and navigated its tab to " + demoURL("localhost", ordersPath+"?q=tea") + ` ("Orders · WebMCP bridge demo"), which offers the tools `
+		want := "[]\nTool search_orders ran and navigated its tab to " + demoURL("localhost", ordersPath+"?q=tea") + ` ("Orders · WebMCP bridge demo"), which offers the tools `
 		got := text(res)
 		if res.IsError || !strings.HasPrefix(got, want) || strings.Count(got, "navigated") != 1 {
 			t.Errorf("search_orders = %q (isError %v), want a result that begins %q", got, res.IsError, want)

@@ -15,10 +15,14 @@ import (
 )
 
 // callPage calls the page tool key, known to the agent as name. The
-// arguments are checked against the tool's schema first; the call is
-// bounded by the Server's timeout and cancelled in the page when ctx ends
-// (the agent sent notifications/cancelled) or the time is up. Every outcome
-// is a result; failures are isError results that say what to do.
+// arguments must be a JSON object within the bridge's limits; that they
+// match the tool's schema is checked too, but a mismatch is only a note in
+// the result (results.WithSchemaNote), since the browser's own agent sends such
+// arguments to the page as they are (Chromium checks none of the schema).
+// The call is bounded by the Server's timeout and cancelled in the page
+// when ctx ends (the agent sent notifications/cancelled) or the time is
+// up. Every outcome is a result; failures are isError results that say
+// what to do.
 func (s *Server) callPage(ctx context.Context, key toolKey, name string, args json.RawMessage) *mcp.CallToolResult {
 	s.mu.Lock()
 	pt := s.tools[key]
@@ -34,20 +38,30 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	var err error
-	if pt.validator != nil {
-		err = pt.validator.Validate(args)
-	} else {
-		err = schemas.CheckObject(args)
+	// Arguments that are not a JSON object never go: the browser's
+	// executeTool refuses them too (a TypeError).
+	if err := schemas.CheckObject(args); err != nil {
+		return results.Failure(results.CodeInvalidArguments, results.NotRun, "invalid arguments for tool %s: %v. Send the arguments as a JSON object", name, err)
 	}
+	if pt.validator == nil {
+		return s.sendCall(ctx, key, name, pt, args)
+	}
+	err := pt.validator.Validate(args)
 	var lim *schemas.LimitError
 	switch {
 	case errors.As(err, &lim):
 		return results.Failure(results.CodeTooLarge, results.NotRun, "tool %s: %v. Send smaller or less deeply nested arguments", name, err)
 	case err != nil:
-		return results.Failure(results.CodeInvalidArguments, results.NotRun, "invalid arguments for tool %s: %v. Fix the arguments to match the tool's inputSchema", name, err)
+		// Chromium runs such a call (issue FID): so does the bridge,
+		// and the result says what did not match.
+		return results.WithSchemaNote(s.sendCall(ctx, key, name, pt, args), err.Error())
 	}
+	return s.sendCall(ctx, key, name, pt, args)
+}
 
+// sendCall sends the call of pt, the page tool key known to the agent as
+// name, with args, checked, and gives its outcome.
+func (s *Server) sendCall(ctx context.Context, key toolKey, name string, pt *pageTool, args json.RawMessage) *mcp.CallToolResult {
 	// The call's --timeout counts from its arrival (callMiddleware), a
 	// wait for a browser included.
 	cctx, cancel := s.callContext(ctx)
@@ -88,7 +102,7 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	case errors.As(err, &werr) && werr.Code == webmcp.CodeNavigated:
 		// The call navigated the tab, or the tab navigated under it:
 		// where it is now is what the agent needs.
-		return s.navigatedResult(cctx, pt.conn, name, pt.tool.Ref(), tab.URL, werr)
+		return s.navigatedResult(cctx, pt.conn, name, pt.tool.Ref(), tab.URL, werr, out)
 	case errors.As(err, &werr):
 		return results.FromError(name, werr)
 	case errors.Is(err, hostlink.ErrClosed):

@@ -6,7 +6,9 @@
 // at once, connects to every host socket in the runtime directory (package
 // hosts), picks up hosts that appear later and drops those that go. Each
 // page tool of an allowed tab becomes an MCP tool with the page's schema
-// (arguments are validated before the page sees them), its annotations, its
+// (arguments are checked against it, but only those past the limits are
+// refused: a mismatch is a note in the result, as Chromium runs such
+// calls), its annotations, its
 // provenance at the start of its description, and a name that is unique and
 // stable for the tool's lifetime (package toolnames). Results and errors are
 // mapped by package results. A call that needs a browser, made while none

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/shim"
+	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -215,40 +216,50 @@ func TestCallRoundTrip(t *testing.T) {
 	}
 }
 
-func TestInvalidArgumentsNeverReachThePage(t *testing.T) {
+// Arguments off the tool's schema go to the page as they are, since the
+// browser's own agent sends them so (Chromium 156 checks none of the
+// schema: issue FID); the result is the page's, with a note that says
+// what did not match. Arguments that are not an object never go.
+func TestArgumentsOffTheSchemaReachThePage(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p := bridgetest.NewPage()
 	p.Handle("count", bridgetest.EchoHandler)
 	count := bridgetest.Tool(12, "count")
-	count.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"},"opts":{"type":"object","properties":{"deep":{"type":"boolean"}}}},"required":["n"]}`)
+	count.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"},"code":{"type":"string","pattern":"^[1-12]:[0-5][0-9] (AM|PM)$","minLength":7},"opts":{"type":"object","properties":{"deep":{"type":"boolean"}}}},"required":["n"]}`)
 	sc, _, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "Counter")}, []webmcp.Tool{count}, []string{"count"}, 0)
 
 	for _, tc := range []struct {
-		args  map[string]any
-		field string
+		args   map[string]any
+		detail string
 	}{
-		{map[string]any{"n": "three"}, `"n"`},
-		{map[string]any{}, `"n"`},
-		{map[string]any{"n": 1, "opts": map[string]any{"deep": "yes"}}, `"opts.deep"`},
+		{map[string]any{"n": "three"}, `field "n": got string, want integer`},
+		{map[string]any{}, `missing properties: ["n"]`},
+		{map[string]any{"n": 1, "opts": map[string]any{"deep": "yes"}}, `field "opts.deep"`},
+		{map[string]any{"n": 1, "code": "8:00 PM"}, `field "code"`},
+		{map[string]any{"n": 1, "code": "12:00"}, `field "code"`},
 	} {
 		res := sc.Call(ctx, "count", tc.args)
-		if !res.IsError || !strings.Contains(bridgetest.Text(res), "invalid arguments for tool count") || !strings.Contains(bridgetest.Text(res), tc.field) {
-			t.Errorf("count(%v) = %q (isError %v), want an error naming %s", tc.args, bridgetest.Text(res), res.IsError, tc.field)
+		mismatch, _ := res.Meta[results.MetaSchemaMismatch].(string)
+		if res.IsError || len(res.Content) != 2 || !strings.Contains(mismatch, tc.detail) {
+			t.Errorf("count(%v) = %q (isError %v, _meta %v), want the page's answer and a note with %s", tc.args, bridgetest.Text(res), res.IsError, res.Meta, tc.detail)
+			continue
+		}
+		note := res.Content[1].(*mcp.TextContent).Text
+		if !strings.HasPrefix(note, "(Note from the WebMCP bridge: these arguments do not match the tool's inputSchema: ") || !strings.Contains(note, tc.detail) {
+			t.Errorf("count(%v): the note is %q", tc.args, note)
 		}
 	}
-	// A valid call gets through; calls are delivered in order, so had an
-	// invalid one been sent, the page would have seen it first.
-	res := sc.Call(ctx, "count", map[string]any{"n": 3})
-	if res.IsError {
-		t.Fatalf("valid call failed: %s", bridgetest.Text(res))
+	// A call that fits has no note.
+	res := sc.Call(ctx, "count", map[string]any{"n": 3, "code": "1:00 PM"})
+	if res.IsError || len(res.Content) != 1 || res.Meta[results.MetaSchemaMismatch] != nil {
+		t.Errorf("a call that fits the schema = %q (_meta %v), want the page's answer alone", bridgetest.Text(res), res.Meta)
 	}
-	calls := p.Calls()
-	if len(calls) != 1 || string(calls[0].Arguments) != `{"n":3}` {
-		var seen []string
-		for _, c := range calls {
-			seen = append(seen, string(c.Arguments))
-		}
-		t.Errorf("the page saw calls with %v, want only {\"n\":3}", seen)
+	var seen []string
+	for _, c := range p.Calls() {
+		seen = append(seen, string(c.Arguments))
+	}
+	if len(seen) != 6 || seen[3] != `{"code":"8:00 PM","n":1}` {
+		t.Errorf("the page saw calls with %v, want all six as the agent sent them", seen)
 	}
 }
 

@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -78,8 +79,10 @@ func tabNow(c *hostlink.Conn, tab int) (webmcp.Tab, []webmcp.ToolRef, bool) {
 // followNavigation waits, at most NavigationWait and within ctx, until
 // tab of c shows a new document (its URL changed, or the tool that ran is
 // gone from it) whose tools have stayed the same for navigationSettle, and
-// returns that page. before is the tab's URL when the call began.
-func (s *Server) followNavigation(ctx context.Context, c *hostlink.Conn, ran webmcp.ToolRef, before string) *NavigatedPage {
+// returns that page. before is the tab's URL when the call began. loaded
+// says that the extension answered once the new document had loaded,
+// after its tools: the page is as the tab shows it once it has moved.
+func (s *Server) followNavigation(ctx context.Context, c *hostlink.Conn, ran webmcp.ToolRef, before string, loaded bool) *NavigatedPage {
 	ctx, cancel := context.WithTimeout(ctx, NavigationWait)
 	defer cancel()
 	moved := false
@@ -93,6 +96,9 @@ func (s *Server) followNavigation(ctx context.Context, c *hostlink.Conn, ran web
 		}
 		if !moved && (tab.URL != before || !slices.Contains(refs, ran)) {
 			moved = true
+		}
+		if moved && loaded {
+			return s.navigatedPage(c, ran.TabID, true)
 		}
 		if moved && len(refs) > 0 && !slices.Equal(refs, last) {
 			last = refs
@@ -129,8 +135,16 @@ func (s *Server) navigatedPage(c *hostlink.Conn, tab int, settled bool) *Navigat
 // tool that ran, in c) answered "navigated": the call ran and navigated
 // its tab (e.Ran), or the tab navigated away while it ran. Either way the
 // agent learns where the tab is now.
-func (s *Server) navigatedResult(ctx context.Context, c *hostlink.Conn, name string, ran webmcp.ToolRef, before string, e *webmcp.Error) *mcp.CallToolResult {
-	np := s.followNavigation(ctx, c, ran, before)
+//
+// out is what the extension gave with the answer of a call that ran: the
+// output Chromium gives such a call (the new document's
+// application/ld+json data, a JSON array), sent once that document had
+// loaded. The result then starts with it, as the browser's own agent gets
+// it, and goes on with where the tab went.
+func (s *Server) navigatedResult(ctx context.Context, c *hostlink.Conn, name string, ran webmcp.ToolRef, before string, e *webmcp.Error, out json.RawMessage) *mcp.CallToolResult {
+	out = bytes.TrimSpace(out)
+	loaded := e.Ran && len(out) > 0 && out[0] == '['
+	np := s.followNavigation(ctx, c, ran, before, loaded)
 	if np.Allowed && ctx.Err() == nil {
 		params := json.RawMessage(fmt.Sprintf(`{"tabId":%d}`, np.TabID))
 		if fresh, _ := s.sample(ctx, c, params, SampleBudget); fresh != nil && fresh.TabID == np.TabID {
@@ -147,6 +161,11 @@ func (s *Server) navigatedResult(ctx context.Context, c *hostlink.Conn, name str
 		// The call ran; its action led to the new page, which is its
 		// answer: a result, not an error.
 		res = results.Text(fmt.Sprintf("Tool %s ran and navigated its tab to %s.", name, where))
+		if loaded && np.Allowed {
+			// The browser's answer first: what the new document says
+			// of itself (its structured data), then where it is.
+			res.Content = append(results.FromOutput(out).Content, res.Content...)
+		}
 		res.Meta = mcp.Meta{}
 	} else {
 		res = results.Failure(webmcp.CodeNavigated, results.MaybeRan, "The tab of tool %s navigated away while the call ran; it now shows %s", name, where)

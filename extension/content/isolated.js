@@ -512,10 +512,15 @@
     contextOn: "contextOn",
     sample: "sample",
     indicator: "indicator",
+    whenLoaded: "whenLoaded",
+    // relay -> worker, answering whenLoaded
+    loaded: "loaded",
     // relay -> page's world (sample also)
     cancelAll: "cancelAll",
     sync: "sync",
+    flush: "flush",
     // page's world -> relay
+    flushed: "flushed",
     sampled: "sampled",
     contextChanged: "contextChanged",
     // both ways: several of the above that were ready together or, under
@@ -710,6 +715,22 @@
   var LISTS = { [FrameType.tools]: "tools", [FrameType.providers]: "providers", [FrameType.context]: null };
   var FROM_PAGE = /* @__PURE__ */ new Set([FrameType.tools, FrameType.providers, FrameType.result, FrameType.error]);
   var TO_PAGE = /* @__PURE__ */ new Set([FrameType.call, FrameType.cancel, FrameType.toolsTaken]);
+  var MAX_JSON_LD = 8 << 20;
+  function jsonLdOf(document2) {
+    const out = [];
+    let size = 0;
+    for (const s of document2.querySelectorAll("script[type]")) {
+      if (String(s.type).trim().toLowerCase() !== "application/ld+json") continue;
+      const text = s.textContent || "";
+      size += text.length;
+      if (size > MAX_JSON_LD) break;
+      try {
+        out.push(JSON.parse(text));
+      } catch {
+      }
+    }
+    return out;
+  }
   function mark(m, hop) {
     if (Array.isArray(m.trace)) m.trace.push({ hop, at: performance.timeOrigin + performance.now() });
   }
@@ -776,8 +797,36 @@
     });
     let chunkSeq = 0;
     page.onmessage = (e) => fromPage(e.data);
+    const flushing = /* @__PURE__ */ new Map();
+    let flushSeq = 0;
+    function whenLoaded(m) {
+      if (typeof m.id !== "string") return;
+      const go = () => {
+        const id = `f${++flushSeq}`;
+        let over = false;
+        const done = () => {
+          if (over) return;
+          over = true;
+          flushing.delete(id);
+          clock.clearTimeout(guard);
+          const out = { type: FrameType.loaded, id: m.id };
+          if (m.jsonLd === true) out.jsonLd = jsonLdOf(document2);
+          link.send(out);
+        };
+        const guard = clock.setTimeout(done, MAIN_TIMEOUT);
+        flushing.set(id, done);
+        page.postMessage({ type: FrameType.flush, id });
+      };
+      if (document2.readyState !== "loading") go();
+      else document2.addEventListener("DOMContentLoaded", () => clock.setTimeout(go, 0), { once: true });
+    }
     function fromPage(m) {
       if (!m || typeof m !== "object") return;
+      if (m.type === FrameType.flushed) {
+        const done = flushing.get(m.id);
+        if (done) done();
+        return;
+      }
       if (m.type === FrameType.sampled) {
         context.onSampled(m);
         return;
@@ -850,6 +899,8 @@
         context.setOn(m.on === true);
       } else if (m.type === FrameType.sample) {
         context.queue(m.id);
+      } else if (m.type === FrameType.whenLoaded) {
+        whenLoaded(m);
       } else if (m.type === FrameType.indicator && indicator) {
         indicator.show(m.text);
       }

@@ -180,10 +180,15 @@
     contextOn: "contextOn",
     sample: "sample",
     indicator: "indicator",
+    whenLoaded: "whenLoaded",
+    // relay -> worker, answering whenLoaded
+    loaded: "loaded",
     // relay -> page's world (sample also)
     cancelAll: "cancelAll",
     sync: "sync",
+    flush: "flush",
     // page's world -> relay
+    flushed: "flushed",
     sampled: "sampled",
     contextChanged: "contextChanged",
     // both ways: several of the above that were ready together or, under
@@ -521,6 +526,7 @@
     let guard = 0;
     let readyAt = 0;
     const inflight = /* @__PURE__ */ new Map();
+    let flushes = [];
     function post(msg) {
       if (port) postTo(port, msg);
     }
@@ -585,6 +591,7 @@
         const end = timers.now();
         readyAt = end + Math.min(MAX_GAP, (end - began) * GAP);
         if (again && !awaiting) sync();
+        flushed();
       };
       if (!prepare) {
         go();
@@ -627,6 +634,13 @@
       guard = 0;
       awaiting = false;
       if (again) sync();
+      flushed();
+    }
+    function flushed() {
+      if (!flushes.length || again || preparing || pausing) return;
+      const ids = flushes;
+      flushes = [];
+      for (let i = 0; i < ids.length; i++) post({ type: FrameType.flushed, id: ids[i] });
     }
     async function handleCall(m, inBatch) {
       const { id, name } = m;
@@ -701,6 +715,17 @@
         }
         case FrameType.toolsTaken:
           taken();
+          break;
+        case FrameType.flush:
+          if (typeof m.id !== "string") break;
+          flushes.push(m.id);
+          readyAt = 0;
+          if (pausing) {
+            timers.clear(pausing);
+            pausing = 0;
+          }
+          sync();
+          flushed();
           break;
         case FrameType.sync:
           lastSent = "";

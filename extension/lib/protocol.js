@@ -61,10 +61,15 @@ export const FrameType = /* @__PURE__ */ Object.freeze({
   contextOn: 'contextOn',
   sample: 'sample',
   indicator: 'indicator',
+  whenLoaded: 'whenLoaded',
+  // relay -> worker, answering whenLoaded
+  loaded: 'loaded',
   // relay -> page's world (sample also)
   cancelAll: 'cancelAll',
   sync: 'sync',
+  flush: 'flush',
   // page's world -> relay
+  flushed: 'flushed',
   sampled: 'sampled',
   contextChanged: 'contextChanged',
   // both ways: several of the above that were ready together or, under

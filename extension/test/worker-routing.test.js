@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RECONNECT_MIN } from '../worker/hostlink.js';
+import { COMPLETE_GRACE, NAV_WAIT } from '../worker/navanswers.js';
 import { bootWorker, drain, frameWithTools, localTab } from './fakes/worker.js';
 
 async function withEcho(opts = {}) {
@@ -50,7 +51,6 @@ test('a frame\'s error keeps not_found, internal and navigated, and is tool_erro
   for (const [id, error, want] of [
     ['a', { code: 'not_found', message: 'gone' }, { code: 'not_found', message: 'gone' }],
     ['b', { code: 'internal', message: 'oops' }, { code: 'internal', message: 'oops' }],
-    ['n', { code: 'navigated', message: 'the call navigated the page' }, { code: 'navigated', message: 'the call navigated the page', ran: true }],
     ['c', { code: 'timeout', message: 'slow' }, { code: 'tool_error', message: 'slow' }],
     ['d', 'nonsense', { code: 'tool_error', message: 'the tool failed' }],
   ]) {
@@ -62,6 +62,44 @@ test('a frame\'s error keeps not_found, internal and navigated, and is tool_erro
   host.deliver(call('e'));
   frame.deliver({ type: 'result', id: 'e' });
   assert.deepEqual(host.take(), [{ type: 'result', id: 'e', output: null }]);
+});
+
+// A call that navigated its frame (a declarative form's submission) is
+// answered once the frame's next document has loaded, with that document's
+// application/ld+json data, as Chromium answers it (issue FID item 2).
+test('a navigated answer waits for the next document and carries its ld+json data', async () => {
+  const { chrome, host, frame, clock } = await withEcho();
+  host.deliver(call('n'));
+  frame.deliver({ type: 'error', id: 'n', error: { code: 'navigated', message: 'the call navigated the page' } });
+  await drain();
+  assert.deepEqual(host.take().filter((m) => m.id === 'n'), [], 'held until the next document loads');
+  const next = await frameWithTools(chrome, 3, ['track']);
+  assert.deepEqual(next.take().filter((m) => m.type === 'whenLoaded'), [{ type: 'whenLoaded', id: 'n', jsonLd: true }]);
+  next.deliver({ type: 'loaded', id: 'n', jsonLd: [{ '@type': 'Reservation' }, 'two'] });
+  await drain();
+  const sent = host.take();
+  assert.deepEqual(sent.filter((m) => m.id === 'n'), [{ type: 'error', id: 'n', error: { code: 'navigated', message: 'the call navigated the page', ran: true }, output: [{ '@type': 'Reservation' }, 'two'] }]);
+  assert.ok(sent.findIndex((m) => m.type === 'toolsAdded' || m.type === 'state') < sent.findIndex((m) => m.id === 'n'), 'the new tools go first');
+
+  // A next document without a relay: the tab's "complete" answers it, without data.
+  host.deliver({ ...call('m'), name: 'track' });
+  next.deliver({ type: 'error', id: 'm', error: { code: 'navigated', message: 'away' } });
+  await drain();
+  assert.deepEqual(host.take().filter((m) => m.id === 'm'), []);
+  chrome.tabs.onUpdated.emit(3, { status: 'complete' }, { id: 3, windowId: 1, status: 'complete' });
+  await drain();
+  assert.deepEqual(host.take().filter((m) => m.id === 'm'), [], 'its relay may still come');
+  await clock.advance(COMPLETE_GRACE);
+  assert.deepEqual(host.take().filter((m) => m.id === 'm'), [{ type: 'error', id: 'm', error: { code: 'navigated', message: 'away', ran: true } }]);
+
+  // A subframe whose next document never says: the hang guard.
+  const sub = await frameWithTools(chrome, 3, ['inner'], { frameId: 2 });
+  host.deliver({ ...call('k'), name: 'inner', frameId: 2 });
+  sub.deliver({ type: 'error', id: 'k', error: { code: 'navigated', message: 'sub' } });
+  await drain();
+  assert.deepEqual(host.take().filter((m) => m.id === 'k'), []);
+  await clock.advance(NAV_WAIT);
+  assert.deepEqual(host.take().filter((m) => m.id === 'k').map((m) => [m.error.code, m.output]), [['navigated', undefined]]);
 });
 
 test('calls that cannot be routed are answered at once', async () => {

@@ -47,7 +47,8 @@ export class Frames {
    *   connected(conn); ended(conn) its Port closed;
    *   gone(conn) its Port closed (after the registry forgot the frame);
    *   sampled(conn, id) a context sample arrived, answering sample id;
-   *   answer(conn, m) a call's result or error; changed() the registry changed.
+   *   answer(conn, m) a call's result or error; loaded(conn, m) the relay's loaded;
+   *   changed() the registry changed.
    */
   constructor({ chrome, registry, clock, log, on }) {
     Object.assign(this, { chrome, registry, clock, log, on });
@@ -168,6 +169,9 @@ export class Frames {
         for (const a of m.messages) {
           if (a && (a.type === F.result || a.type === F.error)) this.on.answer(conn, a);
         }
+        break;
+      case F.loaded:
+        if (this.on.loaded) this.on.loaded(conn, m);
         break;
       case F.userInput:
         if (conn.frameId === 0 && this.on.used) this.on.used(conn.tabId);

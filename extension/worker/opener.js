@@ -1,6 +1,7 @@
 // Tabs that agents bring into reach: openPage opens an http(s) URL in a new
 // tab of the last focused window (never an existing tab) and answers once
-// the page's tools are there; focusTab brings an allowed tab to the front;
+// the page has loaded (its top frame says that its tools are reported);
+// focusTab brings an allowed tab to the front;
 // closeTab closes only a tab that openPage opened for the same agent (the
 // same MCP session: two agents of one HTTP shim are two agents), and only
 // while it is still the agent's: a tab that navigates to another site, or
@@ -24,9 +25,14 @@
 // answer then carries the URL the agent gave.
 
 import { STORAGE_KEY, allowListFrom, setSiteAllowed, webOrigin } from '../lib/allowlist.js';
-import { Code } from '../lib/protocol.js';
+import { Code, FrameType as F } from '../lib/protocol.js';
+import { postToFrame } from './frames.js';
 
-/** How long openPage waits for the page to load, then for its first tools. */
+/**
+ * How long openPage waits for the page to load, then for its top frame's
+ * relay to say that the loaded document's tools are reported (whenLoaded;
+ * a hang guard), or, without the frames, for its first tools.
+ */
 export const LOAD_WAIT = 15000;
 export const TOOLS_WAIT = 2000;
 /** How often it looks for the page's tools while it waits. */
@@ -63,9 +69,15 @@ export class Opener {
    *   id (the agent cancelled it) as a no
    * @param {{now: () => number, setTimeout: Function, clearTimeout: Function}} o.clock
    * @param {{warn: Function}} o.log
+   * @param {import('./frames.js').Frames} [o.frames] the relays: a loaded page's top frame is
+   *   asked for its tools as they are (whenLoaded); without them openPage looks for tools
+   *   until some come or TOOLS_WAIT passed
    */
-  constructor({ chrome, registry, agents, askOpen, dropAsk, clock, log }) {
-    Object.assign(this, { chrome, registry, agents, askOpen, dropAsk, clock, log });
+  constructor({ chrome, registry, agents, askOpen, dropAsk, clock, log, frames }) {
+    Object.assign(this, { chrome, registry, agents, askOpen, dropAsk, clock, log, frames });
+    /** whenLoaded questions under way: id -> {conn, done(ok)} */
+    this.asking = new Map();
+    this.askSeq = 0;
     /**
      * tab id -> who opened it (owner) and the origin it opened on, once
      * loaded (until then navigations are the opening's own: redirects).
@@ -249,11 +261,67 @@ export class Opener {
   }
 
   /**
-   * The names of the tools the tab's allowed frames offer, once there are
-   * some (at most TOOLS_WAIT); none once the tab is known to be on a site
+   * Resolves once the relay of tab tabId's top frame says that its loaded
+   * document's tools are reported (true), or, when it does not answer or
+   * connect within TOOLS_WAIT or goes, false. (A relay connects once the
+   * page's world has made its first report, which may come after the
+   * tab's "complete".)
+   */
+  settleTop(tabId) {
+    return new Promise((resolve) => {
+      const id = `open${++this.askSeq}`;
+      const a = { tabId, conn: null, done: null };
+      const done = (ok) => {
+        if (!this.asking.delete(id)) return;
+        this.clock.clearTimeout(timer);
+        resolve(ok);
+      };
+      a.done = done;
+      a.ask = (conn) => {
+        a.conn = conn;
+        if (!postToFrame(conn, { type: F.whenLoaded, id })) done(false);
+      };
+      const timer = this.clock.setTimeout(() => done(false), TOOLS_WAIT);
+      this.asking.set(id, a);
+      const conn = this.frames.get(tabId, 0);
+      if (conn) a.ask(conn);
+    });
+  }
+
+  /** A relay connected: a top frame that settleTop waits for is asked. */
+  connected(conn) {
+    if (conn.frameId !== 0) return;
+    for (const a of [...this.asking.values()]) if (a.tabId === conn.tabId && !a.conn) a.ask(conn);
+  }
+
+  /** A relay's loaded message (answering settleTop). */
+  loaded(conn, m) {
+    const a = this.asking.get(m.id);
+    if (a && a.conn === conn) a.done(true);
+  }
+
+  /** A relay went away: a question to it ends. */
+  frameGone(conn) {
+    for (const a of [...this.asking.values()]) if (a.conn === conn) a.done(false);
+  }
+
+  /**
+   * The names of the tools the tab's allowed frames offer: with the frames,
+   * those reported once its top frame's document has loaded (settleTop:
+   * none, at once, for a tab without a relay); without them, once there are
+   * some (at most TOOLS_WAIT). None once the tab is known to be on a site
    * whose tools stay hidden (consented: see open).
    */
-  waitTools(tabId, consented) {
+  async waitTools(tabId, consented) {
+    if (this.frames) {
+      const hidden = () => {
+        const { origin } = this.whereIs(null, tabId);
+        return origin !== '' && !this.shows(origin, consented);
+      };
+      if (hidden()) return [];
+      await this.settleTop(tabId);
+      return hidden() ? [] : this.toolsOf(tabId);
+    }
     const until = this.clock.now() + TOOLS_WAIT;
     return new Promise((resolve) => {
       const look = () => {

@@ -49,9 +49,12 @@ export class CallRouter {
    * @param {import('./consent.js').Consent} [o.consent] ask-before-acting
    * @param {import('./activity.js').Activity} [o.activity] the activity log
    * @param {{nameFor: (id: string) => string}} [o.agents] names the agent behind a call
+   * @param {{hold: (conn: object, out: object) => void}} [o.navAnswers] holds the answer of a
+   *   call that navigated its frame until the next document loaded (navanswers.js); without
+   *   it such an answer goes at once
    */
-  constructor({ chrome, registry, frames, send, sendAnswer, log, consent, activity, agents }) {
-    Object.assign(this, { chrome, registry, frames, send, log, consent, activity, agents });
+  constructor({ chrome, registry, frames, send, sendAnswer, log, consent, activity, agents, navAnswers }) {
+    Object.assign(this, { chrome, registry, frames, send, log, consent, activity, agents, navAnswers });
     this.sendAnswer = sendAnswer || ((m) => send(m));
     this.pending = new PendingCalls();
     /** @type {Map<object, object[]>} messages for each frame's Port, held until release() */
@@ -197,6 +200,11 @@ export class CallRouter {
     if (Array.isArray(m.trace)) {
       out.trace = m.trace;
       mark(out, 'worker.back');
+    }
+    if (out.error && out.error.ran && this.navAnswers) {
+      // Its answer is the next document's (navanswers.js): sent once that has loaded.
+      this.navAnswers.hold(conn, out);
+      return;
     }
     this.sendAnswer(out, this.pending.size > 0);
     if (this.activity) this.activity.end(out.id, out);

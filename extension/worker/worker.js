@@ -32,6 +32,7 @@ import { Badge } from './badge.js';
 import { Consent } from './consent.js';
 import { ContextSampler } from './contextsampler.js';
 import { Frames } from './frames.js';
+import { NavAnswers } from './navanswers.js';
 import { HostLink } from './hostlink.js';
 import { Indicator } from './indicator.js';
 import { Opener } from './opener.js';
@@ -160,9 +161,19 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
         if (conn.frameId === 0) opener.topFrame(conn.tabId, conn.origin);
         sampler.updateOn(conn);
         changed();
+        navAnswers.connected(conn);
+        opener.connected(conn);
       },
       ended: (conn) => sampler.endFor(conn),
-      gone: (conn) => router.frameGone(conn),
+      gone: (conn) => {
+        router.frameGone(conn);
+        navAnswers.gone(conn);
+        opener.frameGone(conn);
+      },
+      loaded: (conn, m) => {
+        navAnswers.loaded(conn, m);
+        opener.loaded(conn, m);
+      },
       sampled: (conn, id) => sampler.sampled(conn, id),
       answer: (conn, m) => router.answer(conn, m),
       used: (tabId) => opener.used(tabId),
@@ -184,8 +195,15 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
       },
     },
   });
+  const navAnswers = new NavAnswers({
+    chrome, frames, registry, clock, flush: () => link.flush(),
+    reply: (out) => {
+      link.send(out);
+      activity.end(out.id, out);
+    },
+  });
   const router = new CallRouter({
-    chrome, registry, frames, send: (m) => link.send(m), sendAnswer: (m, more) => link.answer(m, more), log, consent, activity, agents: callAgents,
+    chrome, registry, frames, send: (m) => link.send(m), sendAnswer: (m, more) => link.answer(m, more), log, consent, activity, agents: callAgents, navAnswers,
   });
   const sampler = new ContextSampler({ registry, frames, clock, flush: () => link.flush() });
   const pins = new PinStore({
@@ -198,6 +216,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     chrome, registry, clock, log,
     agents: { forCall: (id) => agents.forCall(id), nameFor: (id) => agents.nameFor(id) },
     askOpen: (q) => consent.askOpen(q),
+    frames,
     dropAsk: (id) => consent.settle(id, { allow: false, how: 'cancelled' }),
   });
   const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log, opener, activity });
@@ -207,6 +226,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
       closed: (tabId) => {
         for (const c of frames.dropTab(tabId)) sampler.endFor(c);
         router.tabClosed(tabId);
+        navAnswers.tabClosed(tabId);
       },
       access: (tabId) => sampler.updateAllOn(tabId),
       changed,

@@ -77,6 +77,7 @@ func TestCLIWithBrowser(t *testing.T) {
 	p.Handle("throws", func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
 		return nil, webmcp.Errorf(webmcp.CodeToolError, "no slice 42")
 	})
+	p.Handle("count", bridgetest.EchoHandler)
 	ext := bridgetest.StartHost(t, dir, p)
 	count := bridgetest.Tool(12, "count")
 	count.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
@@ -160,10 +161,17 @@ func TestCLIWithBrowser(t *testing.T) {
 	if r.stdout != "" || !strings.Contains(r.stderr, "no slice 42") {
 		t.Errorf("call throws: stdout %q, stderr %q", r.stdout, r.stderr)
 	}
+	// Arguments off the schema go to the page, as the browser's own
+	// agent sends them; the output ends with the bridge's note.
 	r = runCLI(ctx, t, dir, "", "call", "count", `{"n":"x"}`)
-	r.expect(t, "call count with bad arguments", 1)
-	if !strings.Contains(r.stderr, `invalid arguments for tool count: field "n"`) {
-		t.Errorf("call count: stderr %q", r.stderr)
+	r.expect(t, "call count with arguments off its schema", 0)
+	if !strings.Contains(r.stdout, `"args":{"n":"x"}`) || !strings.Contains(r.stdout, `do not match the tool's inputSchema: field "n": got string, want integer`) {
+		t.Errorf("call count: stdout %q", r.stdout)
+	}
+	r = runCLI(ctx, t, dir, "", "call", "count", `[1]`)
+	r.expect(t, "call count with an array", 1)
+	if !strings.Contains(r.stderr, `invalid arguments for tool count: arguments must be a JSON object`) {
+		t.Errorf("call count [1]: stderr %q", r.stderr)
 	}
 	r = runCLI(ctx, t, dir, "", "call", "transfer", `{}`)
 	r.expect(t, "call of a tool of a tab not allowed", 1)
@@ -179,8 +187,8 @@ func TestCLIWithBrowser(t *testing.T) {
 	for _, c := range p.Calls() {
 		seen = append(seen, c.Name)
 	}
-	if strings.Join(seen, " ") != "echo echo throws" {
-		t.Errorf("the page saw calls of %v, want echo, echo, throws (invalid arguments never reach it)", seen)
+	if strings.Join(seen, " ") != "echo echo throws count" {
+		t.Errorf("the page saw calls of %v, want echo, echo, throws, count (arguments that are not an object never reach it)", seen)
 	}
 }
 

@@ -415,7 +415,9 @@ func (c *Conn) handle(line []byte) error {
 			if e == nil {
 				e = webmcp.Errorf(webmcp.CodeInternal, "the host sent an error without a payload")
 			}
-			ch <- answer{err: e, trace: m.Trace}
+			// A navigated error may carry the output the browser
+			// gives such a call (the next document's data).
+			ch <- answer{output: m.Output, err: e, trace: m.Trace}
 		} else {
 			ch <- answer{output: m.Output, trace: m.Trace}
 		}

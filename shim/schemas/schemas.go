@@ -238,11 +238,17 @@ var boundWords = map[string]string{
 // "minLength: "ab" contains 2 Unicode code points, fewer than 3".
 var length = regexp.MustCompile(`(?s)^(minLength|maxLength): ".*" contains ([0-9]+) Unicode code points, (?:fewer|more) than ([0-9]+)$`)
 
+// patternMismatch is the validator's message for a string off its
+// pattern: "pattern: "VALUE" does not match regular expression "RE"",
+// both quoted as Go does (%q).
+var patternMismatch = regexp.MustCompile(`(?s)^pattern: ".*" does not match regular expression "(.*)"$`)
+
 // plain rewords the validator's messages that speak Go rather than JSON:
 // a wrong type reads "got null, want integer" (a string's value is not
 // repeated: it may be long), a number out of bounds "must be at least 1,
 // got 0", a string of the wrong length "must be at least 3 characters
-// long, got 2", and a null elsewhere is "null".
+// long, got 2", a string off its pattern "does not match the pattern
+// "RE"", and a null elsewhere is "null".
 func plain(msg string) string {
 	if m := typeMismatch.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("got %s, want %s%s", m[1], m[2], m[3])
@@ -256,6 +262,9 @@ func plain(msg string) string {
 			words = "at most"
 		}
 		return fmt.Sprintf("must be %s %s characters long, got %s", words, m[3], m[2])
+	}
+	if m := patternMismatch.FindStringSubmatch(msg); m != nil {
+		return `does not match the pattern "` + m[1] + `"` // as the validator quoted it
 	}
 	return strings.ReplaceAll(msg, "<invalid reflect.Value>", "null")
 }

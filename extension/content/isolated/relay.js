@@ -41,6 +41,33 @@ const LISTS = { [F.tools]: 'tools', [F.providers]: 'providers', [F.context]: nul
 const FROM_PAGE = new Set([F.tools, F.providers, F.result, F.error]);
 const TO_PAGE = new Set([F.call, F.cancel, F.toolsTaken]);
 
+// The most of a document's application/ld+json text that a loaded message
+// carries (UTF-16 units, all its scripts together); the scripts past it are
+// left out.
+export const MAX_JSON_LD = 8 << 20;
+
+/**
+ * The JSON values of a document's <script type="application/ld+json">
+ * elements, in document order; a script whose text is not JSON is left
+ * out, as Chromium leaves it out of a declarative form's answer.
+ */
+export function jsonLdOf(document) {
+  const out = [];
+  let size = 0;
+  for (const s of document.querySelectorAll('script[type]')) {
+    if (String(s.type).trim().toLowerCase() !== 'application/ld+json') continue;
+    const text = s.textContent || '';
+    size += text.length;
+    if (size > MAX_JSON_LD) break;
+    try {
+      out.push(JSON.parse(text));
+    } catch {
+      // not JSON: left out
+    }
+  }
+  return out;
+}
+
 /** A call's timing mark (webmcp.Mark) on a traced message. */
 function mark(m, hop) {
   if (Array.isArray(m.trace)) m.trace.push({ hop, at: performance.timeOrigin + performance.now() });
@@ -132,8 +159,42 @@ export function start(env) {
   let chunkSeq = 0;
   page.onmessage = (e) => fromPage(e.data);
 
+  // whenLoaded: once the document is parsed (DOMContentLoaded and its
+  // listeners done) and the page's world has reported its tools as they
+  // are then (flush), the worker hears "loaded", with the document's
+  // application/ld+json data when it asked for it (the answer of a
+  // declarative form that led here, as Chromium gives it).
+  const flushing = new Map(); // flush id -> done()
+  let flushSeq = 0;
+  function whenLoaded(m) {
+    if (typeof m.id !== 'string') return;
+    const go = () => {
+      const id = `f${++flushSeq}`;
+      let over = false;
+      const done = () => {
+        if (over) return;
+        over = true;
+        flushing.delete(id);
+        clock.clearTimeout(guard);
+        const out = { type: F.loaded, id: m.id };
+        if (m.jsonLd === true) out.jsonLd = jsonLdOf(document);
+        link.send(out);
+      };
+      const guard = clock.setTimeout(done, MAIN_TIMEOUT); // a page's world that does not answer
+      flushing.set(id, done);
+      page.postMessage({ type: F.flush, id });
+    };
+    if (document.readyState !== 'loading') go();
+    else document.addEventListener('DOMContentLoaded', () => clock.setTimeout(go, 0), { once: true });
+  }
+
   function fromPage(m) {
     if (!m || typeof m !== 'object') return;
+    if (m.type === F.flushed) {
+      const done = flushing.get(m.id);
+      if (done) done();
+      return;
+    }
     if (m.type === F.sampled) {
       context.onSampled(m);
       return;
@@ -213,6 +274,8 @@ export function start(env) {
       context.setOn(m.on === true);
     } else if (m.type === F.sample) {
       context.queue(m.id);
+    } else if (m.type === F.whenLoaded) {
+      whenLoaded(m);
     } else if (m.type === F.indicator && indicator) {
       indicator.show(m.text);
     }

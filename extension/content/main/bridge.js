@@ -66,6 +66,8 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   let readyAt = 0; // when the next report may start (timers.now())
   /** @type {Map<string, AbortController>} */
   const inflight = new Map();
+  // The relay's flushes that wait for every change to be reported (ids).
+  let flushes = [];
 
   function post(msg) {
     if (port) postTo(port, msg);
@@ -146,6 +148,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
       const end = timers.now();
       readyAt = end + Math.min(MAX_GAP, (end - began) * GAP);
       if (again && !awaiting) sync();
+      flushed();
     };
     if (!prepare) {
       go();
@@ -195,6 +198,16 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     guard = 0;
     awaiting = false;
     if (again) sync();
+    flushed();
+  }
+
+  // Answers the relay's flushes once every change is reported (a tools
+  // message still to be taken in went before: the answer follows it).
+  function flushed() {
+    if (!flushes.length || again || preparing || pausing) return;
+    const ids = flushes;
+    flushes = [];
+    for (let i = 0; i < ids.length; i++) post({ type: F.flushed, id: ids[i] });
   }
 
   async function handleCall(m, inBatch) {
@@ -275,6 +288,19 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
       }
       case F.toolsTaken:
         taken();
+        break;
+      case F.flush:
+        // The relay asks for the tools as they are now (the document
+        // loaded): no gap before the report, and an answer after it.
+        if (typeof m.id !== 'string') break;
+        flushes.push(m.id);
+        readyAt = 0;
+        if (pausing) {
+          timers.clear(pausing);
+          pausing = 0;
+        }
+        sync();
+        flushed();
         break;
       case F.sync:
         lastSent = '';

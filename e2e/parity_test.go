@@ -1,0 +1,226 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// On allowed sites the agent gets what the browser's own agent (CDP's
+// WebMCP.invokeTool) gets, in both modes (issue FID): pages of
+// testdata/parity, called through the bridge and, in native mode, through
+// CDP beside it.
+
+// parityPages serves testdata/parity on a loopback port of its own (an
+// allowed origin: localhost, any port), started once.
+var parityPages = sync.OnceValues(func() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	files := http.FileServer(http.Dir("testdata/parity"))
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		files.ServeHTTP(w, r)
+	}))
+	return ln.Addr().(*net.TCPAddr).Port, nil
+})
+
+// parityURL is the URL of a page of testdata/parity on localhost.
+func parityURL(t testing.TB, path string) string {
+	t.Helper()
+	port, err := parityPages()
+	if err != nil {
+		t.Fatalf("serve the parity pages: %v", err)
+	}
+	return "http://localhost:" + strconv.Itoa(port) + path
+}
+
+// sameJSON reports whether a and b are the same JSON value, written alike
+// once compacted.
+func sameJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// Arguments off the tool's inputSchema (a showtime its wrong pattern does
+// not match, a name shorter than its minLength) run in the page, as they
+// do for the browser's own agent, which checks none of the schema; the
+// bridge's result is the page's answer, with a note after it that says
+// what did not match.
+func TestArgumentsOffTheSchema(t *testing.T) {
+	cases := []struct {
+		args  map[string]any
+		ruled string // what the note names; "" for arguments that fit
+	}{
+		{map[string]any{"showtime": "8:00 PM"}, `field "showtime": does not match the pattern`},
+		{map[string]any{"showtime": "1:00 PM", "name": "Al"}, `field "name": must be at least 3 characters long, got 2`},
+		{map[string]any{"showtime": "1:00 PM", "name": "Alice"}, ""},
+	}
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		tab, _ := b.open(parityURL(t, "/showtimes.html"))
+		b.waitTool("book_showtime")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
+		defer cancel()
+		var cdpt *cdpTools
+		if m == native {
+			var err error
+			if cdpt, err = newCDPTools(tab); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range cases {
+			in := mustJSON(tc.args)
+			want := []byte(`{"booked":` + in + `}`)
+			if cdpt != nil {
+				e, err := cdpt.invoke(ctx, "book_showtime", []byte(in))
+				if err != nil {
+					t.Fatalf("the browser's own agent: %v", err)
+				}
+				if !sameJSON(e.Output, want) {
+					t.Fatalf("the browser's own agent got %s for %s, want %s", e.Output, in, want)
+				}
+			}
+			res := b.call(ctx, "book_showtime", tc.args)
+			if res.IsError || len(res.Content) == 0 {
+				t.Errorf("book_showtime(%s) through the bridge = %q (isError %v), want the page's answer %s", in, text(res), res.IsError, want)
+				continue
+			}
+			if got := res.Content[0].(*mcp.TextContent).Text; !sameJSON([]byte(got), want) {
+				t.Errorf("book_showtime(%s) through the bridge answered %s, want %s, as the browser's own agent", in, got, want)
+			}
+			mismatch, _ := res.Meta["dev.webmcp/inputSchemaMismatch"].(string)
+			switch {
+			case tc.ruled == "" && (len(res.Content) != 1 || mismatch != ""):
+				t.Errorf("book_showtime(%s) fits the schema, yet the result is %q (_meta %v)", in, text(res), res.Meta)
+			case tc.ruled != "" && (len(res.Content) != 2 || !strings.Contains(text(res), tc.ruled) || !strings.Contains(mismatch, tc.ruled)):
+				t.Errorf("book_showtime(%s) = %q (_meta %v), want the page's answer and a note naming %s", in, text(res), res.Meta, tc.ruled)
+			}
+		}
+		// Every call ran in the page: the browser's and the bridge's alike.
+		want := len(cases)
+		if m == native {
+			want *= 2
+		}
+		if n := eval[int](t, tab, `window.booked.length`); n != want {
+			t.Errorf("the page booked %d times, want %d", n, want)
+		}
+	})
+}
+
+// A declarative form that submits to another document: Chromium answers
+// the call with that document's application/ld+json data (an array; []
+// when it has none; a script that is not JSON left out) once the document
+// is parsed. The bridge answers with the same, first, and then says where
+// the tab went, without waiting NavigationWait for tools the page never
+// brings. (A next document whose load never ends, an image that never
+// comes, made Chromium 156 leave the CDP call unanswered now and then, and
+// crash as its tab closed: left out.)
+func TestFormAnswerIsTheNextDocument(t *testing.T) {
+	cases := []struct {
+		tool, want, title string
+	}{
+		{"book_seats", `[{"@context":"https://schema.org","@type":"Reservation","reservationStatus":"https://schema.org/ReservationConfirmed"},["seat 7","seat 8"]]`, "Booking confirmed"},
+		{"book_plain", `[]`, "Booked"},
+	}
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
+		defer cancel()
+		for _, tc := range cases {
+			if m == native {
+				if got := browserFormAnswer(t, b, tc.tool); !sameJSON(got, []byte(tc.want)) {
+					t.Fatalf("the browser's own agent got %s from %s, want %s", got, tc.tool, tc.want)
+				}
+			}
+			_, closeTab := b.open(parityURL(t, "/booking.html"))
+			b.waitTool(tc.tool)
+			res := b.call(ctx, tc.tool, map[string]any{"show": "8:00 PM"})
+			if res.IsError || len(res.Content) != 2 {
+				t.Fatalf("%s through the bridge = %q (isError %v), want the next document's data, then where the tab went", tc.tool, text(res), res.IsError)
+			}
+			if got := res.Content[0].(*mcp.TextContent).Text; !sameJSON([]byte(got), []byte(tc.want)) {
+				t.Errorf("%s through the bridge answered %s, want %s, as the browser's own agent", tc.tool, got, tc.want)
+			}
+			where := res.Content[1].(*mcp.TextContent).Text
+			if !strings.HasPrefix(where, "Tool "+tc.tool+" ran and navigated its tab to ") || !strings.Contains(where, `("`+tc.title+`"), which offers no tools.`) {
+				t.Errorf("%s: where the tab went = %q", tc.tool, where)
+			}
+			closeTab()
+		}
+	})
+}
+
+// browserFormAnswer is what the browser's own agent (CDP) gets from the
+// form tool of booking.html, in a tab of its own. Chromium 156 has been
+// seen to leave such a call unanswered on a busy machine (its answer comes
+// from the next document): a call without an answer is made once more, in
+// a new tab.
+func browserFormAnswer(t *testing.T, b *bridge, tool string) []byte {
+	t.Helper()
+	for try := 1; ; try++ {
+		tab, closeTab := b.open(parityURL(t, "/booking.html"))
+		cdpt, err := newCDPTools(tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second) // a hang guard
+		e, err := cdpt.invoke(ctx, tool, []byte(`{"show":"8:00 PM"}`))
+		cancel()
+		closeTab()
+		if err == nil {
+			return e.Output
+		}
+		if try == 2 {
+			t.Fatalf("the browser's own agent: %v", err)
+		}
+		t.Logf("the browser's own agent: %v; once more", err)
+	}
+}
+
+// open_page of a page without tools answers once the page has loaded: its
+// top frame's relay says that the loaded document's tools are all
+// reported (none), and the agent gets the page with no tools. (How long
+// it takes is BenchmarkOpenPageWithoutTools's.)
+func TestOpenPageWithoutTools(t *testing.T) {
+	b := start(t, native)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
+	defer cancel()
+	res := b.call(ctx, "open_page", map[string]any{"url": parityURL(t, "/notools.html")})
+	var op openedPage
+	if err := json.Unmarshal([]byte(text(res)), &op); res.IsError || err != nil {
+		t.Fatalf("open_page = %s", text(res))
+	}
+	if op.TabID <= 0 || !strings.HasSuffix(op.URL, "/notools.html") || len(op.Tools) != 0 {
+		t.Errorf("open_page = %+v, want the new tab without tools", op)
+	}
+}
+
+// BenchmarkOpenPageWithoutTools: open_page of a small page without tools
+// on loopback, and close_tab (the issue saw 2.1 s: a fixed wait for tools).
+func BenchmarkOpenPageWithoutTools(bm *testing.B) {
+	b := start(bm, native)
+	ctx := context.Background()
+	url := parityURL(bm, "/notools.html")
+	bm.ResetTimer()
+	for range bm.N {
+		res := b.call(ctx, "open_page", map[string]any{"url": url})
+		var op openedPage
+		if err := json.Unmarshal([]byte(text(res)), &op); res.IsError || err != nil {
+			bm.Fatalf("open_page = %s", text(res))
+		}
+		bm.StopTimer()
+		b.call(ctx, "close_tab", map[string]any{"tabId": op.TabID})
+		bm.StartTimer()
+	}
+}
