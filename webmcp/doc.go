@@ -145,7 +145,10 @@
 // navigated the page (a declarative form tool's submission: the browser's
 // executeTool resolved to null); the page ran it, its response is the new
 // page, and the error has "ran": true (the extension sets it when the
-// frame itself answered "navigated"). A cancelled call is still answered, with code
+// frame itself answered "navigated"). Such an error may also carry
+// "output": what the browser's own agent answers for it, the JSON list of
+// the new document's application/ld+json data ([] when it has none), once
+// that document is parsed. A cancelled call is still answered, with code
 // "cancelled", unless its answer was already on the way. When a shim
 // disconnects the host cancels all of that shim's calls still under way.
 // When the browser disconnects, the host answers every call under way with
