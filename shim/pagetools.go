@@ -463,6 +463,9 @@ const PageSays = "The page says: "
 // The labels the bridge puts before a page tool's description, from the
 // page's hints; the MCP instructions (uicontext.Brief) explain them.
 const (
+	// LabelChanged: the page changed the tool's definition since the
+	// browser first saw it on its site (or since the user accepted it).
+	LabelChanged = "[CHANGED]"
 	// LabelReadOnly: the page set readOnlyHint (the tool only reads).
 	LabelReadOnly = "[READ-ONLY]"
 	// LabelConsequential: the page set consequentialHint (its effects
@@ -473,10 +476,14 @@ const (
 	LabelUntrusted = "[UNTRUSTED OUTPUT]"
 )
 
-// Labels are the labels of a page tool, in this order: LabelReadOnly,
-// LabelConsequential, LabelUntrusted, each when the page set its hint.
+// Labels are the labels of a page tool, in this order: LabelChanged when
+// the extension says its definition changed, then LabelReadOnly,
+// LabelConsequential and LabelUntrusted, each when the page set its hint.
 func Labels(t webmcp.Tool) []string {
 	var out []string
+	if t.Changed {
+		out = append(out, LabelChanged)
+	}
 	if a := t.Annotations; a != nil && a.ReadOnlyHint != nil && *a.ReadOnlyHint {
 		out = append(out, LabelReadOnly)
 	}

@@ -37,6 +37,11 @@ type Tool struct {
 	// proposal); absent means the page said nothing.
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  *Annotations    `json:"annotations,omitempty"`
+	// Changed is set on a tool whose page changed its definition (title,
+	// description, schemas, annotations) since the browser first saw it
+	// on its site, or since the user last accepted it: a tool approved as
+	// one thing may now do another. Agents see it marked [CHANGED].
+	Changed bool `json:"changed,omitempty"`
 }
 
 // Ref returns the key that identifies t.

@@ -107,9 +107,13 @@ export function needsConsent(ask, tool) {
   return false;
 }
 
-/** The key of a grant "until the browser closes": the site of the frame that owns the tool, and its name. */
-export function grantKey(origin, name) {
-  return `${webOrigin(origin)} ${name}`;
+/**
+ * The key of a grant "until the browser closes": the site of the frame that
+ * owns the tool, its name, and the fingerprint of its definition when given
+ * (lib/toolprints.js): a grant for one definition does not cover another.
+ */
+export function grantKey(origin, name, print) {
+  return print ? `${webOrigin(origin)} ${name} ${print}` : `${webOrigin(origin)} ${name}`;
 }
 
 /**

@@ -70,6 +70,8 @@ export function tabTools(registry, tabId, tabAllowed) {
         frameId: f.frameId,
         origin: f.origin,
         shared: tabAllowed && registry.allows(f.origin),
+        // The page changed its definition since it was first seen (lib/toolprints.js).
+        changed: !!registry.prints && registry.prints.changed(f.origin, t),
       });
     }
   }

@@ -34,9 +34,14 @@ function toolKey(tabId, frameId, name) {
 
 /** Registry holds tabs, frames and tools. */
 export class Registry {
-  /** @param {{allows?: (origin: string) => boolean}} [opts] */
+  /**
+   * @param {{allows?: (origin: string) => boolean, prints?: import('./toolprints.js').ToolPrints}} [opts]
+   *   prints: the known tool fingerprints; a tool whose definition differs
+   *   from its site's known one goes to the host with "changed": true
+   */
   constructor(opts = {}) {
     this.allows = opts.allows || (() => false);
+    this.prints = opts.prints || null;
     /** What the user excluded of a site's context: origin -> {providers: Set, ambient} | null (lib/exclusions.js). */
     this.excluded = opts.excluded || (() => null);
     /** @type {Map<number, {id: number, windowId: number, active: boolean, url: string, title: string}>} */
@@ -157,6 +162,7 @@ export class Registry {
       }
       bytes += size;
       map.set(t.name, t);
+      if (this.prints && origin) this.prints.observe(origin, t);
     }
     const left = [...problems];
     if (tools.length > MAX_FRAME_TOOLS) {
@@ -295,7 +301,9 @@ export class Registry {
       const tab = tabs.get(f.tabId);
       if (!tab || !tab.allowed || !this.allows(f.origin)) continue;
       for (const tool of f.tools.values()) {
-        tools.set(toolKey(f.tabId, f.frameId, tool.name), wireTool(f.tabId, f.frameId, f.origin, tool));
+        const w = wireTool(f.tabId, f.frameId, f.origin, tool);
+        if (this.prints && this.prints.changed(f.origin, tool)) w.changed = true;
+        tools.set(toolKey(f.tabId, f.frameId, tool.name), w);
       }
     }
     // Contexts, with their change keys: merged again only for tabs that changed.

@@ -75,6 +75,9 @@ function render(requests) {
   show(
     h('p', { id: 'summary' }, h('strong', {}, r.agent), ' wants to use ',
       h('span', { class: 'tool-name' }, r.tool), ' on ', h('strong', {}, r.frameOrigin || r.origin), r.frameOrigin ? `, framed by ${r.origin}` : '', '.'),
+    r.changed ? h('p', { class: 'changed', role: 'note' }, h('strong', {}, 'This tool changed. '),
+      'The page changed its description, schema or hints since this browser first saw it on this site; ' +
+      'read what it does now before you allow it. Allowing it makes this definition the one the bridge knows.') : null,
     h('dl', {},
       h('dt', {}, 'Site'), h('dd', {}, r.frameOrigin ? `${r.frameOrigin}, framed by ${r.origin}` : r.origin),
       h('dt', {}, 'Tool'), h('dd', {}, h('span', { class: 'tool-name' }, r.tool), r.title ? ` — ${r.title}` : ''),

@@ -79,7 +79,7 @@ function render(state, sites) {
   const actions = { send, refresh: () => refresh(), report, openRaw };
   renderConnection($('connection-body'), state);
   renderSite($('site-body'), state, actions);
-  renderTools($('tools-body'), state);
+  renderTools($('tools-body'), state, actions);
   renderChips($('chips-body'), state, actions);
   renderPins($('pins-body'), state, actions);
   renderSites($('sites-body'), sites, actions);

@@ -1,14 +1,16 @@
 // The panel's Tools section: the tools the tab offers agents, one line
 // each — the name, read-only or acts (from the page's annotations:
-// readOnlyHint), "not shared" while the site is off — with the title and
-// description on demand (a <details>; Markdown shown as plain text); the
-// tools the extension left out (past a cap, invalid) are listed with why.
+// readOnlyHint), "not shared" while the site is off, "changed" when the
+// page changed its definition since this browser first saw it (with a
+// button to accept the new one) — with the title and description on demand
+// (a <details>; Markdown shown as plain text); the tools the extension left
+// out (past a cap, invalid) are listed with why.
 
 import { h, fill } from './dom.js';
 import { plainText } from './plaintext.js';
 
-/** Renders the section's body into el. */
-export function renderTools(el, state) {
+/** Renders the section's body into el; actions: {send, refresh, report} (panel.js). */
+export function renderTools(el, state, actions) {
   const { tools, site } = state;
   const leftOut = (state.leftOut || []).length > 0 && h('details', { class: 'left-out' },
     h('summary', {}, `${state.leftOut.length === 1 ? 'One tool was' : `${state.leftOut.length} tools were`} left out`),
@@ -28,7 +30,23 @@ export function renderTools(el, state) {
         h('code', { class: 'name' }, t.name),
         h('span', { class: t.readOnly ? 'tag read' : 'tag act' }, t.readOnly ? 'read-only' : 'acts'),
         !t.shared && h('span', { class: 'tag off' }, 'not shared'),
+        t.changed && h('span', { class: 'tag changed', title: 'The page changed this tool since this browser first saw it' }, 'changed'),
         t.title && t.title !== t.name && h('span', { class: 'title' }, t.title)),
       h('p', { class: 'desc' }, plainText(t.description) || '(no description)'),
-      t.frameId !== 0 && h('p', { class: 'muted small' }, `in a frame of ${t.origin}`))))), leftOut);
+      t.frameId !== 0 && h('p', { class: 'muted small' }, `in a frame of ${t.origin}`)),
+      t.changed && h('p', { class: 'changed-note' },
+        'The page changed this tool (its description, schema or hints) since this browser first saw it on this site: ' +
+        'agents see it marked [CHANGED], and if it acts, its next call asks you first. ',
+        actions && h('button', {
+          type: 'button',
+          'aria-label': `Accept the new ${t.name}`,
+          onclick: async () => {
+            try {
+              await actions.send('tool/accept', { tabId: state.tab.id, frameId: t.frameId, name: t.name });
+              actions.refresh();
+            } catch (e) {
+              actions.report(`Could not accept the new ${t.name}: ${e.message}`, true);
+            }
+          },
+        }, 'Accept the new definition'))))), leftOut);
 }

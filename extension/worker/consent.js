@@ -28,8 +28,9 @@
 // and hears 'consent' and 'siteSettings' on the UI Port when they change.
 
 import {
-  GRANTS_KEY, SETTINGS_KEY, consentWait, foldArguments, grantKey, isLoopbackDefault, needsConsent, settingsOf, stricterAsk, withSettings,
+  GRANTS_KEY, SETTINGS_KEY, consentWait, foldArguments, grantKey, isLoopbackDefault, isReadOnly, needsConsent, settingsOf, stricterAsk, withSettings,
 } from '../lib/askpolicy.js';
+import { fingerprint } from '../lib/toolprints.js';
 
 /** The site of a queued call: its frame's origin (which its grant is keyed by). */
 function siteOf(r) {
@@ -46,9 +47,13 @@ export class Consent {
    * @param {{now: () => number, setTimeout: Function, clearTimeout: Function}} o.clock
    * @param {{warn: Function}} o.log
    * @param {(topic: string) => void} o.publish tells the UI pages
+   * @param {import('../lib/toolprints.js').ToolPrints} [o.prints] the known tool
+   *   definitions: a tool that acts and changed since asks, and a call the
+   *   user allows makes its definition the known one
+   * @param {() => void} [o.accepted] called when the user accepted a changed definition
    */
-  constructor({ chrome, clock, log, publish }) {
-    Object.assign(this, { chrome, clock, log, publish });
+  constructor({ chrome, clock, log, publish, prints, accepted }) {
+    Object.assign(this, { chrome, clock, log, publish, prints, accepted });
     this.stored = {};
     /** @type {Set<string>} grantKey()s */
     this.grants = new Set();
@@ -122,9 +127,18 @@ export class Consent {
    * frame). The stricter of their settings holds; a grant is the site's.
    */
   needs(site, tool, tabOrigin = site) {
+    // A tool that acts and whose page changed its definition since it was
+    // first seen (or last accepted) asks, whatever the site's setting: it
+    // is not the tool the user knew.
+    if (this.isChanged(site, tool) && !isReadOnly(tool)) return true;
     const ask = stricterAsk(this.settingsFor(site).ask, this.settingsFor(tabOrigin).ask);
     if (!needsConsent(ask, tool)) return false;
-    return !this.grants.has(grantKey(site, tool.name));
+    return !this.grants.has(grantKey(site, tool.name, fingerprint(tool)));
+  }
+
+  /** Whether site's tool differs from its known definition. */
+  isChanged(site, tool) {
+    return !!this.prints && this.prints.changed(site, tool);
   }
 
   /**
@@ -145,6 +159,8 @@ export class Consent {
         origin: req.origin,
         frameOrigin: req.frameOrigin && req.frameOrigin !== req.origin ? req.frameOrigin : undefined,
         tool: req.tool.name,
+        print: fingerprint(req.tool),
+        changed: this.isChanged(req.frameOrigin || req.origin, req.tool),
         title: req.tool.title || '',
         description: String(req.tool.description || '').slice(0, 500),
         agent: req.agent || 'an agent',
@@ -209,16 +225,21 @@ export class Consent {
       this.settle(id, answer === 'deny' ? { allow: false, how: 'deny' } : { allow: true, how: answer });
       return true;
     }
+    if (answer !== 'deny' && r.changed && this.prints) {
+      // The user allowed the new definition: it is the known one now.
+      this.prints.accept(siteOf(r), r.tool, r.print);
+      if (this.accepted) this.accepted();
+    }
     if (answer === 'allow') {
       this.settle(id, { allow: true, how: 'allow' });
     } else if (answer === 'deny') {
       this.settle(id, { allow: false, how: 'deny', message: 'the user denied it' });
     } else if (answer === 'always') {
-      const key = grantKey(siteOf(r), r.tool);
+      const key = grantKey(siteOf(r), r.tool, r.print);
       this.grants.add(key);
-      // Every waiting call of the same tool on the same site goes too.
+      // Every waiting call of the same tool (and definition) on the same site goes too.
       for (const other of [...this.queue.values()]) {
-        if (other.kind !== 'open' && grantKey(siteOf(other), other.tool) === key) this.settle(other.id, { allow: true, how: 'always' });
+        if (other.kind !== 'open' && grantKey(siteOf(other), other.tool, other.print) === key) this.settle(other.id, { allow: true, how: 'always' });
       }
       try {
         if (this.chrome.storage.session) await this.chrome.storage.session.set({ [GRANTS_KEY]: [...this.grants] });

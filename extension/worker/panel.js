@@ -20,6 +20,8 @@
 import { STORAGE_KEY, setSiteAllowed, webOrigin } from '../lib/allowlist.js';
 import { EXCLUSIONS_KEY, setIncluded, storedExclusions } from '../lib/exclusions.js';
 import { panelState, siteEntries } from '../lib/panelview.js';
+import { frameKey } from '../lib/registry.js';
+import { fingerprint } from '../lib/toolprints.js';
 import { pinFromContext, resolveTab } from '../lib/requestparams.js';
 
 /**
@@ -66,6 +68,22 @@ export class Panel {
     ui.on('unpin', (m) => this.unpin(m));
     ui.on('sites/list', () => this.sites());
     ui.on('sites/remove', (m) => this.removeSite(m));
+    ui.on('tool/accept', (m) => this.acceptTool(m));
+  }
+
+  /**
+   * The user accepts a tool whose page changed its definition since it was
+   * first seen: the definition it has now becomes the known one (its
+   * "changed" mark goes, for the panel and the agents).
+   */
+  acceptTool({ tabId, frameId, name }) {
+    const { registry } = this;
+    const f = registry.frames.get(frameKey(tabId, frameId));
+    const tool = f && f.tools.get(name);
+    if (!tool) throw new Error(`tab ${tabId} frame ${frameId} has no tool ${JSON.stringify(String(name))} (any more)`);
+    if (registry.prints) registry.prints.accept(f.origin, name, fingerprint(tool));
+    this.changed();
+    return { accepted: name };
   }
 
   /** Tells the open pages that topic changed, once per task however often it is called. */

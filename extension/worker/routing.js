@@ -20,6 +20,7 @@ import { webOrigin } from '../lib/allowlist.js';
 import { PendingCalls } from '../lib/calls.js';
 import { Code, FrameType as F, T, errorMessage, mark, resultMessage } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
+import { fingerprint } from '../lib/toolprints.js';
 import { postToFrame } from './frames.js';
 
 /** The error codes a frame may answer with; any other is tool_error. */
@@ -145,6 +146,15 @@ export class CallRouter {
       if (again || this.frames.get(m.tabId, m.frameId) !== conn) {
         const p = again || { code: Code.navigated, message: `tab ${m.tabId} frame ${m.frameId} navigated while the call waited for the user` };
         this.reply(errorMessage(m.id, p.code, p.message));
+        return;
+      }
+      // Nor may it be another tool now: the user allowed the one shown.
+      const now = this.registry.frames.get(frameKey(m.tabId, m.frameId));
+      const current = now && now.tools.get(m.name);
+      if (current && current !== tool && fingerprint(current) !== fingerprint(tool)) {
+        this.reply(errorMessage(m.id, Code.declined,
+          `the page changed the definition of ${m.name} on ${site} while the call waited for the user, who allowed the one before; ` +
+          'the page\'s tool did not run. Read its description again, and call it again to ask the user about the new one.'));
         return;
       }
       this.pending.add(m.id, m.tabId, m.frameId, conn);

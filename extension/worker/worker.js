@@ -26,6 +26,7 @@ import { PINS_KEY } from '../lib/pinlist.js';
 import { T, browserInfo } from '../lib/protocol.js';
 import { storageAccessGap } from '../lib/compat.js';
 import { Registry } from '../lib/registry.js';
+import { PRINTS_KEY, ToolPrints } from '../lib/toolprints.js';
 import { Activity } from './activity.js';
 import { Agents } from './agents.js';
 import { Badge } from './badge.js';
@@ -120,7 +121,8 @@ export async function detectBrowser(navigator) {
  *   host link was first opened
  */
 export function startWorker({ chrome, navigator, crypto, clock = realClock, log = consoleLog }) {
-  const registry = new Registry();
+  const prints = new ToolPrints();
+  const registry = new Registry({ prints });
   const link = new HostLink({
     chrome, clock, log,
     settled: () => frames.settled(),
@@ -183,7 +185,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
   // Ask-before-acting and agent activity (ui and agents are built below; they are used only later).
   const publish = (topic) => ui.publish(topic);
   const callAgents = { nameFor: (id) => agents.nameFor(id) };
-  const consent = new Consent({ chrome, clock, log, publish });
+  const consent = new Consent({ chrome, clock, log, publish, prints, accepted: () => changed() });
   const badge = new Badge({ chrome, registry, clock, log });
   const indicator = new Indicator({ frames, registry, clock, settingsFor: (origin) => consent.settingsFor(origin) });
   const activity = new Activity({
@@ -245,6 +247,17 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     agents: () => agents.list(),
   });
 
+  // The known tool definitions are stored a moment after they change.
+  let printsTimer = 0;
+  prints.onChange = () => {
+    if (printsTimer) return;
+    printsTimer = clock.setTimeout(() => {
+      printsTimer = 0;
+      prints.dirty = false;
+      chrome.storage.local.set({ [PRINTS_KEY]: prints.toJSON() }).catch((e) => log.warn(`could not store the known tool definitions: ${e.message}`));
+    }, 500);
+  };
+
   frames.listen();
   tabs.listen();
   ui.listen();
@@ -259,7 +272,8 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
 
   async function start() {
     await restrictStorage(chrome, log);
-    const stored = await chrome.storage.local.get([STORAGE_KEY, INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY]);
+    const stored = await chrome.storage.local.get([STORAGE_KEY, INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY, PRINTS_KEY]);
+    prints.load(stored[PRINTS_KEY]); // tools seen before it are compared now
     tabs.setExclusions(stored[EXCLUSIONS_KEY]);
     tabs.setAllowList(stored[STORAGE_KEY]);
     pins.load(stored[PINS_KEY]); // no request comes before the host link opens, below
