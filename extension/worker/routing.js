@@ -37,6 +37,23 @@ export function declinedForUser(answer) {
   }
 }
 
+/**
+ * The answer to a call whose frame is blocked by a dialog: the page runs no
+ * script until the user answers it, so the call does not go to the page.
+ * `declined`: the page did not run it, and the user is who can change that.
+ */
+export function dialogError(id, dialog) {
+  const text = dialog.text.length > 200 ? `${dialog.text.slice(0, 200)}…` : dialog.text;
+  return errorMessage(id, Code.declined,
+    `the page is blocked by a dialog (${dialog.kind}: ${JSON.stringify(text)}): the user must answer it in the browser; ` +
+    'the call did not reach the page. Call again once the user has answered it');
+}
+
+/** What the activity log tells the user of such a call. */
+function dialogForUser(dialog) {
+  return `The page was showing a dialog (${dialog.kind}).`;
+}
+
 export class CallRouter {
   /**
    * @param {object} o
@@ -111,10 +128,16 @@ export class CallRouter {
       this.send(errorMessage(m.id, p.code, p.message));
       return;
     }
-    if (!this.pending.add(m.id, m.tabId, m.frameId, conn)) {
+    if (this.pending.has(m.id)) {
       this.log.warn(`call ${m.id} is already under way; the repeated call is ignored`);
       return;
     }
+    const dialog = this.frames.dialogFor(conn);
+    if (dialog) {
+      this.send(dialogError(m.id, dialog));
+      return;
+    }
+    this.pending.add(m.id, m.tabId, m.frameId, conn);
     // The call's site is its frame's, which may be framed by another site:
     // the stricter of the two settings holds (consent.js).
     const tab = this.registry.tabs.get(m.tabId);
@@ -145,6 +168,12 @@ export class CallRouter {
       if (again || this.frames.get(m.tabId, m.frameId) !== conn) {
         const p = again || { code: Code.navigated, message: `tab ${m.tabId} frame ${m.frameId} navigated while the call waited for the user` };
         this.reply(errorMessage(m.id, p.code, p.message));
+        return;
+      }
+      // A dialog may have opened while the user thought about it.
+      const dialog = this.frames.dialogFor(conn);
+      if (dialog) {
+        this.reply(dialogError(m.id, dialog), dialogForUser(dialog));
         return;
       }
       this.pending.add(m.id, m.tabId, m.frameId, conn);

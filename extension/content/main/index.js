@@ -29,16 +29,18 @@
 // This file is the install: it takes the page's globals, picks the browser's
 // own modelContext or the polyfill, and wires the units together.
 
-import { addListener, apply, defineProperty, getOwnPropertyDescriptor, hasOwn, microtask, timeout } from './builtins.js';
+import { addListener, apply, defineProperty, dispatch, getOwnPropertyDescriptor, hasOwn, jsonStringify, microtask, timeout } from './builtins.js';
 import { createAdopter } from './adopt.js';
 import { createBridge } from './bridge.js';
 import { createChanges } from './changes.js';
+import { watchDialogs } from './dialogs.js';
 import { listenForHandover } from './handover.js';
 import { useNative } from './native.js';
 import { formDom } from './polyfill/formdom.js';
 import { definePolyfill } from './polyfill/polyfill.js';
 import { mapToolPseudoClasses } from './polyfill/pseudo.js';
 import { createProviders } from './providers.js';
+import { DIALOG_EVENT } from '../../lib/protocol.js';
 
 // The page's globals, taken before any page script can replace them.
 const pageWin = window;
@@ -50,6 +52,7 @@ const DocumentProto = Document.prototype;
 const querySelectorAll = DocumentProto.querySelectorAll;
 const getAttribute = Element.prototype.getAttribute;
 const visibilityState = getOwnPropertyDescriptor(DocumentProto, 'visibilityState')?.get;
+const CustomEventCtor = typeof CustomEvent === 'function' ? CustomEvent : null;
 
 const changes = createChanges(microtask);
 const providers = createProviders({ changed: changes.providersChanged, contextChanged: changes.contextChanged });
@@ -175,7 +178,28 @@ changes.listen({
   providersChanged: bridge.syncProviders,
   contextChanged: () => bridge.post({ type: 'contextChanged' }),
 });
-listenForHandover(pageWin, bridge.connect);
+// The DOM event type by which the relay hears of dialogs (the handover names it).
+let dialogEvent = '';
+listenForHandover(pageWin, (port, data) => {
+  const name = data[DIALOG_EVENT];
+  if (typeof name === 'string') dialogEvent = name;
+  bridge.connect(port);
+});
+
+// alert, confirm and prompt block the page's thread: the relay hears of
+// one synchronously, with the tools not reported yet (the channel is not
+// read while the dialog is up), so that the worker can answer for the frame.
+if (CustomEventCtor) {
+  watchDialogs({
+    win: pageWin,
+    notify(open, kind, text) {
+      if (!dialogEvent) return;
+      const detail = open ? { open, kind, text } : { open };
+      if (open) detail.tools = bridge.current();
+      apply(dispatch, pageWin, [new CustomEventCtor(dialogEvent, { detail: jsonStringify(detail) })]);
+    },
+  });
+}
 
 // A page polyfill that replaced an accessor is noticed when the tools are
 // looked at; look a few times early in the page's life too.
