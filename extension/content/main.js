@@ -1803,7 +1803,7 @@
   }
 
   // extension/content/main/polyfill/polyfill.js
-  function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = queueTask, declarative }) {
+  function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = queueTask, declarative, takesText }) {
     const TOKEN = {};
     const internals = /* @__PURE__ */ new WeakMap();
     const { ToolActivatedEvent, ToolCancelEvent } = defineToolEvents();
@@ -2138,6 +2138,15 @@
     }
     function readInput(input) {
       if (input === void 0) return {};
+      if (typeof input === "string" && takesText && takesText()) {
+        let v;
+        try {
+          v = jsonParse(input);
+        } catch {
+          v = void 0;
+        }
+        if (isObject(v) && !isArray(v)) input = v;
+      }
       if (!isObject(input)) throw modelContextError("executeTool", "invalid input object: value is not an object");
       let s;
       try {
@@ -2569,7 +2578,13 @@
       win: pageWin,
       changed: changes.changed,
       addContextApi: providers.addMethods,
-      declarative
+      declarative,
+      // A page runtime that found document.modelContext took it for the
+      // browser's own and put its own object on the document (@mcp-b/global
+      // 5.x); it calls executeTool with JSON text, as Chromium before 156
+      // took it. Without the extension its own polyfill takes that text: so
+      // does this one, then, and only then (Chromium 156 refuses it).
+      takesText: () => hasOwn(pageDoc, "modelContext")
     });
     if (declarative) {
       try {

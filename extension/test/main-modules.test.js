@@ -350,3 +350,22 @@ test('dialogs: the wrappers tell before and after, and look like the originals',
   win.alert();
   assert.deepEqual(notes.map((n) => n[2]), ['', '']);
 });
+
+// A page runtime that took the polyfill for the browser's own (@mcp-b/global
+// 5.x) calls executeTool with JSON text, as Chromium took it before 156: the
+// polyfill takes it only while takesText() says so (index.js: the page put
+// its own object on the document); Chromium 156 refuses it, and so does the
+// polyfill otherwise.
+test('polyfill: executeTool takes JSON text of an object only while takesText() says so', async () => {
+  let text = false;
+  const { mc } = definePolyfill({ win: {}, changed() {}, queueTask: (fn) => queueMicrotask(fn), takesText: () => text });
+  await mc.registerTool({ name: 'echo', description: 'Echoes.', execute: (input) => input });
+  const [tool] = await mc.getTools();
+  await assert.rejects(mc.executeTool(tool, '{"a":1}'), { name: 'TypeError', message: /invalid input object: value is not an object/ });
+  text = true;
+  assert.equal(await mc.executeTool(tool, '{"a":1}'), '{"a":1}');
+  assert.equal(await mc.executeTool(tool, { b: 2 }), '{"b":2}', 'an object as ever');
+  for (const bad of ['x', '[1]', '1', 'null']) {
+    await assert.rejects(mc.executeTool(tool, bad), { name: 'TypeError', message: /invalid input object: value is not an object/ }, bad);
+  }
+});

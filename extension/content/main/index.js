@@ -128,6 +128,12 @@ function installPolyfill() {
   const declarative = declarativeDom();
   const poly = definePolyfill({
     win: pageWin, changed: changes.changed, addContextApi: providers.addMethods, declarative,
+    // A page runtime that found document.modelContext took it for the
+    // browser's own and put its own object on the document (@mcp-b/global
+    // 5.x); it calls executeTool with JSON text, as Chromium before 156
+    // took it. Without the extension its own polyfill takes that text: so
+    // does this one, then, and only then (Chromium 156 refuses it).
+    takesText: () => hasOwn(pageDoc, 'modelContext'),
   });
   // The selector API takes :tool-form-active and :tool-submit-active as the
   // polyfill's attributes (pseudo.js says how far that goes).
