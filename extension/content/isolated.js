@@ -504,6 +504,9 @@
     context: "context",
     chunk: "chunk",
     userInput: "userInput",
+    // an alert, confirm or prompt of the frame's opened (open: true, kind,
+    // text) or closed (open: false)
+    dialog: "dialog",
     // worker -> relay -> page's world
     call: "call",
     cancel: "cancel",
@@ -530,6 +533,7 @@
   });
   var PORT_NAME = "webmcp-frame";
   var HANDOVER = "__webmcpBridgeHandover";
+  var DIALOG_EVENT = "dialogEvent";
   var Code = /* @__PURE__ */ Object.freeze({
     toolError: "tool_error",
     notFound: "not_found",
@@ -711,6 +715,7 @@
   }
 
   // extension/content/isolated/relay.js
+  var MAX_DIALOG_TEXT = 1e3;
   var USE_EVENTS = ["pointerdown", "keydown"];
   var LISTS = { [FrameType.tools]: "tools", [FrameType.providers]: "providers", [FrameType.context]: null };
   var FROM_PAGE = /* @__PURE__ */ new Set([FrameType.tools, FrameType.providers, FrameType.result, FrameType.error]);
@@ -751,6 +756,15 @@
     const text = `{"type":"result","id":${JSON.stringify(m.id)},"output":${out}}`;
     return { parts: cutMessage(m, chunkId, { text }), small: false };
   }
+  function randomName(env) {
+    const c = env.crypto || globalThis.crypto;
+    if (c && typeof c.getRandomValues === "function") {
+      const a = new Uint32Array(4);
+      c.getRandomValues(a);
+      return Array.from(a, (n) => n.toString(36)).join("");
+    }
+    return Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
+  }
   function start(env) {
     const { window: window2, document: document2, location: location2, chrome: chrome2, lib, clock } = env;
     const isTop = window2 === window2.top;
@@ -758,7 +772,8 @@
     const canSample = !!(lib.snapshot && lib.ambient);
     const channel = new env.MessageChannel();
     const page = channel.port1;
-    window2.postMessage({ [HANDOVER]: 1 }, "*", [channel.port2]);
+    const dialogEvent = `webmcp-dialog-${randomName(env)}`;
+    window2.postMessage({ [HANDOVER]: 1, [DIALOG_EVENT]: dialogEvent }, "*", [channel.port2]);
     const latest = /* @__PURE__ */ new Map();
     const indicator = isTop && lib.indicator ? lib.indicator.create(document2) : null;
     function hasContent() {
@@ -797,6 +812,25 @@
     });
     let chunkSeq = 0;
     page.onmessage = (e) => fromPage(e.data);
+    window2.addEventListener(dialogEvent, (e) => {
+      let d;
+      try {
+        d = JSON.parse(e.detail);
+      } catch {
+        return;
+      }
+      if (!d || typeof d !== "object") return;
+      if (d.open !== true) {
+        link.send({ type: FrameType.dialog, open: false });
+        return;
+      }
+      if (Array.isArray(d.tools)) {
+        const last = latest.get(FrameType.tools);
+        if (!last || JSON.stringify(last.tools) !== JSON.stringify(d.tools)) fromPage({ type: FrameType.tools, tools: d.tools });
+      }
+      const kind = ["alert", "confirm", "prompt"].includes(d.kind) ? d.kind : "alert";
+      link.send({ type: FrameType.dialog, open: true, kind, text: String(d.text ?? "").slice(0, MAX_DIALOG_TEXT) });
+    });
     const flushing = /* @__PURE__ */ new Map();
     let flushSeq = 0;
     function whenLoaded(m) {

@@ -172,6 +172,9 @@
     context: "context",
     chunk: "chunk",
     userInput: "userInput",
+    // an alert, confirm or prompt of the frame's opened (open: true, kind,
+    // text) or closed (open: false)
+    dialog: "dialog",
     // worker -> relay -> page's world
     call: "call",
     cancel: "cancel",
@@ -197,6 +200,7 @@
     batch: "batch"
   });
   var HANDOVER = "__webmcpBridgeHandover";
+  var DIALOG_EVENT = "dialogEvent";
   var Code = /* @__PURE__ */ Object.freeze({
     toolError: "tool_error",
     notFound: "not_found",
@@ -752,6 +756,17 @@
         sync();
       },
       sync,
+      /**
+       * This document's tools as they are now (a dialog's notice carries
+       * them: a report on the channel, even one posted already, is not read
+       * while the dialog is up).
+       */
+      current() {
+        beforeLook();
+        const metas = [];
+        for (const e of tools().values()) metas.push(e.meta);
+        return metas;
+      },
       /** Sends the providers where they differ from what was sent. */
       syncProviders,
       post
@@ -785,6 +800,60 @@
     };
   }
 
+  // extension/content/main/dialogs.js
+  var DIALOG_KINDS = ["alert", "confirm", "prompt"];
+  function watchDialogs({ win, notify }) {
+    const ProxyCtor = win.Proxy || Proxy;
+    const WeakMapCtor = win.WeakMap || WeakMap;
+    const masks = new WeakMapCtor();
+    const maskGet = WeakMapCtor.prototype.get;
+    const maskSet = WeakMapCtor.prototype.set;
+    const FnProto = win.Function ? win.Function.prototype : Function.prototype;
+    const tsDesc = getOwnPropertyDescriptor(FnProto, "toString");
+    let wrappedAny = false;
+    for (const kind2 of DIALOG_KINDS) {
+      const d = getOwnPropertyDescriptor(win, kind2);
+      if (!d || typeof d.value !== "function") continue;
+      const original = d.value;
+      const wrapper = new ProxyCtor(original, {
+        apply(target, self, args) {
+          if (self !== void 0 && self !== null && self !== win) return apply(target, self, args);
+          let text = "";
+          if (args.length && args[0] !== void 0 && typeof args[0] !== "symbol") {
+            text = String(args[0]);
+            args[0] = text;
+          }
+          try {
+            notify(true, kind2, text);
+          } catch {
+          }
+          try {
+            return apply(target, self, args);
+          } finally {
+            try {
+              notify(false, kind2, text);
+            } catch {
+            }
+          }
+        }
+      });
+      apply(maskSet, masks, [wrapper, original]);
+      defineProperty(win, kind2, { ...d, value: wrapper });
+      wrappedAny = true;
+    }
+    if (wrappedAny && tsDesc && typeof tsDesc.value === "function") {
+      const toStr = tsDesc.value;
+      const tsWrapper = new ProxyCtor(toStr, {
+        apply(target, self, args) {
+          const shown = apply(maskGet, masks, [self]);
+          return apply(target, shown === void 0 ? self : shown, args);
+        }
+      });
+      apply(maskSet, masks, [tsWrapper, toStr]);
+      defineProperty(FnProto, "toString", { ...tsDesc, value: tsWrapper });
+    }
+  }
+
   // extension/content/main/handover.js
   function listenForHandover(win, onPort) {
     let taken = false;
@@ -795,7 +864,7 @@
       apply(stopImmediate, e, []);
       apply(removeListener, win, ["message", onHandover, true]);
       taken = true;
-      onPort(e.ports[0]);
+      onPort(e.ports[0], d);
     }
     apply(addListener, win, ["message", onHandover, true]);
   }
@@ -1734,7 +1803,7 @@
   }
 
   // extension/content/main/polyfill/polyfill.js
-  function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = queueTask, declarative }) {
+  function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = queueTask, declarative, takesText }) {
     const TOKEN = {};
     const internals = /* @__PURE__ */ new WeakMap();
     const { ToolActivatedEvent, ToolCancelEvent } = defineToolEvents();
@@ -2069,6 +2138,15 @@
     }
     function readInput(input) {
       if (input === void 0) return {};
+      if (typeof input === "string" && takesText && takesText()) {
+        let v;
+        try {
+          v = jsonParse(input);
+        } catch {
+          v = void 0;
+        }
+        if (isObject(v) && !isArray(v)) input = v;
+      }
       if (!isObject(input)) throw modelContextError("executeTool", "invalid input object: value is not an object");
       let s;
       try {
@@ -2437,6 +2515,7 @@
   var querySelectorAll = DocumentProto.querySelectorAll;
   var getAttribute = Element.prototype.getAttribute;
   var visibilityState = getOwnPropertyDescriptor(DocumentProto, "visibilityState")?.get;
+  var CustomEventCtor = typeof CustomEvent === "function" ? CustomEvent : null;
   var changes = createChanges(microtask);
   var providers = createProviders({ changed: changes.providersChanged, contextChanged: changes.contextChanged });
   var adopter = createAdopter({ changed: changes.changed, addContextApi: providers.addMethods });
@@ -2499,7 +2578,13 @@
       win: pageWin,
       changed: changes.changed,
       addContextApi: providers.addMethods,
-      declarative
+      declarative,
+      // A page runtime that found document.modelContext took it for the
+      // browser's own and put its own object on the document (@mcp-b/global
+      // 5.x); it calls executeTool with JSON text, as Chromium before 156
+      // took it. Without the extension its own polyfill takes that text: so
+      // does this one, then, and only then (Chromium 156 refuses it).
+      takesText: () => hasOwn(pageDoc, "modelContext")
     });
     if (declarative) {
       try {
@@ -2538,7 +2623,23 @@
     providersChanged: bridge.syncProviders,
     contextChanged: () => bridge.post({ type: "contextChanged" })
   });
-  listenForHandover(pageWin, bridge.connect);
+  var dialogEvent = "";
+  listenForHandover(pageWin, (port, data) => {
+    const name = data[DIALOG_EVENT];
+    if (typeof name === "string") dialogEvent = name;
+    bridge.connect(port);
+  });
+  if (CustomEventCtor) {
+    watchDialogs({
+      win: pageWin,
+      notify(open, kind2, text) {
+        if (!dialogEvent) return;
+        const detail = open ? { open, kind: kind2, text } : { open };
+        if (open) detail.tools = bridge.current();
+        apply(dispatch, pageWin, [new CustomEventCtor(dialogEvent, { detail: jsonStringify(detail) })]);
+      }
+    });
+  }
   var recheck = () => {
     adopter.checkReplaced();
     changes.changed();

@@ -53,6 +53,9 @@ export const FrameType = /* @__PURE__ */ Object.freeze({
   context: 'context',
   chunk: 'chunk',
   userInput: 'userInput',
+  // an alert, confirm or prompt of the frame's opened (open: true, kind,
+  // text) or closed (open: false)
+  dialog: 'dialog',
   // worker -> relay -> page's world
   call: 'call',
   cancel: 'cancel',
@@ -89,6 +92,13 @@ export const UI_PORT = 'webmcp-ui';
  * page's world its end of the MessageChannel (content/main/handover.js).
  */
 export const HANDOVER = '__webmcpBridgeHandover';
+
+/**
+ * The handover's field that names the DOM event (a random type, per
+ * frame) by which the page's world tells the relay, synchronously, that
+ * an alert, confirm or prompt opens or closes (content/main/dialogs.js).
+ */
+export const DIALOG_EVENT = 'dialogEvent';
 
 /** Error codes of error messages. */
 export const Code = /* @__PURE__ */ Object.freeze({

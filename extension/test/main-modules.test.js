@@ -300,3 +300,72 @@ test('bridge: reports tools, runs a call, and a cancelled call gets no answer', 
   assert.deepEqual(w.got.filter((m) => m.id === '3'), [], 'the worker answers a cancelled call itself');
   w.close();
 });
+
+// dialogs.js: alert, confirm and prompt wrapped so that the relay hears of
+// a dialog before it blocks the page, looking as the browser's own do.
+test('dialogs: the wrappers tell before and after, and look like the originals', async () => {
+  const { watchDialogs } = await import('../content/main/dialogs.js');
+  const calls = [];
+  const win = { Proxy, WeakMap, Function: { prototype: Object.create(Function.prototype) } };
+  // The "browser's" functions: methods (no prototype, not constructors).
+  const natives = {
+    alert(message) { calls.push(['alert', this, message]); },
+    confirm() { calls.push(['confirm', arguments[0]]); return true; },
+    prompt() { calls.push(['prompt', ...arguments]); return 'typed'; },
+  };
+  for (const k of Object.keys(natives)) Object.defineProperty(win, k, { value: natives[k], writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(win.Function.prototype, 'toString', { value: Function.prototype.toString, writable: true, configurable: true });
+  const origToString = win.Function.prototype.toString;
+  const notes = [];
+  watchDialogs({ win, notify: (open, kind, text) => notes.push([open, kind, text, calls.length]) });
+
+  for (const k of ['alert', 'confirm', 'prompt']) {
+    assert.notEqual(win[k], natives[k], `${k} is wrapped`);
+    assert.equal(win[k].name, natives[k].name);
+    assert.equal(win[k].length, natives[k].length);
+    assert.equal('prototype' in win[k], false);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(win, k).enumerable, true);
+    assert.equal(win.Function.prototype.toString.call(win[k]), origToString.call(natives[k]), `${k}'s text is the original's`);
+  }
+  assert.equal(win.Function.prototype.toString.call(win.Function.prototype.toString), origToString.call(origToString));
+  assert.equal(win.Function.prototype.toString.call(watchDialogs), origToString.call(watchDialogs), 'other functions keep their text');
+
+  // The message is converted once, before the note.
+  let conversions = 0;
+  const msg = { toString() { conversions++; return 'Hello'; } };
+  win.alert(msg);
+  assert.equal(conversions, 1);
+  assert.equal(calls.at(-1)[1], win);
+  assert.equal(calls.at(-1)[2], 'Hello');
+  assert.deepEqual(notes, [[true, 'alert', 'Hello', 0], [false, 'alert', 'Hello', 1]]);
+  assert.equal(win.confirm.call(win, 'Sure?'), true);
+  assert.equal(win.prompt('Name?', 'x'), 'typed');
+  assert.deepEqual(calls.at(-1), ['prompt', 'Name?', 'x']);
+  assert.deepEqual(notes.slice(2).map((n) => n.slice(0, 3)), [[true, 'confirm', 'Sure?'], [false, 'confirm', 'Sure?'], [true, 'prompt', 'Name?'], [false, 'prompt', 'Name?']]);
+  // Another `this`: the browser's to refuse; no note.
+  notes.length = 0;
+  win.alert.call({}, 'x');
+  assert.deepEqual(notes, []);
+  // No message: an empty text; a throwing notify does not stop the dialog.
+  win.alert();
+  assert.deepEqual(notes.map((n) => n[2]), ['', '']);
+});
+
+// A page runtime that took the polyfill for the browser's own (@mcp-b/global
+// 5.x) calls executeTool with JSON text, as Chromium took it before 156: the
+// polyfill takes it only while takesText() says so (index.js: the page put
+// its own object on the document); Chromium 156 refuses it, and so does the
+// polyfill otherwise.
+test('polyfill: executeTool takes JSON text of an object only while takesText() says so', async () => {
+  let text = false;
+  const { mc } = definePolyfill({ win: {}, changed() {}, queueTask: (fn) => queueMicrotask(fn), takesText: () => text });
+  await mc.registerTool({ name: 'echo', description: 'Echoes.', execute: (input) => input });
+  const [tool] = await mc.getTools();
+  await assert.rejects(mc.executeTool(tool, '{"a":1}'), { name: 'TypeError', message: /invalid input object: value is not an object/ });
+  text = true;
+  assert.equal(await mc.executeTool(tool, '{"a":1}'), '{"a":1}');
+  assert.equal(await mc.executeTool(tool, { b: 2 }), '{"b":2}', 'an object as ever');
+  for (const bad of ['x', '[1]', '1', 'null']) {
+    await assert.rejects(mc.executeTool(tool, bad), { name: 'TypeError', message: /invalid input object: value is not an object/ }, bad);
+  }
+});

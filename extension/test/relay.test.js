@@ -23,7 +23,12 @@ async function withEcho() {
 test('hands main.js one end of a channel, before anything else', () => {
   const { window, mainPort, chrome } = startRelay();
   assert.equal(window.handovers.length, 1);
-  assert.deepEqual(window.handovers[0].data, { [relay.HANDOVER]: 1 });
+  const data = window.handovers[0].data;
+  assert.deepEqual(Object.keys(data).sort(), [relay.HANDOVER, relay.DIALOG_EVENT].sort());
+  assert.equal(data[relay.HANDOVER], 1);
+  // The dialog event's type is random: the page can neither listen for it nor forge it.
+  assert.match(data[relay.DIALOG_EVENT], /^webmcp-dialog-[0-9a-z]{8,}$/);
+  assert.notEqual(startRelay().window.handovers[0].data[relay.DIALOG_EVENT], data[relay.DIALOG_EVENT]);
   assert.equal(window.handovers[0].origin, '*');
   assert.ok(mainPort);
   assert.equal(chrome.runtime.connects.length, 0);
@@ -404,4 +409,34 @@ test('golden: the relay between the page\'s world (channel) and the worker (port
   for (const m of fromMain) assert.equal(frameProblem('channel', 'relay', m), '');
   for (const m of toWorker) assert.equal(frameProblem('port', 'relay', m), '');
   assert.deepEqual(new Set(fromMain.map((m) => m.type)), new Set(['call', 'cancel', 'toolsTaken', 'sample', 'cancelAll']));
+});
+
+// The page's world says that a dialog opens by a DOM event of the
+// handover's type, synchronously (content/main/dialogs.js): the relay tells
+// the worker at once, with the page's tools when they are not the ones it
+// last sent (a report on the channel waits for the dialog to close).
+test('a dialog: the worker hears of it at once, with the tools the channel has not brought yet', async () => {
+  const { window, mainPort, chrome } = startRelay();
+  const type = window.handovers[0].data[relay.DIALOG_EVENT];
+  const tools = [{ name: 'echo', description: 'e' }];
+  window.dispatch(type, { detail: JSON.stringify({ open: true, kind: 'alert', text: 'Hello', tools }) });
+  // No promise job ran: the page's thread is blocked from here on.
+  const worker = chrome.runtime.connects.at(-1);
+  assert.ok(worker, 'the relay connected with the tools it heard of');
+  const sent = worker.take();
+  assert.deepEqual(sent.filter((m) => m.type === 'tools'), [{ type: 'tools', tools }]);
+  assert.deepEqual(sent.at(-1), { type: 'dialog', open: true, kind: 'alert', text: 'Hello' });
+  window.dispatch(type, { detail: JSON.stringify({ open: false }) });
+  assert.deepEqual(worker.take(), [{ type: 'dialog', open: false }]);
+  // The same tools again: no tools message; a long text is cut; nonsense is ignored.
+  window.dispatch(type, { detail: JSON.stringify({ open: true, kind: 'confirm', text: 'x'.repeat(5000), tools }) });
+  assert.deepEqual(worker.take(), [{ type: 'dialog', open: true, kind: 'confirm', text: 'x'.repeat(relay.MAX_DIALOG_TEXT) }]);
+  window.dispatch(type, { detail: 'not json' });
+  window.dispatch(type, { detail: JSON.stringify({ open: true, kind: 'print', text: 1 }) });
+  assert.deepEqual(worker.take(), [{ type: 'dialog', open: true, kind: 'alert', text: '1' }]);
+  await drain();
+  // The page's world's later report of the same tools goes on as usual.
+  mainPort.postMessage({ type: 'tools', tools });
+  await drain();
+  assert.deepEqual(worker.take(), [{ type: 'tools', tools }]);
 });

@@ -225,3 +225,62 @@ test('only the extension\'s own relays with a tab and frame may connect', async 
   assert.equal(other.closedByCode, false);
   assert.equal(worker.frames.get(3, 0), undefined);
 });
+
+// While an alert, confirm or prompt is up, the page runs no script: the
+// worker answers calls to the frame (and to same-origin frames of its tab)
+// itself, at once, with the dialog's text, and the call never reaches the
+// page (issue FID part B).
+test('a call to a frame blocked by a dialog is answered at once, and never reaches the page', async () => {
+  const { host, frame, chrome } = await withEcho();
+  const sub = await frameWithTools(chrome, 3, ['sub_tool'], { frameId: 5 });
+  const other = await frameWithTools(chrome, 3, ['other_tool'], { frameId: 6, url: 'http://127.0.0.1:9/x' });
+  sub.take();
+  other.take();
+  host.take();
+  frame.deliver({ type: 'dialog', open: true, kind: 'confirm', text: 'Delete "everything"?' });
+  host.deliver(call('d1'));
+  assert.deepEqual(frame.take(), [], 'the call does not go to the blocked page');
+  const [answer] = host.take();
+  assert.equal(answer.type, 'error');
+  assert.equal(answer.id, 'd1');
+  assert.equal(answer.error.code, 'declined');
+  assert.match(answer.error.message, /^the page is blocked by a dialog \(confirm: "Delete \\"everything\\"\?"\): the user must answer it in the browser/);
+  // A same-origin frame of the tab shares the page's thread: blocked too.
+  host.deliver(call('d2', { frameId: 5, name: 'sub_tool' }));
+  assert.deepEqual(sub.take(), []);
+  assert.equal(host.take()[0].error.code, 'declined');
+  // A cross-origin frame runs on its own: its call goes through.
+  host.deliver(call('d3', { frameId: 6, name: 'other_tool' }));
+  assert.equal(other.take()[0].id, 'd3');
+  // Another tab is not blocked.
+  const four = await frameWithTools(chrome, 4, ['echo']);
+  four.take();
+  host.take();
+  host.deliver(call('d4', { tabId: 4 }));
+  assert.equal(four.take()[0].id, 'd4');
+  // Closed: calls go to the page again.
+  frame.deliver({ type: 'dialog', open: false });
+  host.deliver(call('d5'));
+  assert.deepEqual(frame.take(), [{ type: 'call', id: 'd5', name: 'echo', arguments: { text: 'hi' } }]);
+});
+
+test('a call under way when the dialog opened waits for its answer (the user answers the dialog)', async () => {
+  const { host, frame } = await withEcho();
+  host.deliver(call('u1'));
+  frame.take();
+  frame.deliver({ type: 'dialog', open: true, kind: 'alert', text: 'hi' });
+  assert.deepEqual(host.take(), []);
+  frame.deliver({ type: 'dialog', open: false });
+  frame.deliver({ type: 'result', id: 'u1', output: 'alert closed' });
+  assert.deepEqual(host.take(), [{ type: 'result', id: 'u1', output: 'alert closed' }]);
+});
+
+test('a new document of the frame has no dialog', async () => {
+  const { host, frame, chrome } = await withEcho();
+  frame.deliver({ type: 'dialog', open: true, kind: 'prompt', text: 'Name?' });
+  const next = await frameWithTools(chrome, 3, ['echo']);
+  next.take();
+  host.take();
+  host.deliver(call('n1'));
+  assert.equal(next.take()[0].id, 'n1');
+});

@@ -20,7 +20,7 @@ const SETTLE_POLL = 25;
 
 /**
  * One frame's connection.
- * @typedef {{port: chrome.runtime.Port, tabId: number, frameId: number, origin: string, contextOn: boolean, joiner?: ChunkJoiner}} Conn
+ * @typedef {{port: chrome.runtime.Port, tabId: number, frameId: number, origin: string, contextOn: boolean, joiner?: ChunkJoiner, dialog?: {kind: string, text: string} | null}} Conn
  */
 
 /** Posts msg to a frame; false when its Port is gone. */
@@ -71,6 +71,20 @@ export class Frames {
   /** The connections of one tab, or of every tab when tabId is undefined. */
   inTab(tabId) {
     return [...this.conns.values()].filter((c) => tabId === undefined || c.tabId === tabId);
+  }
+
+  /**
+   * The dialog (alert, confirm or prompt: {kind, text}) that blocks conn's
+   * frame, or null: one of its own, or of a same-origin frame of its tab
+   * (which shares its thread). Cross-origin frames usually run on other
+   * threads; a dialog of theirs is not counted.
+   */
+  dialogFor(conn) {
+    if (conn.dialog) return conn.dialog;
+    for (const c of this.conns.values()) {
+      if (c.tabId === conn.tabId && c.dialog && c.origin === conn.origin) return c.dialog;
+    }
+    return null;
   }
 
   /** Forgets the frames of a closed tab; returns their connections. */
@@ -172,6 +186,11 @@ export class Frames {
         break;
       case F.loaded:
         if (this.on.loaded) this.on.loaded(conn, m);
+        break;
+      case F.dialog:
+        // An alert, confirm or prompt of the frame's is up (or closed): calls
+        // to it, and to same-origin frames of its tab, are answered for it.
+        conn.dialog = m.open === true ? { kind: String(m.kind), text: String(m.text ?? '') } : null;
         break;
       case F.userInput:
         if (conn.frameId === 0 && this.on.used) this.on.used(conn.tabId);

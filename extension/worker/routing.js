@@ -38,6 +38,23 @@ export function declinedForUser(answer) {
   }
 }
 
+/**
+ * The answer to a call whose frame is blocked by a dialog: the page runs no
+ * script until the user answers it, so the call does not go to the page.
+ * `declined`: the page did not run it, and the user is who can change that.
+ */
+export function dialogError(id, dialog) {
+  const text = dialog.text.length > 200 ? `${dialog.text.slice(0, 200)}…` : dialog.text;
+  return errorMessage(id, Code.declined,
+    `the page is blocked by a dialog (${dialog.kind}: ${JSON.stringify(text)}): the user must answer it in the browser; ` +
+    'the call did not reach the page. Call again once the user has answered it');
+}
+
+/** What the activity log tells the user of such a call. */
+function dialogForUser(dialog) {
+  return `The page was showing a dialog (${dialog.kind}).`;
+}
+
 export class CallRouter {
   /**
    * @param {object} o
@@ -112,10 +129,16 @@ export class CallRouter {
       this.send(errorMessage(m.id, p.code, p.message));
       return;
     }
-    if (!this.pending.add(m.id, m.tabId, m.frameId, conn)) {
+    if (this.pending.has(m.id)) {
       this.log.warn(`call ${m.id} is already under way; the repeated call is ignored`);
       return;
     }
+    const dialog = this.frames.dialogFor(conn);
+    if (dialog) {
+      this.send(dialogError(m.id, dialog));
+      return;
+    }
+    this.pending.add(m.id, m.tabId, m.frameId, conn);
     // The call's site is its frame's, which may be framed by another site:
     // the stricter of the two settings holds (consent.js).
     const tab = this.registry.tabs.get(m.tabId);
@@ -155,6 +178,12 @@ export class CallRouter {
         this.reply(errorMessage(m.id, Code.declined,
           `the page changed the definition of ${m.name} on ${site} while the call waited for the user, who allowed the one before; ` +
           'the page\'s tool did not run. Read its description again, and call it again to ask the user about the new one.'));
+        return;
+      }
+      // A dialog may have opened while the user thought about it.
+      const dialog = this.frames.dialogFor(conn);
+      if (dialog) {
+        this.reply(dialogError(m.id, dialog), dialogForUser(dialog));
         return;
       }
       this.pending.add(m.id, m.tabId, m.frameId, conn);

@@ -23,12 +23,15 @@
 // testdata/frames); their types are lib/protocol.js FrameType.
 
 import { CHUNK_UNITS, MAX_RESULT, MAX_WHOLE, cutMessage } from '../../lib/chunks.js';
-import { Code, FrameType as F, HANDOVER, PORT_NAME } from '../../lib/protocol.js';
+import { Code, DIALOG_EVENT, FrameType as F, HANDOVER, PORT_NAME } from '../../lib/protocol.js';
 import { utf8Length } from '../../lib/utf8.js';
 import { INPUT_DELAY, MAIN_TIMEOUT, SAMPLE_DELAY, contextSampler } from './sampler.js';
 import { MAX_BACKOFF, workerLink } from './workerlink.js';
 
-export { CHUNK_UNITS, HANDOVER, INPUT_DELAY, MAIN_TIMEOUT, MAX_BACKOFF, MAX_RESULT, MAX_WHOLE, PORT_NAME, SAMPLE_DELAY };
+export { CHUNK_UNITS, DIALOG_EVENT, HANDOVER, INPUT_DELAY, MAIN_TIMEOUT, MAX_BACKOFF, MAX_RESULT, MAX_WHOLE, PORT_NAME, SAMPLE_DELAY };
+
+// The most of a dialog's text that the worker hears (UTF-16 units).
+export const MAX_DIALOG_TEXT = 1000;
 
 // The user's use of a page, for {type:"userInput"}.
 const USE_EVENTS = ['pointerdown', 'keydown'];
@@ -102,6 +105,17 @@ function resultParts(m, chunkId) {
   return { parts: cutMessage(m, chunkId, { text }), small: false };
 }
 
+/** A random name (env.crypto where there is one). */
+function randomName(env) {
+  const c = env.crypto || globalThis.crypto;
+  if (c && typeof c.getRandomValues === 'function') {
+    const a = new Uint32Array(4);
+    c.getRandomValues(a);
+    return Array.from(a, (n) => n.toString(36)).join('');
+  }
+  return Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
+}
+
 /**
  * Starts the relay of one frame.
  * env: window, document, location, chrome, MessageChannel; lib {snapshot,
@@ -116,10 +130,14 @@ export function start(env) {
 
   const channel = new env.MessageChannel();
   const page = channel.port1;
+  // The DOM event by which the page's world says, synchronously, that a
+  // dialog opens or closed (content/main/dialogs.js): a random type, so
+  // that the page can neither listen for it nor forge it.
+  const dialogEvent = `webmcp-dialog-${randomName(env)}`;
   // Only this window's own scripts can post a message whose source is this
   // window, and none of the page's has run yet; main.js takes the port with
   // the first message listener of the window and hides the message.
-  window.postMessage({ [HANDOVER]: 1 }, '*', [channel.port2]);
+  window.postMessage({ [HANDOVER]: 1, [DIALOG_EVENT]: dialogEvent }, '*', [channel.port2]);
 
   const latest = new Map(); // list message type -> the latest such message
   const indicator = isTop && lib.indicator ? lib.indicator.create(document) : null;
@@ -158,6 +176,30 @@ export function start(env) {
 
   let chunkSeq = 0;
   page.onmessage = (e) => fromPage(e.data);
+
+  // An alert, confirm or prompt opens or closed. While it is up, nothing
+  // here runs: the worker hears of it now, with the tools as they are (a
+  // report on the channel waits for the dialog to close), and answers
+  // calls for the frame until it hears that the dialog closed.
+  window.addEventListener(dialogEvent, (e) => {
+    let d;
+    try {
+      d = JSON.parse(e.detail);
+    } catch {
+      return;
+    }
+    if (!d || typeof d !== 'object') return;
+    if (d.open !== true) {
+      link.send({ type: F.dialog, open: false });
+      return;
+    }
+    if (Array.isArray(d.tools)) {
+      const last = latest.get(F.tools);
+      if (!last || JSON.stringify(last.tools) !== JSON.stringify(d.tools)) fromPage({ type: F.tools, tools: d.tools });
+    }
+    const kind = ['alert', 'confirm', 'prompt'].includes(d.kind) ? d.kind : 'alert';
+    link.send({ type: F.dialog, open: true, kind, text: String(d.text ?? '').slice(0, MAX_DIALOG_TEXT) });
+  });
 
   // whenLoaded: once the document is parsed (DOMContentLoaded and its
   // listeners done) and the page's world has reported its tools as they

@@ -328,6 +328,17 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
       sync();
     },
     sync,
+    /**
+     * This document's tools as they are now (a dialog's notice carries
+     * them: a report on the channel, even one posted already, is not read
+     * while the dialog is up).
+     */
+    current() {
+      beforeLook();
+      const metas = [];
+      for (const e of tools().values()) metas.push(e.meta);
+      return metas;
+    },
     /** Sends the providers where they differ from what was sent. */
     syncProviders,
     post,

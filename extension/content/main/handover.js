@@ -6,7 +6,10 @@
 import { HANDOVER } from '../../lib/protocol.js';
 import { addListener, apply, isObject, removeListener, stopImmediate } from './builtins.js';
 
-/** Calls onPort(port) with the port of the first handover that win posted to itself. */
+/**
+ * Calls onPort(port, data) with the port of the first handover that win
+ * posted to itself, and its data (the relay's fields: DIALOG_EVENT).
+ */
 export function listenForHandover(win, onPort) {
   let taken = false;
   function onHandover(e) {
@@ -16,7 +19,7 @@ export function listenForHandover(win, onPort) {
     apply(stopImmediate, e, []);
     apply(removeListener, win, ['message', onHandover, true]);
     taken = true;
-    onPort(e.ports[0]);
+    onPort(e.ports[0], d);
   }
   apply(addListener, win, ['message', onHandover, true]);
 }

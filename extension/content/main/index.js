@@ -29,16 +29,18 @@
 // This file is the install: it takes the page's globals, picks the browser's
 // own modelContext or the polyfill, and wires the units together.
 
-import { addListener, apply, defineProperty, getOwnPropertyDescriptor, hasOwn, microtask, timeout } from './builtins.js';
+import { addListener, apply, defineProperty, dispatch, getOwnPropertyDescriptor, hasOwn, jsonStringify, microtask, timeout } from './builtins.js';
 import { createAdopter } from './adopt.js';
 import { createBridge } from './bridge.js';
 import { createChanges } from './changes.js';
+import { watchDialogs } from './dialogs.js';
 import { listenForHandover } from './handover.js';
 import { useNative } from './native.js';
 import { formDom } from './polyfill/formdom.js';
 import { definePolyfill } from './polyfill/polyfill.js';
 import { mapToolPseudoClasses } from './polyfill/pseudo.js';
 import { createProviders } from './providers.js';
+import { DIALOG_EVENT } from '../../lib/protocol.js';
 
 // The page's globals, taken before any page script can replace them.
 const pageWin = window;
@@ -50,6 +52,7 @@ const DocumentProto = Document.prototype;
 const querySelectorAll = DocumentProto.querySelectorAll;
 const getAttribute = Element.prototype.getAttribute;
 const visibilityState = getOwnPropertyDescriptor(DocumentProto, 'visibilityState')?.get;
+const CustomEventCtor = typeof CustomEvent === 'function' ? CustomEvent : null;
 
 const changes = createChanges(microtask);
 const providers = createProviders({ changed: changes.providersChanged, contextChanged: changes.contextChanged });
@@ -125,6 +128,12 @@ function installPolyfill() {
   const declarative = declarativeDom();
   const poly = definePolyfill({
     win: pageWin, changed: changes.changed, addContextApi: providers.addMethods, declarative,
+    // A page runtime that found document.modelContext took it for the
+    // browser's own and put its own object on the document (@mcp-b/global
+    // 5.x); it calls executeTool with JSON text, as Chromium before 156
+    // took it. Without the extension its own polyfill takes that text: so
+    // does this one, then, and only then (Chromium 156 refuses it).
+    takesText: () => hasOwn(pageDoc, 'modelContext'),
   });
   // The selector API takes :tool-form-active and :tool-submit-active as the
   // polyfill's attributes (pseudo.js says how far that goes).
@@ -175,7 +184,28 @@ changes.listen({
   providersChanged: bridge.syncProviders,
   contextChanged: () => bridge.post({ type: 'contextChanged' }),
 });
-listenForHandover(pageWin, bridge.connect);
+// The DOM event type by which the relay hears of dialogs (the handover names it).
+let dialogEvent = '';
+listenForHandover(pageWin, (port, data) => {
+  const name = data[DIALOG_EVENT];
+  if (typeof name === 'string') dialogEvent = name;
+  bridge.connect(port);
+});
+
+// alert, confirm and prompt block the page's thread: the relay hears of
+// one synchronously, with the tools not reported yet (the channel is not
+// read while the dialog is up), so that the worker can answer for the frame.
+if (CustomEventCtor) {
+  watchDialogs({
+    win: pageWin,
+    notify(open, kind, text) {
+      if (!dialogEvent) return;
+      const detail = open ? { open, kind, text } : { open };
+      if (open) detail.tools = bridge.current();
+      apply(dispatch, pageWin, [new CustomEventCtor(dialogEvent, { detail: jsonStringify(detail) })]);
+    },
+  });
+}
 
 // A page polyfill that replaced an accessor is noticed when the tools are
 // looked at; look a few times early in the page's life too.

@@ -7,7 +7,7 @@
 // run each.
 
 import {
-  AbortCtl, AbortSig, DOMExc, Evt, PromiseCtor, addListener, apply, defineProperty, dispatch, isObject, jsonParse,
+  AbortCtl, AbortSig, DOMExc, Evt, PromiseCtor, addListener, apply, defineProperty, dispatch, isArray, isObject, jsonParse,
   jsonStringify, queueTask as defaultQueueTask, removeListener, resolved, then,
 } from '../builtins.js';
 import { schemaForReport } from '../../../lib/schema.js';
@@ -29,10 +29,13 @@ import { defineSubmitAdditions } from './submit.js';
  *   declarative tools (<form toolname>): the DOM as forms.js uses it
  *   (formdom.js), and SubmitEvent.prototype to add agentInvoked and
  *   respondWith to; without it, there are none
+ * @param {() => boolean} [o.takesText]  whether executeTool also takes its input as JSON
+ *   text of an object, as Chromium took it before 156 (index.js: once a page runtime
+ *   that took the polyfill for the browser's own put its object on the document)
  * @returns {{mc: object, classes: {ModelContext: Function, ToolActivatedEvent: Function, ToolCancelEvent: Function},
  *   list(): Map<string, {meta: object, run(input: object, signal?: AbortSignal): Promise<unknown>}>}}
  */
-export function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = defaultQueueTask, declarative }) {
+export function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = defaultQueueTask, declarative, takesText }) {
   const TOKEN = {};
   /** @type {WeakMap<object, {tools: Map<string, object>, handlers: Map<string, Function>}>} */
   const internals = new WeakMap();
@@ -415,6 +418,15 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
   // serialises to a JSON object, copied through JSON.
   function readInput(input) {
     if (input === undefined) return {};
+    if (typeof input === 'string' && takesText && takesText()) {
+      let v;
+      try {
+        v = jsonParse(input);
+      } catch {
+        v = undefined;
+      }
+      if (isObject(v) && !isArray(v)) input = v;
+    }
     if (!isObject(input)) throw modelContextError('executeTool', 'invalid input object: value is not an object');
     let s;
     try {
