@@ -136,7 +136,10 @@
 //
 // An error's code is one of the Code constants (tool_error, not_found,
 // tab_closed, navigated, cancelled, timeout, bad_request, no_browser,
-// browser_gone, not_allowed, declined, too_large, internal). "no_browser": the call
+// browser_gone, not_allowed, declined, too_large, blocked, internal).
+// "blocked": the page's frame shows an alert, confirm or prompt, which
+// stops its scripts until the user answers it; the call did not reach the
+// page (the message gives the dialog's kind and text). "no_browser": the call
 // never reached a browser; "browser_gone": the browser left while the call
 // ran, so it may have run. "declined" means the user said no to
 // the call in the extension's consent window (Deny, closed the window, or

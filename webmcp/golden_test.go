@@ -159,7 +159,7 @@ func TestGoldenErrorCodes(t *testing.T) {
 	codes := []string{
 		webmcp.CodeToolError, webmcp.CodeNotFound, webmcp.CodeTabClosed, webmcp.CodeNavigated,
 		webmcp.CodeCancelled, webmcp.CodeTimeout, webmcp.CodeBadRequest, webmcp.CodeNoBrowser, webmcp.CodeBrowserGone,
-		webmcp.CodeNotAllowed, webmcp.CodeDeclined, webmcp.CodeTooLarge, webmcp.CodeInternal,
+		webmcp.CodeNotAllowed, webmcp.CodeDeclined, webmcp.CodeTooLarge, webmcp.CodeBlocked, webmcp.CodeInternal,
 	}
 	var got []string
 	for _, c := range readGolden(t, webmcp.TypeError).Cases {

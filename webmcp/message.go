@@ -105,6 +105,7 @@ const (
 	CodeNotAllowed  = "not_allowed"  // the site is not on the user's allow list
 	CodeDeclined    = "declined"     // the user declined the call (or did not answer in time); the page's tool did not run
 	CodeTooLarge    = "too_large"    // the page's result is over MaxResult; the page's tool ran
+	CodeBlocked     = "blocked"      // the page is blocked (an alert, confirm or prompt is open); the call did not reach it
 	CodeInternal    = "internal"     // a bug in the bridge
 )
 

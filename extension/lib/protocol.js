@@ -114,6 +114,7 @@ export const Code = /* @__PURE__ */ Object.freeze({
   notAllowed: 'not_allowed',
   declined: 'declined',
   tooLarge: 'too_large',
+  blocked: 'blocked',
   internal: 'internal',
 });
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RECONNECT_MIN } from '../worker/hostlink.js';
 import { COMPLETE_GRACE, NAV_WAIT } from '../worker/navanswers.js';
+import { DIALOG_GRACE } from '../worker/routing.js';
 import { bootWorker, drain, frameWithTools, localTab } from './fakes/worker.js';
 
 async function withEcho(opts = {}) {
@@ -230,8 +231,8 @@ test('only the extension\'s own relays with a tab and frame may connect', async 
 // worker answers calls to the frame (and to same-origin frames of its tab)
 // itself, at once, with the dialog's text, and the call never reaches the
 // page (issue FID part B).
-test('a call to a frame blocked by a dialog is answered at once, and never reaches the page', async () => {
-  const { host, frame, chrome } = await withEcho();
+test('a call to a frame blocked by a dialog waits DIALOG_GRACE for it to close, then is answered blocked and never reaches the page', async () => {
+  const { host, frame, chrome, clock } = await withEcho();
   const sub = await frameWithTools(chrome, 3, ['sub_tool'], { frameId: 5 });
   const other = await frameWithTools(chrome, 3, ['other_tool'], { frameId: 6, url: 'http://127.0.0.1:9/x' });
   sub.take();
@@ -239,16 +240,10 @@ test('a call to a frame blocked by a dialog is answered at once, and never reach
   host.take();
   frame.deliver({ type: 'dialog', open: true, kind: 'confirm', text: 'Delete "everything"?' });
   host.deliver(call('d1'));
-  assert.deepEqual(frame.take(), [], 'the call does not go to the blocked page');
-  const [answer] = host.take();
-  assert.equal(answer.type, 'error');
-  assert.equal(answer.id, 'd1');
-  assert.equal(answer.error.code, 'declined');
-  assert.match(answer.error.message, /^the page is blocked by a dialog \(confirm: "Delete \\"everything\\"\?"\): the user must answer it in the browser/);
   // A same-origin frame of the tab shares the page's thread: blocked too.
   host.deliver(call('d2', { frameId: 5, name: 'sub_tool' }));
-  assert.deepEqual(sub.take(), []);
-  assert.equal(host.take()[0].error.code, 'declined');
+  assert.deepEqual(frame.take().filter((m) => m.type === 'call'), [], 'the call does not go to the blocked page');
+  assert.deepEqual(host.take().filter((m) => m.type === 'error'), [], 'nor is it answered before the grace');
   // A cross-origin frame runs on its own: its call goes through.
   host.deliver(call('d3', { frameId: 6, name: 'other_tool' }));
   assert.equal(other.take()[0].id, 'd3');
@@ -258,10 +253,29 @@ test('a call to a frame blocked by a dialog is answered at once, and never reach
   host.take();
   host.deliver(call('d4', { tabId: 4 }));
   assert.equal(four.take()[0].id, 'd4');
+  await clock.advance(DIALOG_GRACE);
+  const answers = host.take().filter((m) => m.type === 'error');
+  assert.deepEqual(answers.map((m) => [m.id, m.error.code]), [['d1', 'blocked'], ['d2', 'blocked']]);
+  assert.match(answers[0].error.message, /^the page is blocked by a dialog \(confirm: "Delete \\"everything\\"\?"\): the user must answer it in the browser/);
+  assert.deepEqual([...frame.take(), ...sub.take()].filter((m) => m.type === 'call'), [], 'they never reach the page');
   // Closed: calls go to the page again.
   frame.deliver({ type: 'dialog', open: false });
   host.deliver(call('d5'));
   assert.deepEqual(frame.take(), [{ type: 'call', id: 'd5', name: 'echo', arguments: { text: 'hi' } }]);
+});
+
+test('a call that comes while a dialog is up goes to the page once the user closes it within the grace', async () => {
+  const { host, frame, clock } = await withEcho();
+  frame.deliver({ type: 'dialog', open: true, kind: 'alert', text: 'Saved' });
+  host.deliver(call('g1'));
+  host.deliver(call('g2'));
+  host.deliver({ type: 'cancel', id: 'g2' });
+  assert.deepEqual(host.take().map((m) => [m.id, m.error && m.error.code]), [['g2', 'cancelled']]);
+  await clock.advance(DIALOG_GRACE / 2);
+  frame.deliver({ type: 'dialog', open: false });
+  assert.deepEqual(frame.take(), [{ type: 'call', id: 'g1', name: 'echo', arguments: { text: 'hi' } }]);
+  await clock.advance(DIALOG_GRACE);
+  assert.deepEqual(host.take(), [], 'no blocked answer after it went');
 });
 
 test('a call under way when the dialog opened waits for its answer (the user answers the dialog)', async () => {

@@ -191,6 +191,7 @@ export class Frames {
         // An alert, confirm or prompt of the frame's is up (or closed): calls
         // to it, and to same-origin frames of its tab, are answered for it.
         conn.dialog = m.open === true ? { kind: String(m.kind), text: String(m.text ?? '') } : null;
+        if (!conn.dialog && this.on.dialogClosed) this.on.dialogClosed(conn);
         break;
       case F.userInput:
         if (conn.frameId === 0 && this.on.used) this.on.used(conn.tabId);

@@ -45,10 +45,18 @@ export function declinedForUser(answer) {
  */
 export function dialogError(id, dialog) {
   const text = dialog.text.length > 200 ? `${dialog.text.slice(0, 200)}…` : dialog.text;
-  return errorMessage(id, Code.declined,
+  return errorMessage(id, Code.blocked,
     `the page is blocked by a dialog (${dialog.kind}: ${JSON.stringify(text)}): the user must answer it in the browser; ` +
     'the call did not reach the page. Call again once the user has answered it');
 }
+
+/**
+ * How long a call to a frame that shows a dialog waits for the user to
+ * close it (ms): the call then goes to the page as usual, or, while the
+ * dialog is still up, is answered "blocked". So an agent's call that comes
+ * just as the user answers the dialog is not refused for it.
+ */
+export const DIALOG_GRACE = 1000;
 
 /** What the activity log tells the user of such a call. */
 function dialogForUser(dialog) {
@@ -71,8 +79,11 @@ export class CallRouter {
    *   call that navigated its frame until the next document loaded (navanswers.js); without
    *   it such an answer goes at once
    */
-  constructor({ chrome, registry, frames, send, sendAnswer, log, consent, activity, agents, navAnswers }) {
+  constructor({ chrome, registry, frames, send, sendAnswer, log, consent, activity, agents, navAnswers, clock }) {
     Object.assign(this, { chrome, registry, frames, send, log, consent, activity, agents, navAnswers });
+    this.clock = clock || globalThis;
+    /** @type {Map<string, {m: object, timer: any}>} calls that wait for a frame's dialog to close (DIALOG_GRACE) */
+    this.dialogHeld = new Map();
     this.sendAnswer = sendAnswer || ((m) => send(m));
     this.pending = new PendingCalls();
     /** @type {Map<object, object[]>} messages for each frame's Port, held until release() */
@@ -129,13 +140,12 @@ export class CallRouter {
       this.send(errorMessage(m.id, p.code, p.message));
       return;
     }
-    if (this.pending.has(m.id)) {
+    if (this.pending.has(m.id) || this.dialogHeld.has(m.id)) {
       this.log.warn(`call ${m.id} is already under way; the repeated call is ignored`);
       return;
     }
-    const dialog = this.frames.dialogFor(conn);
-    if (dialog) {
-      this.send(dialogError(m.id, dialog));
+    if (this.frames.dialogFor(conn)) {
+      this.holdForDialog(m);
       return;
     }
     this.pending.add(m.id, m.tabId, m.frameId, conn);
@@ -211,7 +221,36 @@ export class CallRouter {
   }
 
   /** The host cancels call id; nothing happens when it was answered already. */
+  /** Holds call m, whose frame shows a dialog, for DIALOG_GRACE or until the dialog closes. */
+  holdForDialog(m) {
+    const timer = this.clock.setTimeout(() => {
+      if (!this.dialogHeld.delete(m.id)) return;
+      const conn = this.frames.get(m.tabId, m.frameId);
+      const dialog = conn && this.frames.dialogFor(conn);
+      if (dialog) this.send(dialogError(m.id, dialog));
+      else this.call(m);
+    }, DIALOG_GRACE);
+    this.dialogHeld.set(m.id, { m, timer });
+  }
+
+  /** A dialog of a frame of tabId closed: the calls that waited for it go on. */
+  dialogClosed(tabId) {
+    for (const [id, h] of [...this.dialogHeld]) {
+      if (h.m.tabId !== tabId) continue;
+      this.clock.clearTimeout(h.timer);
+      this.dialogHeld.delete(id);
+      this.call(h.m);
+    }
+  }
+
   cancel(id) {
+    const held = this.dialogHeld.get(id);
+    if (held) {
+      this.clock.clearTimeout(held.timer);
+      this.dialogHeld.delete(id);
+      this.send(errorMessage(id, Code.cancelled, 'the call was cancelled'));
+      return;
+    }
     const c = this.pending.take(id);
     if (!c) return;
     if (this.waiting(id)) this.consent.drop(id);

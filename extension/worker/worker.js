@@ -155,6 +155,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     chrome, registry, clock, log,
     on: {
       tabSeen: (tab) => tabs.seen(tab),
+      dialogClosed: (conn) => router.dialogClosed(conn.tabId),
       replaced: (old) => {
         router.frameReplaced(old);
         sampler.endFor(old);
@@ -205,7 +206,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     },
   });
   const router = new CallRouter({
-    chrome, registry, frames, send: (m) => link.send(m), sendAnswer: (m, more) => link.answer(m, more), log, consent, activity, agents: callAgents, navAnswers,
+    chrome, registry, frames, send: (m) => link.send(m), sendAnswer: (m, more) => link.answer(m, more), log, consent, activity, agents: callAgents, navAnswers, clock,
   });
   const sampler = new ContextSampler({ registry, frames, clock, flush: () => link.flush() });
   const pins = new PinStore({

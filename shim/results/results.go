@@ -236,6 +236,10 @@ func FromError(tool string, e *webmcp.Error) *mcp.CallToolResult {
 		// The user said no in the extension's consent window (Deny, closed
 		// it, or no answer in time); the extension's message says which.
 		return Failure(e.Code, NotRun, "tool %s: %s", tool, e.Message)
+	case webmcp.CodeBlocked:
+		// A dialog stops the page's scripts; the extension's message gives
+		// its kind and text.
+		return Failure(e.Code, NotRun, "tool %s: %s", tool, e.Message)
 	case webmcp.CodeNotAllowed:
 		return Failure(e.Code, NotRun, "tool %s: the site is not allowed (%s); the user can allow it in the WebMCP bridge extension", tool, e.Message)
 	case webmcp.CodeTooLarge:
