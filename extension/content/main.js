@@ -1362,7 +1362,9 @@
       }
       for (const [form, call] of running) {
         const t = next.get(call.name);
-        if (!t || t.form !== form) end(call, { error: new DOMExc(`the form of tool ${jsonStringify(call.name)} was removed or its tool declaration changed`, "AbortError") });
+        if (t && t.form === form) continue;
+        if (call.responding) continue;
+        end(call, { error: new DOMExc("Tool execution cancelled, since tool definition was updated", "UnknownError") });
       }
       const sig = jsonStringify([...next.values()].map((t) => [t.name, t.description, t.autosubmit, t.inputSchema]));
       tools = next;
@@ -1999,12 +2001,18 @@
     function runRemote(h, name, input, signal) {
       if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
       return new PromiseCtor((resolve, reject) => {
-        const r = h.run(name, jsonStringify(input));
+        let done = false;
+        const gone = () => {
+          if (done) return;
+          done = true;
+          if (signal) apply(removeListener, signal, ["abort", onAbort]);
+          reject(new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError"));
+        };
+        const r = h.run(name, jsonStringify(input), gone);
         if (!r) {
           reject(new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError"));
           return;
         }
-        let done = false;
         const onAbort = () => {
           if (done) return;
           done = true;
@@ -2107,17 +2115,37 @@
     }
     instance = new ModelContext(TOKEN);
     if (forms) declarative.start(forms);
+    const leaving = /* @__PURE__ */ new Set();
+    try {
+      apply(addListener, win, ["pagehide", () => {
+        const all = Array.from(leaving);
+        leaving.clear();
+        for (const gone of all) {
+          try {
+            gone();
+          } catch {
+          }
+        }
+      }, { capture: true }]);
+    } catch {
+    }
     try {
       publish(win, {
         tools: ownTools,
         has: (name) => internals.get(instance).tools.has(name) || !!(forms && forms.list().has(name)),
-        run(name, json) {
+        // gone() is called if this document goes away before the call ends.
+        run(name, json, gone) {
           const rec = internals.get(instance).tools.get(name);
           const isForm = !rec && !!(forms && forms.list().has(name));
           if (!rec && !isForm) return null;
           const ctl = new AbortCtl();
           const input = jsonParse(json);
           const promise = rec ? invoke(instance, rec, input, ctl.signal) : runForm(name, input, ctl.signal, true);
+          if (typeof gone === "function") {
+            leaving.add(gone);
+            const forget = () => leaving.delete(gone);
+            then(promise, forget, forget);
+          }
           return { promise, abort: (reason) => ctl.abort(reason), form: isForm };
         },
         changed: () => queueChange(instance)

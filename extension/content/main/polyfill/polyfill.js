@@ -363,12 +363,20 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
   function runRemote(h, name, input, signal) {
     if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
     return new PromiseCtor((resolve, reject) => {
-      const r = h.run(name, jsonStringify(input));
+      let done = false;
+      // The frame's document went away (removed, navigated) before the
+      // tool answered: the call fails, as in Chromium 156.
+      const gone = () => {
+        if (done) return;
+        done = true;
+        if (signal) apply(removeListener, signal, ['abort', onAbort]);
+        reject(new DOMExc('The operation failed for an unknown transient reason (e.g. out of memory).', 'UnknownError'));
+      };
+      const r = h.run(name, jsonStringify(input), gone);
       if (!r) {
         reject(new DOMExc('The operation failed for an unknown transient reason (e.g. out of memory).', 'UnknownError'));
         return;
       }
-      let done = false;
       const onAbort = () => {
         if (done) return;
         done = true;
@@ -492,18 +500,42 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
 
   instance = new ModelContext(TOKEN);
   if (forms) declarative.start(forms);
+  // The calls of other documents that this one runs: told when it goes
+  // away (its frame removed or navigated), which ends them there.
+  const leaving = new Set();
+  try {
+    apply(addListener, win, ['pagehide', () => {
+      const all = Array.from(leaving);
+      leaving.clear();
+      for (const gone of all) {
+        try {
+          gone();
+        } catch {
+          // the caller's document went too
+        }
+      }
+    }, { capture: true }]);
+  } catch {
+    // a window that is no EventTarget (a test's)
+  }
   // What same-origin frames' polyfills read of this document (frames.js).
   try {
     publish(win, {
       tools: ownTools,
       has: (name) => internals.get(instance).tools.has(name) || !!(forms && forms.list().has(name)),
-      run(name, json) {
+      // gone() is called if this document goes away before the call ends.
+      run(name, json, gone) {
         const rec = internals.get(instance).tools.get(name);
         const isForm = !rec && !!(forms && forms.list().has(name));
         if (!rec && !isForm) return null;
         const ctl = new AbortCtl();
         const input = jsonParse(json);
         const promise = rec ? invoke(instance, rec, input, ctl.signal) : runForm(name, input, ctl.signal, true);
+        if (typeof gone === 'function') {
+          leaving.add(gone);
+          const forget = () => leaving.delete(gone);
+          then(promise, forget, forget);
+        }
         return { promise, abort: (reason) => ctl.abort(reason), form: isForm };
       },
       changed: () => queueChange(instance),
