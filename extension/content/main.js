@@ -1512,6 +1512,70 @@
     };
   }
 
+  // extension/content/main/polyfill/sameorigin.js
+  var KEY = /* @__PURE__ */ Symbol.for("webmcp-bridge.polyfill.frame");
+  function publish(win, handle) {
+    defineProperty(win, KEY, { value: handle, configurable: false, enumerable: false, writable: false });
+  }
+  function handleOf(w) {
+    try {
+      return w[KEY];
+    } catch {
+      return void 0;
+    }
+  }
+  function originOf(w) {
+    try {
+      const o = w.origin;
+      if (typeof o === "string") return o;
+    } catch {
+    }
+    try {
+      return w.location.origin;
+    } catch {
+      return "";
+    }
+  }
+  function sameOriginWindows(win) {
+    const origin = originOf(win);
+    if (!origin) return [win];
+    const ok = (w) => {
+      try {
+        return originOf(w) === origin && handleOf(w) !== void 0;
+      } catch {
+        return false;
+      }
+    };
+    let root = win;
+    try {
+      while (root.parent && root.parent !== root && ok(root.parent)) root = root.parent;
+    } catch {
+    }
+    const out = [];
+    const walk = (w, depth) => {
+      out.push(w);
+      if (depth > 32) return;
+      let n = 0;
+      try {
+        n = w.frames.length;
+      } catch {
+        return;
+      }
+      for (let i = 0; i < n; i++) {
+        let f;
+        try {
+          f = w.frames[i];
+        } catch {
+          continue;
+        }
+        if (ok(f)) walk(f, depth + 1);
+      }
+    };
+    walk(root, 0);
+    if (!out.includes(win)) out.unshift(win);
+    return out;
+  }
+
   // extension/content/main/polyfill/rules.js
   function modelContextError(method, message) {
     return new TypeError(`Failed to execute '${method}' on 'ModelContext': ${message}`);
@@ -1607,68 +1671,12 @@
     t.description = rec.description;
     if (rec.inputSchema) t.inputSchema = jsonParse(jsonStringify(rec.inputSchema));
     t.name = rec.name;
-    t.origin = win.location ? win.location.origin : "";
+    t.origin = originOf(win);
     if (rec.outputSchema) t.outputSchema = jsonParse(jsonStringify(rec.outputSchema));
     t.source = win;
     t.title = rec.title === void 0 ? "" : rec.title;
     t.window = win;
     return t;
-  }
-
-  // extension/content/main/polyfill/sameorigin.js
-  var KEY = /* @__PURE__ */ Symbol.for("webmcp-bridge.polyfill.frame");
-  function publish(win, handle) {
-    defineProperty(win, KEY, { value: handle, configurable: false, enumerable: false, writable: false });
-  }
-  function handleOf(w) {
-    try {
-      return w[KEY];
-    } catch {
-      return void 0;
-    }
-  }
-  function sameOriginWindows(win) {
-    let origin;
-    try {
-      origin = win.location.origin;
-    } catch {
-      return [win];
-    }
-    const ok = (w) => {
-      try {
-        return w.location.origin === origin && handleOf(w) !== void 0;
-      } catch {
-        return false;
-      }
-    };
-    let root = win;
-    try {
-      while (root.parent && root.parent !== root && ok(root.parent)) root = root.parent;
-    } catch {
-    }
-    const out = [];
-    const walk = (w, depth) => {
-      out.push(w);
-      if (depth > 32) return;
-      let n = 0;
-      try {
-        n = w.frames.length;
-      } catch {
-        return;
-      }
-      for (let i = 0; i < n; i++) {
-        let f;
-        try {
-          f = w.frames[i];
-        } catch {
-          continue;
-        }
-        if (ok(f)) walk(f, depth + 1);
-      }
-    };
-    walk(root, 0);
-    if (!out.includes(win)) out.unshift(win);
-    return out;
   }
 
   // extension/content/main/polyfill/submit.js

@@ -3,6 +3,7 @@
 
 import { DOMExc, URLCtor, isObject, jsonParse, jsonStringify } from '../builtins.js';
 import { TOOL_NAME_PATTERN, copyHints } from '../toolcopy.js';
+import { originOf } from './sameorigin.js';
 
 export function modelContextError(method, message) {
   return new TypeError(`Failed to execute '${method}' on 'ModelContext': ${message}`);
@@ -132,7 +133,7 @@ export function view(rec, win) {
   t.description = rec.description;
   if (rec.inputSchema) t.inputSchema = jsonParse(jsonStringify(rec.inputSchema));
   t.name = rec.name;
-  t.origin = win.location ? win.location.origin : '';
+  t.origin = originOf(win);
   if (rec.outputSchema) t.outputSchema = jsonParse(jsonStringify(rec.outputSchema));
   t.source = win;
   t.title = rec.title === undefined ? '' : rec.title; // "" when none, as in Chromium 156
