@@ -1775,7 +1775,7 @@
           reject(outer.reason);
           queueATask(() => {
             inner.abort();
-            fireTool(mc, ToolCancelEvent, "toolcancel", rec.name);
+            queueATask(() => fireTool(mc, ToolCancelEvent, "toolcancel", rec.name));
           });
         };
         if (outer) {

@@ -101,14 +101,16 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       let done = false;
       // A cancelled call rejects with the caller's reason at once; then
       // (a task later, as the spec's tests order it) execute's own signal
-      // aborts with an AbortError and toolcancel fires.
+      // aborts with an AbortError, and toolcancel fires in the task after
+      // (as in Chromium 156: what the signal's listeners started runs
+      // first).
       const onAbort = () => {
         if (done) return;
         done = true;
         reject(outer.reason);
         queueATask(() => {
           inner.abort();
-          fireTool(mc, ToolCancelEvent, 'toolcancel', rec.name);
+          queueATask(() => fireTool(mc, ToolCancelEvent, 'toolcancel', rec.name));
         });
       };
       if (outer) {
