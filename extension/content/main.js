@@ -2067,6 +2067,7 @@
         dom: declarative.dom,
         submits: defineSubmitAdditions(declarative.submitProto),
         changed: () => {
+          if (!policy.known && policy.ask && forms && forms.list().size) policy.ask();
           changedHere();
           if (instance) queueChange(instance);
         },
@@ -2275,6 +2276,7 @@
     function policyGate(that, method, args) {
       if (!internals.has(that) || that !== instance) return null;
       if (!policy.known) {
+        if (policy.ask) policy.ask();
         return then(policy.ready, () => apply(ModelContext.prototype[method], that, Array.from(args)));
       }
       if (!policy.allowed) return PromiseCtor.reject(new DOMExc('Access to the feature "tools" is disallowed by permissions policy.', "NotAllowedError"));
@@ -2405,9 +2407,25 @@
         return p;
       }
       if (!links || originOf(parent) === ownOrigin()) return { known: true, allowed: true, ready: resolved(true) };
-      p.ready = then(links.askParent((fire2) => {
-        apply(addListener, win, ["load", () => timeout(fire2, 1e3), { once: true }]);
-      }), settle);
+      let ready;
+      p.ready = new PromiseCtor((resolve) => {
+        ready = resolve;
+      });
+      p.ask = () => {
+        p.ask = null;
+        const fallback = (fire2) => {
+          let complete = false;
+          try {
+            complete = win.document.readyState === "complete";
+          } catch {
+            complete = true;
+          }
+          if (complete) timeout(fire2, 1e3);
+          else apply(addListener, win, ["load", () => timeout(fire2, 1e3), { once: true }]);
+        };
+        then(links.askParent(fallback), (ok) => ready(settle(ok)));
+      };
+      if (forms && forms.list().size) p.ask();
       return p;
     }
     function byName2(list) {

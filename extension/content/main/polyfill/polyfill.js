@@ -151,6 +151,7 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       dom: declarative.dom,
       submits: defineSubmitAdditions(declarative.submitProto),
       changed: () => {
+        if (!policy.known && policy.ask && forms && forms.list().size) policy.ask();
         changedHere();
         if (instance) queueChange(instance);
       },
@@ -378,6 +379,7 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
   function policyGate(that, method, args) {
     if (!internals.has(that) || that !== instance) return null;
     if (!policy.known) {
+      if (policy.ask) policy.ask();
       return then(policy.ready, () => apply(ModelContext.prototype[method], that, Array.from(args)));
     }
     if (!policy.allowed) return PromiseCtor.reject(new DOMExc('Access to the feature "tools" is disallowed by permissions policy.', 'NotAllowedError'));
@@ -521,9 +523,27 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       return p;
     }
     if (!links || originOf(parent) === ownOrigin()) return { known: true, allowed: true, ready: resolved(true) };
-    p.ready = then(links.askParent((fire) => {
-      apply(addListener, win, ['load', () => timeout(fire, 1000), { once: true }]);
-    }), settle);
+    // Asked once the document first uses WebMCP (a method, or a form
+    // tool): a frame that never does posts nothing to its parent.
+    let ready;
+    p.ready = new PromiseCtor((resolve) => {
+      ready = resolve;
+    });
+    p.ask = () => {
+      p.ask = null;
+      const fallback = (fire) => {
+        let complete = false;
+        try {
+          complete = win.document.readyState === 'complete';
+        } catch {
+          complete = true;
+        }
+        if (complete) timeout(fire, 1000);
+        else apply(addListener, win, ['load', () => timeout(fire, 1000), { once: true }]);
+      };
+      then(links.askParent(fallback), (ok) => ready(settle(ok)));
+    };
+    if (forms && forms.list().size) p.ask();
     return p;
   }
 
