@@ -35,6 +35,17 @@
   }
   var randomValues = crypto.getRandomValues.bind(crypto);
   var resolved = (v) => PromiseCtor.resolve(v);
+  var signalAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, "aborted").get;
+  function isAbortSignal(v) {
+    if (v instanceof AbortSignal) return true;
+    if (v === null || typeof v !== "object") return false;
+    try {
+      apply(signalAborted, v, []);
+      return true;
+    } catch {
+      return false;
+    }
+  }
   function then(p, ok, fail) {
     return apply(promiseThen, p, [ok, fail]);
   }
@@ -214,6 +225,7 @@
     notAllowed: "not_allowed",
     declined: "declined",
     tooLarge: "too_large",
+    blocked: "blocked",
     internal: "internal"
   });
   var HINTS = /* @__PURE__ */ Object.freeze([
@@ -1456,7 +1468,9 @@
       }
       for (const [form, call] of running) {
         const t = next.get(call.name);
-        if (!t || t.form !== form) end(call, { error: new DOMExc(`the form of tool ${jsonStringify(call.name)} was removed or its tool declaration changed`, "AbortError") });
+        if (t && t.form === form) continue;
+        if (call.responding) continue;
+        end(call, { error: new DOMExc("Tool execution cancelled, since tool definition was updated", "UnknownError") });
       }
       const sig = jsonStringify([...next.values()].map((t) => [t.name, t.description, t.autosubmit, t.inputSchema]));
       tools = next;
@@ -1604,6 +1618,307 @@
     };
   }
 
+  // extension/content/main/polyfill/links.js
+  var LINK_MARK = "__webmcpBridgeFrameLink";
+  function allowsTools(allow, childOrigin, parentOrigin, srcOrigin) {
+    for (const directive of String(allow || "").split(";")) {
+      const tokens = directive.trim().split(/\s+/).filter(Boolean);
+      if (tokens.length === 0 || tokens[0].toLowerCase() !== "tools") continue;
+      const list = tokens.length === 1 ? ["'src'"] : tokens.slice(1);
+      for (const tok of list) {
+        const t = tok.toLowerCase();
+        if (t === "*") return true;
+        if (t === "'none'") continue;
+        if (t === "'self'") {
+          if (childOrigin === parentOrigin) return true;
+          continue;
+        }
+        if (t === "'src'") {
+          if (childOrigin === srcOrigin) return true;
+          continue;
+        }
+        try {
+          if (new URLCtor(tok).origin === childOrigin) return true;
+        } catch {
+        }
+      }
+      return false;
+    }
+    return childOrigin === parentOrigin;
+  }
+  function createLinks({ win, origin, frameElementOf, readFrame, allowed, exposed, run, remoteChanged }) {
+    const links = /* @__PURE__ */ new Set();
+    let parentLink = null;
+    let parentAnswer = null;
+    function open(port, other, otherOrigin, isParent) {
+      const link = { port, window: other, origin: otherOrigin, tools: [], sig: "[]", sentSig: null, calls: /* @__PURE__ */ new Map(), served: /* @__PURE__ */ new Map(), nextId: 1, isParent };
+      links.add(link);
+      port.onmessage = (e) => receive(link, e.data);
+      send(link);
+      return link;
+    }
+    function close(link) {
+      if (!links.delete(link)) return;
+      try {
+        link.port.close();
+      } catch {
+      }
+      for (const c of link.calls.values()) c.gone();
+      link.calls.clear();
+      for (const s of link.served.values()) s.abort();
+      link.served.clear();
+      link.tools = [];
+    }
+    function post(link, m) {
+      try {
+        postTo(link.port, m);
+      } catch {
+      }
+    }
+    function send(link) {
+      let tools = [];
+      try {
+        tools = exposed(link.origin);
+      } catch {
+      }
+      const sig = jsonStringify(tools);
+      if (sig === link.sentSig) return;
+      link.sentSig = sig;
+      post(link, { t: "tools", tools });
+    }
+    function receive(link, m) {
+      if (!isObject(m) || !links.has(link)) return;
+      if (m.t === "tools" && Array.isArray(m.tools)) {
+        const sig = jsonStringify(m.tools);
+        if (sig === link.sig) return;
+        link.sig = sig;
+        link.tools = m.tools.filter((x) => isObject(x) && typeof x.name === "string");
+        remoteChanged();
+      } else if (m.t === "call") {
+        const gone = () => {
+          link.served.delete(m.id);
+          post(link, { t: "answer", id: m.id, error: "gone" });
+        };
+        const r = run(String(m.name), link.origin, String(m.input), gone);
+        if (!r) {
+          post(link, { t: "answer", id: m.id, error: "gone" });
+          return;
+        }
+        link.served.set(m.id, r);
+        then(r.promise, (text) => {
+          if (link.served.delete(m.id)) post(link, { t: "answer", id: m.id, ok: text });
+        }, () => {
+          if (link.served.delete(m.id)) post(link, { t: "answer", id: m.id, error: "page" });
+        });
+      } else if (m.t === "abort") {
+        const r = link.served.get(m.id);
+        link.served.delete(m.id);
+        if (r) r.abort();
+      } else if (m.t === "answer") {
+        const c = link.calls.get(m.id);
+        if (!c) return;
+        link.calls.delete(m.id);
+        if ("ok" in m) c.resolve(m.ok);
+        else if (m.error === "page") c.failed();
+        else c.gone();
+      } else if (m.t === "bye") {
+        close(link);
+      }
+    }
+    function onMessage(e) {
+      const d = e.data;
+      if (!isObject(d) || !(LINK_MARK in d)) return;
+      apply(stopImmediate, e, []);
+      if (d[LINK_MARK] === "hello") {
+        const el = frameElementOf(e.source);
+        if (!el) return;
+        const frame = e.source;
+        const childOrigin = e.origin;
+        then(allowed(), (ok) => {
+          let policy = false;
+          try {
+            const { allow, srcOrigin } = readFrame(el);
+            policy = !!ok && allowsTools(allow, childOrigin, origin, srcOrigin);
+          } catch {
+          }
+          for (const l of links) if (l.window === frame && !l.isParent) close(l);
+          const ch = new Channel();
+          if (policy) open(ch.port1, frame, childOrigin, false);
+          try {
+            frame.postMessage({ [LINK_MARK]: "welcome", allowed: policy }, childOrigin === "null" ? "*" : childOrigin, [ch.port2]);
+          } catch {
+          }
+        }, () => {
+        });
+      } else if (d[LINK_MARK] === "welcome" && parentAnswer && e.source === win.parent && e.ports && e.ports[0]) {
+        const answer = parentAnswer;
+        parentAnswer = null;
+        if (d.allowed === true) parentLink = open(e.ports[0], win.parent, e.origin, true);
+        answer(d.allowed === true);
+      }
+    }
+    apply(addListener, win, ["message", onMessage, { capture: true }]);
+    apply(addListener, win, ["pagehide", () => {
+      for (const l of Array.from(links)) {
+        post(l, { t: "bye" });
+        close(l);
+      }
+    }, { capture: true }]);
+    return {
+      /**
+       * Asks the cross-origin parent for this document's policy; resolves to
+       * its answer (true when allowed), or to true if none comes (a parent
+       * without the polyfill) by a second after this document's load.
+       */
+      askParent(fallback) {
+        return new PromiseCtor((resolve) => {
+          let done = false;
+          const answer = (v) => {
+            if (done) return;
+            done = true;
+            resolve(v);
+          };
+          parentAnswer = answer;
+          try {
+            win.parent.postMessage({ [LINK_MARK]: "hello" }, "*");
+          } catch {
+            answer(true);
+            return;
+          }
+          if (fallback) fallback(() => answer(true));
+        });
+      },
+      /** The tools the links bring whose origin is one of origins: [{tool, window, origin}]. */
+      remoteTools(origins) {
+        const out = [];
+        for (const l of links) {
+          if (!origins.includes(l.origin)) continue;
+          for (const tool of l.tools) out.push({ tool, window: l.window, origin: l.origin });
+        }
+        return out;
+      },
+      /** The link to window w of origin that brings a tool named name, or null. */
+      find(name, w, origin2) {
+        for (const l of links) {
+          if (l.window === w && l.origin === origin2 && l.tools.some((x) => x.name === name)) return l;
+        }
+        return null;
+      },
+      /**
+       * Runs the tool named name over link; resolves to its JSON text, rejects
+       * with failed() or gone() (the caller's errors) or the signal's reason.
+       */
+      call(link, name, input, signal, failed, gone) {
+        return new PromiseCtor((resolve, reject) => {
+          if (signal && signal.aborted) {
+            reject(signal.reason);
+            return;
+          }
+          const id = link.nextId++;
+          let onAbort = null;
+          const finish = () => {
+            link.calls.delete(id);
+            if (signal && onAbort) apply(removeListener, signal, ["abort", onAbort]);
+          };
+          link.calls.set(id, {
+            resolve: (v) => {
+              finish();
+              resolve(v);
+            },
+            failed: () => {
+              finish();
+              reject(failed());
+            },
+            gone: () => {
+              finish();
+              reject(gone());
+            }
+          });
+          if (signal) {
+            onAbort = () => {
+              finish();
+              post(link, { t: "abort", id });
+              reject(signal.reason);
+            };
+            apply(addListener, signal, ["abort", onAbort, { once: true }]);
+          }
+          post(link, { t: "call", id, name, input: jsonStringify(input) });
+        });
+      },
+      /** This document's group's tools changed: each link hears of what it exposes. */
+      resend() {
+        for (const l of links) send(l);
+      }
+    };
+  }
+  function goneError() {
+    return new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError");
+  }
+
+  // extension/content/main/polyfill/sameorigin.js
+  var KEY = /* @__PURE__ */ Symbol.for("webmcp-bridge.polyfill.frame");
+  function publish(win, handle) {
+    defineProperty(win, KEY, { value: handle, configurable: false, enumerable: false, writable: false });
+  }
+  function handleOf(w) {
+    try {
+      return w[KEY];
+    } catch {
+      return void 0;
+    }
+  }
+  function originOf(w) {
+    try {
+      const o = w.origin;
+      if (typeof o === "string") return o;
+    } catch {
+    }
+    try {
+      return w.location.origin;
+    } catch {
+      return "";
+    }
+  }
+  function sameOriginWindows(win) {
+    const origin = originOf(win);
+    if (!origin) return [win];
+    const ok = (w) => {
+      try {
+        return originOf(w) === origin && handleOf(w) !== void 0;
+      } catch {
+        return false;
+      }
+    };
+    let root = win;
+    try {
+      while (root.parent && root.parent !== root && ok(root.parent)) root = root.parent;
+    } catch {
+    }
+    const out = [];
+    const walk = (w, depth) => {
+      out.push(w);
+      if (depth > 32) return;
+      let n = 0;
+      try {
+        n = w.frames.length;
+      } catch {
+        return;
+      }
+      for (let i = 0; i < n; i++) {
+        let f;
+        try {
+          f = w.frames[i];
+        } catch {
+          continue;
+        }
+        if (ok(f)) walk(f, depth + 1);
+      }
+    };
+    walk(root, 0);
+    if (!out.includes(win)) out.unshift(win);
+    return out;
+  }
+
   // extension/content/main/polyfill/rules.js
   function modelContextError(method, message) {
     return new TypeError(`Failed to execute '${method}' on 'ModelContext': ${message}`);
@@ -1669,24 +1984,30 @@
       how: "register"
     };
   }
-  function checkExposedTo(list) {
-    if (list === void 0) return;
+  function readOrigins(list, method, dict, member) {
+    if (list === void 0) return void 0;
     if (!isObject(list) || typeof list[Symbol.iterator] !== "function") {
-      throw modelContextError("registerTool", "Failed to read the 'exposedTo' property from 'ModelContextRegisterToolOptions': The provided value cannot be converted to a sequence.");
+      throw modelContextError(method, `Failed to read the '${member}' property from '${dict}': The provided value cannot be converted to a sequence.`);
     }
+    const out = [];
     for (const o of list) {
       let u;
       try {
         u = new URLCtor(String(o));
       } catch {
-        throw new DOMExc("Only secure origins are allowed in the exposedTo list.", "SecurityError");
+        throw new DOMExc(`Only secure origins are allowed in the ${member} list.`, "SecurityError");
       }
       const host = u.hostname;
       const trustworthy = u.protocol === "https:" || u.protocol === "wss:" || u.protocol === "file:" || host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "[::1]";
-      if (!trustworthy) throw new DOMExc("Only secure origins are allowed in the exposedTo list.", "SecurityError");
+      if (!trustworthy) throw new DOMExc(`Only secure origins are allowed in the ${member} list.`, "SecurityError");
+      out.push(u.origin);
     }
+    return out;
   }
-  function view(rec, win) {
+  function checkExposedTo(list) {
+    return readOrigins(list, "registerTool", "ModelContextRegisterToolOptions", "exposedTo");
+  }
+  function view(rec, win, origin) {
     const t = {};
     if (rec.annotations) {
       const a = {};
@@ -1699,68 +2020,12 @@
     t.description = rec.description;
     if (rec.inputSchema) t.inputSchema = jsonParse(jsonStringify(rec.inputSchema));
     t.name = rec.name;
-    t.origin = win.location ? win.location.origin : "";
+    t.origin = origin === void 0 ? originOf(win) : origin;
     if (rec.outputSchema) t.outputSchema = jsonParse(jsonStringify(rec.outputSchema));
     t.source = win;
     t.title = rec.title === void 0 ? "" : rec.title;
     t.window = win;
     return t;
-  }
-
-  // extension/content/main/polyfill/sameorigin.js
-  var KEY = /* @__PURE__ */ Symbol.for("webmcp-bridge.polyfill.frame");
-  function publish(win, handle) {
-    defineProperty(win, KEY, { value: handle, configurable: false, enumerable: false, writable: false });
-  }
-  function handleOf(w) {
-    try {
-      return w[KEY];
-    } catch {
-      return void 0;
-    }
-  }
-  function sameOriginWindows(win) {
-    let origin;
-    try {
-      origin = win.location.origin;
-    } catch {
-      return [win];
-    }
-    const ok = (w) => {
-      try {
-        return w.location.origin === origin && handleOf(w) !== void 0;
-      } catch {
-        return false;
-      }
-    };
-    let root = win;
-    try {
-      while (root.parent && root.parent !== root && ok(root.parent)) root = root.parent;
-    } catch {
-    }
-    const out = [];
-    const walk = (w, depth) => {
-      out.push(w);
-      if (depth > 32) return;
-      let n = 0;
-      try {
-        n = w.frames.length;
-      } catch {
-        return;
-      }
-      for (let i = 0; i < n; i++) {
-        let f;
-        try {
-          f = w.frames[i];
-        } catch {
-          continue;
-        }
-        if (ok(f)) walk(f, depth + 1);
-      }
-    };
-    walk(root, 0);
-    if (!out.includes(win)) out.unshift(win);
-    return out;
   }
 
   // extension/content/main/polyfill/submit.js
@@ -1831,6 +2096,7 @@
     }
     function changedHere() {
       changed();
+      if (links) links.resend();
       tellFrames();
     }
     function tellFrames() {
@@ -1859,7 +2125,7 @@
           reject(outer.reason);
           queueATask(() => {
             inner.abort();
-            fireTool(mc, ToolCancelEvent, "toolcancel", rec.name);
+            queueATask(() => fireTool(mc, ToolCancelEvent, "toolcancel", rec.name));
           });
         };
         if (outer) {
@@ -1896,6 +2162,7 @@
         dom: declarative.dom,
         submits: defineSubmitAdditions(declarative.submitProto),
         changed: () => {
+          if (!policy.known && policy.ask && forms && forms.list().size) policy.ask();
           changedHere();
           if (instance) queueChange(instance);
         },
@@ -1913,6 +2180,8 @@
       }
       registerTool(tool) {
         const options = arguments[1];
+        const gate = policyGate(this, "registerTool", arguments);
+        if (gate) return gate;
         let inner;
         let rec;
         let signal;
@@ -1922,11 +2191,11 @@
             throw modelContextError("registerTool", "The provided value is not of type 'ModelContextRegisterToolOptions'.");
           }
           signal = isObject(options) ? options.signal : void 0;
-          if (signal !== void 0 && !(signal instanceof AbortSig)) {
+          if (signal !== void 0 && !isAbortSignal(signal)) {
             throw modelContextError("registerTool", "Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.");
           }
           rec = readTool(inner.tools, tool, "registerTool");
-          checkExposedTo(isObject(options) ? options.exposedTo : void 0);
+          rec.exposedTo = checkExposedTo(isObject(options) ? options.exposedTo : void 0);
           if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
         } catch (e) {
           return PromiseCtor.reject(e);
@@ -1951,10 +2220,27 @@
       // This document's tools and those of its same-origin frames (and
       // theirs), as the browser lists them.
       getTools() {
+        const gate = policyGate(this, "getTools", arguments);
+        if (gate) return gate;
+        const options = arguments[0];
         try {
           const inner = self(this, "getTools");
+          if (options !== void 0 && options !== null && !isObject(options)) {
+            throw modelContextError("getTools", "The provided value is not of type 'ModelContextGetToolOptions'.");
+          }
+          const from = readOrigins(isObject(options) ? options.fromOrigins : void 0, "getTools", "ModelContextGetToolOptions", "fromOrigins") || [];
           if (this !== instance) return resolved(byName2(Array.from(inner.tools.values(), (rec) => view(rec, win))));
           const list = [];
+          if (from.length) {
+            for (const w of sameOriginWindows(win)) {
+              let remote = [];
+              try {
+                remote = handleOf(w).remote(from);
+              } catch {
+              }
+              for (const r of remote) list.push(view(r.tool, r.window, r.origin));
+            }
+          }
           for (const w of sameOriginWindows(win)) {
             if (w === win) {
               for (const rec of ownTools()) list.push(view(rec, win));
@@ -1977,6 +2263,8 @@
       // reads them (tool: a RegisteredTool dictionary; input: an object, {}
       // when left out; options: {signal}), the tool's answer as its JSON text.
       executeTool(tool) {
+        const gate = policyGate(this, "executeTool", arguments);
+        if (gate) return gate;
         const [, input, options] = arguments;
         let rec;
         let name;
@@ -1985,20 +2273,33 @@
         try {
           const inner = self(this, "executeTool");
           if (arguments.length < 1) throw modelContextError("executeTool", "1 argument required, but only 0 present.");
-          name = readRegisteredTool(tool);
+          const which = readRegisteredTool(tool);
+          name = which.name;
           if (options !== void 0 && options !== null && !isObject(options)) {
             throw modelContextError("executeTool", "The provided value is not of type 'ExecuteToolOptions'.");
           }
           signal = isObject(options) ? options.signal : void 0;
-          if (signal !== void 0 && !(signal instanceof AbortSig)) {
+          if (signal !== void 0 && !isAbortSignal(signal)) {
             throw modelContextError("executeTool", "Failed to read the 'signal' property from 'ExecuteToolOptions': Failed to convert value to 'AbortSignal'.");
           }
           copy = readInput(input);
-          rec = inner.tools.get(name);
-          if (!rec && !(forms && this === instance && forms.list().has(name))) {
-            const remote = this === instance ? findRemote(name, isObject(tool) ? tool.window : void 0) : void 0;
-            if (!remote) throw new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError");
-            return runRemote(remote, name, copy, signal);
+          const toolWin = which.window;
+          const here = this !== instance || toolWin === win && which.origin === originOf(win);
+          rec = here ? inner.tools.get(name) : void 0;
+          if (!rec && !(here && forms && this === instance && forms.list().has(name))) {
+            const remote = this === instance && !here ? findRemote(name, toolWin, which.origin) : void 0;
+            if (remote) return runRemote(remote, name, copy, signal);
+            if (this === instance && !here) {
+              for (const w of sameOriginWindows(win)) {
+                let p2 = null;
+                try {
+                  p2 = handleOf(w).callLinked(name, toolWin, which.origin, copy, signal, invocationFailed, goneError);
+                } catch {
+                }
+                if (p2) return p2;
+              }
+            }
+            throw new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError");
           }
         } catch (e) {
           return PromiseCtor.reject(e);
@@ -2065,10 +2366,168 @@
         setHandler(this, "toolcancel", v);
       }
     }
+    let policy = { known: true, allowed: true, ready: resolved(true) };
+    let links = null;
+    function policyGate(that, method, args) {
+      if (!internals.has(that) || that !== instance) return null;
+      if (!policy.known) {
+        if (policy.ask) policy.ask();
+        return then(policy.ready, () => apply(ModelContext.prototype[method], that, Array.from(args)));
+      }
+      if (!policy.allowed) return PromiseCtor.reject(new DOMExc('Access to the feature "tools" is disallowed by permissions policy.', "NotAllowedError"));
+      return null;
+    }
+    const ownOrigin = () => originOf(win);
+    const frameDom = (() => {
+      try {
+        const doc = win.document;
+        const qsa = win.Document.prototype.querySelectorAll;
+        const getAttr = win.Element.prototype.getAttribute;
+        const cw = getOwnPropertyDescriptor(win.HTMLIFrameElement.prototype, "contentWindow").get;
+        const fcw = win.HTMLFrameElement ? getOwnPropertyDescriptor(win.HTMLFrameElement.prototype, "contentWindow").get : null;
+        const baseURI = getOwnPropertyDescriptor(win.Node.prototype, "baseURI").get;
+        const frameEl = getOwnPropertyDescriptor(win, "frameElement") || getOwnPropertyDescriptor(Object.getPrototypeOf(win), "frameElement");
+        return {
+          elementOf(w) {
+            for (const el of apply(qsa, doc, ["iframe, frame"])) {
+              const g = el.localName === "frame" ? fcw : cw;
+              if (g && apply(g, el, []) === w) return el;
+            }
+            return null;
+          },
+          read(el) {
+            const allow = apply(getAttr, el, ["allow"]) || "";
+            const src = apply(getAttr, el, ["src"]);
+            let srcOrigin = ownOrigin();
+            if (src !== null && src !== "" && apply(getAttr, el, ["srcdoc"]) === null) {
+              try {
+                const u = new URLCtor(src, apply(baseURI, el.ownerDocument || doc, []));
+                if (u.protocol !== "about:") srcOrigin = u.origin;
+              } catch {
+              }
+            }
+            return { allow, srcOrigin };
+          },
+          ownFrameElement() {
+            try {
+              return frameEl && frameEl.get ? apply(frameEl.get, win, []) : win.frameElement;
+            } catch {
+              return null;
+            }
+          }
+        };
+      } catch {
+        return null;
+      }
+    })();
+    function startLinks() {
+      if (!frameDom) return null;
+      try {
+        return createLinks({
+          win,
+          origin: ownOrigin(),
+          frameElementOf: frameDom.elementOf,
+          readFrame: frameDom.read,
+          allowed: () => policy.ready,
+          exposed: (origin) => {
+            const out = [];
+            for (const w of sameOriginWindows(win)) {
+              try {
+                for (const t of handleOf(w).exposed(origin)) out.push(t);
+              } catch {
+              }
+            }
+            return out;
+          },
+          run: serveLinked,
+          remoteChanged: () => {
+            queueChange(instance);
+            tellFrames();
+          }
+        });
+      } catch {
+        return null;
+      }
+    }
+    function serveLinked(name, origin, json, gone) {
+      for (const w of sameOriginWindows(win)) {
+        let h;
+        try {
+          h = handleOf(w);
+          if (!h.exposed(origin).some((t) => t.name === name)) continue;
+        } catch {
+          continue;
+        }
+        const r = h.run(name, json, gone);
+        if (!r) return null;
+        return { promise: then(r.promise, (v) => resultText(v)), abort: () => r.abort() };
+      }
+      return null;
+    }
+    function startPolicy() {
+      let parent;
+      try {
+        parent = win.parent;
+      } catch {
+        parent = void 0;
+      }
+      if (!parent || parent === win || !frameDom) return { known: true, allowed: true, ready: resolved(true) };
+      const p = { known: false, allowed: false, ready: null };
+      const settle = (ok) => {
+        p.known = true;
+        p.allowed = !!ok;
+        changedHere();
+        return p.allowed;
+      };
+      const parentHandle = originOf(parent) === ownOrigin() ? handleOf(parent) : void 0;
+      if (parentHandle) {
+        const el = frameDom.ownFrameElement();
+        let mine = true;
+        if (el) {
+          try {
+            const { allow, srcOrigin } = frameDom.read(el);
+            mine = allowsTools(allow, ownOrigin(), ownOrigin(), srcOrigin);
+          } catch {
+            mine = true;
+          }
+        }
+        const up = parentHandle.policy ? parentHandle.policy() : { known: true, allowed: true, ready: resolved(true) };
+        if (up.known) {
+          p.known = true;
+          p.allowed = mine && up.allowed;
+          p.ready = resolved(p.allowed);
+        } else {
+          p.ready = then(up.ready, (ok) => settle(mine && ok));
+        }
+        return p;
+      }
+      if (!links || originOf(parent) === ownOrigin()) return { known: true, allowed: true, ready: resolved(true) };
+      let ready;
+      p.ready = new PromiseCtor((resolve) => {
+        ready = resolve;
+      });
+      p.ask = () => {
+        p.ask = null;
+        const fallback = (fire2) => {
+          let complete = false;
+          try {
+            complete = win.document.readyState === "complete";
+          } catch {
+            complete = true;
+          }
+          if (complete) timeout(fire2, 1e3);
+          else apply(addListener, win, ["load", () => timeout(fire2, 1e3), { once: true }]);
+        };
+        then(links.askParent(fallback), (ok) => ready(settle(ok)));
+      };
+      if (forms && forms.list().size) p.ask();
+      return p;
+    }
     function byName2(list) {
       return list.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     }
     function ownTools() {
+      if (!policy.allowed) return [];
       const inner = internals.get(instance);
       const out = Array.from(inner.tools.values());
       if (forms) {
@@ -2078,27 +2537,30 @@
       }
       return out;
     }
-    function findRemote(name, toolWin) {
-      const wins = sameOriginWindows(win).filter((w) => w !== win);
-      const ordered = wins.includes(toolWin) ? [toolWin, ...wins.filter((w) => w !== toolWin)] : wins;
-      for (const w of ordered) {
-        const h = handleOf(w);
-        try {
-          if (h && h.has(name)) return h;
-        } catch {
-        }
+    function findRemote(name, toolWin, origin) {
+      if (toolWin === win || !sameOriginWindows(win).includes(toolWin) || originOf(toolWin) !== origin) return void 0;
+      const h = handleOf(toolWin);
+      try {
+        if (h && h.has(name)) return h;
+      } catch {
       }
       return void 0;
     }
     function runRemote(h, name, input, signal) {
       if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
       return new PromiseCtor((resolve, reject) => {
-        const r = h.run(name, jsonStringify(input));
+        let done = false;
+        const gone = () => {
+          if (done) return;
+          done = true;
+          if (signal) apply(removeListener, signal, ["abort", onAbort]);
+          reject(new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError"));
+        };
+        const r = h.run(name, jsonStringify(input), gone);
         if (!r) {
           reject(new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError"));
           return;
         }
-        let done = false;
         const onAbort = () => {
           if (done) return;
           done = true;
@@ -2134,7 +2596,12 @@
         return String(v);
       };
       required("description");
-      return required("name");
+      const name = required("name");
+      const origin = required("origin");
+      const w = t.window;
+      if (w === void 0) throw modelContextError("executeTool", "Failed to read the 'window' property from 'RegisteredTool': Required member is undefined.");
+      if (!isObject(w)) throw modelContextError("executeTool", "Failed to read the 'window' property from 'RegisteredTool': Failed to convert value to 'Window'.");
+      return { name, origin, window: w };
     }
     function readInput(input) {
       if (input === void 0) return {};
@@ -2210,20 +2677,67 @@
     }
     instance = new ModelContext(TOKEN);
     if (forms) declarative.start(forms);
+    links = startLinks();
+    policy = startPolicy();
+    const leaving = /* @__PURE__ */ new Set();
+    try {
+      apply(addListener, win, ["pagehide", () => {
+        const all = Array.from(leaving);
+        leaving.clear();
+        for (const gone of all) {
+          try {
+            gone();
+          } catch {
+          }
+        }
+      }, { capture: true }]);
+    } catch {
+    }
     try {
       publish(win, {
         tools: ownTools,
         has: (name) => internals.get(instance).tools.has(name) || !!(forms && forms.list().has(name)),
-        run(name, json) {
+        // gone() is called if this document goes away before the call ends.
+        run(name, json, gone) {
           const rec = internals.get(instance).tools.get(name);
           const isForm = !rec && !!(forms && forms.list().has(name));
           if (!rec && !isForm) return null;
           const ctl = new AbortCtl();
           const input = jsonParse(json);
           const promise = rec ? invoke(instance, rec, input, ctl.signal) : runForm(name, input, ctl.signal, true);
+          if (typeof gone === "function") {
+            leaving.add(gone);
+            const forget = () => leaving.delete(gone);
+            then(promise, forget, forget);
+          }
           return { promise, abort: (reason) => ctl.abort(reason), form: isForm };
         },
-        changed: () => queueChange(instance)
+        changed: () => {
+          queueChange(instance);
+          if (links) links.resend();
+        },
+        policy: () => policy,
+        // This document's tools registered with exposedTo naming origin.
+        exposed(origin) {
+          if (!policy.allowed) return [];
+          const out = [];
+          for (const rec of internals.get(instance).tools.values()) {
+            if (!rec.exposedTo || !rec.exposedTo.includes(origin)) continue;
+            const t = { name: rec.name, description: rec.description };
+            if (rec.inputSchema) t.inputSchema = rec.inputSchema;
+            if (rec.title !== void 0) t.title = rec.title;
+            if (rec.annotations) t.annotations = rec.annotations;
+            out.push(t);
+          }
+          return out;
+        },
+        remote: (origins) => links ? links.remoteTools(origins) : [],
+        // Runs over this document's links a tool that a cross-origin document
+        // exposes; null when none of them brings one named name.
+        callLinked(name, toolWin, origin, input, signal, failed, gone) {
+          const link = links && links.find(name, toolWin, origin);
+          return link ? links.call(link, name, input, signal, failed, gone) : null;
+        }
       });
     } catch {
     }
@@ -2233,6 +2747,7 @@
       // This document's tools: name -> {meta, run(input, signal)}.
       list() {
         const out = /* @__PURE__ */ new Map();
+        if (!policy.allowed) return out;
         for (const rec of internals.get(instance).tools.values()) {
           const meta = { name: rec.name };
           if (rec.title) meta.title = rec.title;

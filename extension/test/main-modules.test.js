@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { GAP, TAKEN_TIMEOUT, createBridge } from '../content/main/bridge.js';
 import { createChanges } from '../content/main/changes.js';
 import { definePolyfill } from '../content/main/polyfill/polyfill.js';
+import { originOf } from '../content/main/polyfill/sameorigin.js';
 import { createProviders } from '../content/main/providers.js';
 import { PROVIDER_TIMEOUT, sampleProviders } from '../content/main/sample.js';
 import { TOOL_NAME_PATTERN, copyMeta, copySchema } from '../content/main/toolcopy.js';
@@ -368,4 +369,12 @@ test('polyfill: executeTool takes JSON text of an object only while takesText() 
   for (const bad of ['x', '[1]', '1', 'null']) {
     await assert.rejects(mc.executeTool(tool, bad), { name: 'TypeError', message: /invalid input object: value is not an object/ }, bad);
   }
+});
+
+test('originOf: the document\'s origin (self.origin), which a frame without src inherits where location.origin says "null"', () => {
+  assert.equal(originOf({ origin: 'http://localhost:1', location: { origin: 'null' } }), 'http://localhost:1');
+  assert.equal(originOf({ location: { origin: 'http://localhost:2' } }), 'http://localhost:2');
+  const crossOrigin = { get origin() { throw new Error('SecurityError'); }, get location() { throw new Error('SecurityError'); } };
+  assert.equal(originOf(crossOrigin), '');
+  assert.equal(originOf({}), '');
 });

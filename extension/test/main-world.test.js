@@ -146,7 +146,8 @@ test('aborting the signal unregisters the tool', async () => {
 });
 
 test('executeTool resolves to a JSON string and fires toolactivated', async () => {
-  const { mc } = load({ handover: false });
+  const page = load({ handover: false });
+  const { mc } = page;
   let seen;
   await mc.registerTool(tool('obj', {
     execute(input, client) {
@@ -171,7 +172,13 @@ test('executeTool resolves to a JSON string and fires toolactivated', async () =
   await assert.rejects(mc.executeTool(byName('boom'), {}), { name: 'UnknownError', message: /Tool was executed but the invocation failed/ });
   assert.deepEqual(activated, ['obj', 'str', 'boom']);
   await assert.rejects(mc.executeTool(byName('obj'), 'str'), { name: 'TypeError', message: /value is not an object/ });
-  await assert.rejects(mc.executeTool({ name: 'missing', description: 'd' }, {}), { name: 'UnknownError' });
+  await assert.rejects(mc.executeTool({ name: 'missing', description: 'd', origin: 'http://localhost:8000', window: page.win }, {}), { name: 'UnknownError' });
+  // The tool is found by its name, origin and window, all required (as in Chromium 156).
+  await assert.rejects(mc.executeTool({ name: 'obj', description: 'd' }, {}), { name: 'TypeError', message: /'origin' property from 'RegisteredTool': Required member/ });
+  await assert.rejects(mc.executeTool({ name: 'obj', description: 'd', origin: 'http://localhost:8000' }, {}), { name: 'TypeError', message: /'window' property from 'RegisteredTool': Required member/ });
+  await assert.rejects(mc.executeTool({ name: 'obj', description: 'd', origin: 'http://localhost:8000', window: 5 }, {}), { name: 'TypeError', message: /Failed to convert value to 'Window'/ });
+  await assert.rejects(mc.executeTool({ ...byName('obj'), origin: 'https://example.com' }, {}), { name: 'UnknownError' });
+  await assert.rejects(mc.executeTool({ ...byName('obj'), window: {} }, {}), { name: 'UnknownError' });
   await assert.rejects(mc.executeTool({ name: 'obj' }, {}), { name: 'TypeError', message: /'description' property from 'RegisteredTool': Required member/ });
 });
 

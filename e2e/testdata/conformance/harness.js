@@ -12,6 +12,7 @@
 (() => {
   const obs = [];
   let finish;
+  let askSeq = 0;
   // The test awaits this: the JSON of [[label, value], ...].
   window.__conformance = new Promise((resolve) => {
     finish = resolve;
@@ -143,6 +144,45 @@
     crossOrigin(path) {
       const host = location.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
       return `${location.protocol}//${host}:${location.port}${path}`;
+    },
+    /**
+     * Asks a frames/remote.html frame to do msg ({cmd, ...}); resolves to its
+     * reply ({ok} or {threw}), or 'no reply' when none comes within ms.
+     */
+    ask(frame, msg, ms = 4000) {
+      const id = ++askSeq;
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          removeEventListener('message', on);
+          resolve('no reply');
+        }, ms);
+        function on(e) {
+          if (!e.data || e.data.from !== 'remote' || e.data.reply !== id) return;
+          clearTimeout(timer);
+          removeEventListener('message', on);
+          const { from, reply, ...r } = e.data;
+          resolve(r);
+        }
+        addEventListener('message', on);
+        frame.contentWindow.postMessage({ ...msg, id }, '*');
+      });
+    },
+    /** The next note ({note, ...}) a frames/remote.html frame posts that is named note, or 'none' within ms. */
+    note(note, ms = 4000) {
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          removeEventListener('message', on);
+          resolve('none');
+        }, ms);
+        function on(e) {
+          if (!e.data || e.data.from !== 'remote' || e.data.note !== note) return;
+          clearTimeout(timer);
+          removeEventListener('message', on);
+          const { from, ...r } = e.data;
+          resolve(r);
+        }
+        addEventListener('message', on);
+      });
     },
     /** A macrotask later (toolchange fires in a task). */
     tick() {

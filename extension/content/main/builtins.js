@@ -18,7 +18,7 @@ export const removeListener = ET.removeEventListener;
 export const dispatch = ET.dispatchEvent;
 export const stopImmediate = Event.prototype.stopImmediatePropagation;
 const portPost = MessagePort.prototype.postMessage;
-const Channel = MessageChannel;
+export const Channel = MessageChannel;
 const promiseThen = Promise.prototype.then;
 export const PromiseCtor = Promise;
 export const AbortCtl = AbortController;
@@ -41,6 +41,20 @@ export function epochMs() {
 const randomValues = crypto.getRandomValues.bind(crypto);
 
 export const resolved = (v) => PromiseCtor.resolve(v);
+
+const signalAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted').get;
+
+/** Whether v is an AbortSignal, of this realm or another (a frame's): the browser takes either. */
+export function isAbortSignal(v) {
+  if (v instanceof AbortSignal) return true;
+  if (v === null || typeof v !== 'object') return false;
+  try {
+    apply(signalAborted, v, []);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** p.then(ok, fail) with the original then. */
 export function then(p, ok, fail) {

@@ -25,8 +25,10 @@
 //     result is the page's answer), resets it, or the call is cancelled
 //     (the agent's timeout).
 // The running state ends when the respondWith promise settles, the form is
-// submitted by the user, reset, removed or renamed, or the call is
-// cancelled (toolcancel fires, as for imperative tools).
+// submitted by the user, reset, or the call is cancelled (toolcancel fires,
+// as for imperative tools). A form removed or renamed ends a call that the
+// page has not answered yet (an UnknownError, without toolcancel, as in
+// Chromium 156); one the page answers (respondWith) ends with that answer.
 
 import { DOMExc, PromiseCtor, jsonStringify, queueTask, resolved, then } from '../builtins.js';
 import { TOOL_NAME_PATTERN, navigatedError } from '../toolcopy.js';
@@ -72,10 +74,15 @@ export function createFormTools({ dom, submits, changed, activated, cancelled, q
       const t = read(form);
       if (t && !next.has(t.name)) next.set(t.name, t);
     }
-    // A running form that is gone or renamed ends its call.
+    // A running form that is gone or renamed ends its call, unless the
+    // page answers it already (respondWith): then the answer is the call's,
+    // as in Chromium 156.
     for (const [form, call] of running) {
       const t = next.get(call.name);
-      if (!t || t.form !== form) end(call, { error: new DOMExc(`the form of tool ${jsonStringify(call.name)} was removed or its tool declaration changed`, 'AbortError') });
+      if (t && t.form === form) continue;
+      if (call.responding) continue;
+      // Chromium 156's words.
+      end(call, { error: new DOMExc('Tool execution cancelled, since tool definition was updated', 'UnknownError') });
     }
     const sig = jsonStringify([...next.values()].map((t) => [t.name, t.description, t.autosubmit, t.inputSchema]));
     tools = next;

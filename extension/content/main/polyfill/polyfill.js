@@ -7,15 +7,16 @@
 // run each.
 
 import {
-  AbortCtl, AbortSig, DOMExc, Evt, PromiseCtor, addListener, apply, defineProperty, dispatch, isArray, isObject, jsonParse,
-  jsonStringify, queueTask as defaultQueueTask, removeListener, resolved, then,
+  AbortCtl, DOMExc, Evt, PromiseCtor, URLCtor, addListener, apply, defineProperty, dispatch, getOwnPropertyDescriptor,
+  isAbortSignal, isArray, isObject, jsonParse, jsonStringify, queueTask as defaultQueueTask, removeListener, resolved, then, timeout,
 } from '../builtins.js';
 import { schemaForReport } from '../../../lib/schema.js';
 import { errorCode } from '../toolcopy.js';
 import { defineToolEvents } from './events.js';
 import { createFormTools } from './forms.js';
-import { checkExposedTo, modelContextError, readTool, view } from './rules.js';
-import { handleOf, publish, sameOriginWindows } from './sameorigin.js';
+import { allowsTools, createLinks, goneError } from './links.js';
+import { checkExposedTo, modelContextError, readOrigins, readTool, view } from './rules.js';
+import { handleOf, originOf, publish, sameOriginWindows } from './sameorigin.js';
 import { defineSubmitAdditions } from './submit.js';
 
 /**
@@ -75,6 +76,7 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
   // frames, whose lists hold them too.
   function changedHere() {
     changed();
+    if (links) links.resend();
     tellFrames();
   }
 
@@ -104,14 +106,16 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       let done = false;
       // A cancelled call rejects with the caller's reason at once; then
       // (a task later, as the spec's tests order it) execute's own signal
-      // aborts with an AbortError and toolcancel fires.
+      // aborts with an AbortError, and toolcancel fires in the task after
+      // (as in Chromium 156: what the signal's listeners started runs
+      // first).
       const onAbort = () => {
         if (done) return;
         done = true;
         reject(outer.reason);
         queueATask(() => {
           inner.abort();
-          fireTool(mc, ToolCancelEvent, 'toolcancel', rec.name);
+          queueATask(() => fireTool(mc, ToolCancelEvent, 'toolcancel', rec.name));
         });
       };
       if (outer) {
@@ -150,6 +154,7 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       dom: declarative.dom,
       submits: defineSubmitAdditions(declarative.submitProto),
       changed: () => {
+        if (!policy.known && policy.ask && forms && forms.list().size) policy.ask();
         changedHere();
         if (instance) queueChange(instance);
       },
@@ -169,6 +174,8 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
 
     registerTool(tool) {
       const options = arguments[1];
+      const gate = policyGate(this, 'registerTool', arguments);
+      if (gate) return gate;
       let inner;
       let rec;
       let signal;
@@ -178,11 +185,11 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
           throw modelContextError('registerTool', "The provided value is not of type 'ModelContextRegisterToolOptions'.");
         }
         signal = isObject(options) ? options.signal : undefined;
-        if (signal !== undefined && !(signal instanceof AbortSig)) {
+        if (signal !== undefined && !isAbortSignal(signal)) {
           throw modelContextError('registerTool', "Failed to read the 'signal' property from 'ModelContextRegisterToolOptions': Failed to convert value to 'AbortSignal'.");
         }
         rec = readTool(inner.tools, tool, 'registerTool');
-        checkExposedTo(isObject(options) ? options.exposedTo : undefined);
+        rec.exposedTo = checkExposedTo(isObject(options) ? options.exposedTo : undefined);
         if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
       } catch (e) {
         return PromiseCtor.reject(e);
@@ -209,10 +216,30 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
     // This document's tools and those of its same-origin frames (and
     // theirs), as the browser lists them.
     getTools() {
+      const gate = policyGate(this, 'getTools', arguments);
+      if (gate) return gate;
+      const options = arguments[0];
       try {
         const inner = self(this, 'getTools');
+        if (options !== undefined && options !== null && !isObject(options)) {
+          throw modelContextError('getTools', "The provided value is not of type 'ModelContextGetToolOptions'.");
+        }
+        const from = readOrigins(isObject(options) ? options.fromOrigins : undefined, 'getTools', 'ModelContextGetToolOptions', 'fromOrigins') || [];
         if (this !== instance) return resolved(byName(Array.from(inner.tools.values(), (rec) => view(rec, win))));
         const list = [];
+        // Tools of cross-origin documents that they expose to this one's
+        // origin, from the origins asked for.
+        if (from.length) {
+          for (const w of sameOriginWindows(win)) {
+            let remote = [];
+            try {
+              remote = handleOf(w).remote(from);
+            } catch {
+              // a frame going away
+            }
+            for (const r of remote) list.push(view(r.tool, r.window, r.origin));
+          }
+        }
         for (const w of sameOriginWindows(win)) {
           if (w === win) {
             for (const rec of ownTools()) list.push(view(rec, win));
@@ -237,6 +264,8 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
     // reads them (tool: a RegisteredTool dictionary; input: an object, {}
     // when left out; options: {signal}), the tool's answer as its JSON text.
     executeTool(tool) {
+      const gate = policyGate(this, 'executeTool', arguments);
+      if (gate) return gate;
       const [, input, options] = arguments;
       let rec;
       let name;
@@ -245,21 +274,38 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       try {
         const inner = self(this, 'executeTool');
         if (arguments.length < 1) throw modelContextError('executeTool', '1 argument required, but only 0 present.');
-        name = readRegisteredTool(tool);
+        const which = readRegisteredTool(tool);
+        name = which.name;
         if (options !== undefined && options !== null && !isObject(options)) {
           throw modelContextError('executeTool', "The provided value is not of type 'ExecuteToolOptions'.");
         }
         signal = isObject(options) ? options.signal : undefined;
-        if (signal !== undefined && !(signal instanceof AbortSig)) {
+        if (signal !== undefined && !isAbortSignal(signal)) {
           throw modelContextError('executeTool', "Failed to read the 'signal' property from 'ExecuteToolOptions': Failed to convert value to 'AbortSignal'.");
         }
         copy = readInput(input);
-        rec = inner.tools.get(name);
-        if (!rec && !(forms && this === instance && forms.list().has(name))) {
+        // The tool is the one of that name in the document of its window
+        // and origin, as the browser finds it.
+        const toolWin = which.window;
+        const here = this !== instance || (toolWin === win && which.origin === originOf(win));
+        rec = here ? inner.tools.get(name) : undefined;
+        if (!rec && !(here && forms && this === instance && forms.list().has(name))) {
           // A tool of a same-origin frame: run there.
-          const remote = this === instance ? findRemote(name, isObject(tool) ? tool.window : undefined) : undefined;
-          if (!remote) throw new DOMExc('The operation failed for an unknown transient reason (e.g. out of memory).', 'UnknownError');
-          return runRemote(remote, name, copy, signal);
+          const remote = this === instance && !here ? findRemote(name, toolWin, which.origin) : undefined;
+          if (remote) return runRemote(remote, name, copy, signal);
+          // A tool that a cross-origin document exposes to this one.
+          if (this === instance && !here) {
+            for (const w of sameOriginWindows(win)) {
+              let p = null;
+              try {
+                p = handleOf(w).callLinked(name, toolWin, which.origin, copy, signal, invocationFailed, goneError);
+              } catch {
+                // a frame going away
+              }
+              if (p) return p;
+            }
+          }
+          throw new DOMExc('The operation failed for an unknown transient reason (e.g. out of memory).', 'UnknownError');
         }
       } catch (e) {
         return PromiseCtor.reject(e);
@@ -327,6 +373,183 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
     set ontoolcancel(v) { setHandler(this, 'toolcancel', v); }
   }
 
+  // The permissions policy "tools" of this document: {known, allowed, ready}.
+  // Until it is known (a cross-origin frame waits for its parent's word),
+  // the methods wait for it; where it disallows, they reject.
+  let policy = { known: true, allowed: true, ready: resolved(true) };
+  let links = null;
+
+  function policyGate(that, method, args) {
+    if (!internals.has(that) || that !== instance) return null;
+    if (!policy.known) {
+      if (policy.ask) policy.ask();
+      return then(policy.ready, () => apply(ModelContext.prototype[method], that, Array.from(args)));
+    }
+    if (!policy.allowed) return PromiseCtor.reject(new DOMExc('Access to the feature "tools" is disallowed by permissions policy.', 'NotAllowedError'));
+    return null;
+  }
+
+  const ownOrigin = () => originOf(win);
+
+  // The page's built-ins for frame elements, taken now.
+  const frameDom = (() => {
+    try {
+      const doc = win.document;
+      const qsa = win.Document.prototype.querySelectorAll;
+      const getAttr = win.Element.prototype.getAttribute;
+      const cw = getOwnPropertyDescriptor(win.HTMLIFrameElement.prototype, 'contentWindow').get;
+      const fcw = win.HTMLFrameElement ? getOwnPropertyDescriptor(win.HTMLFrameElement.prototype, 'contentWindow').get : null;
+      const baseURI = getOwnPropertyDescriptor(win.Node.prototype, 'baseURI').get;
+      const frameEl = getOwnPropertyDescriptor(win, 'frameElement') || getOwnPropertyDescriptor(Object.getPrototypeOf(win), 'frameElement');
+      return {
+        elementOf(w) {
+          for (const el of apply(qsa, doc, ['iframe, frame'])) {
+            const g = el.localName === 'frame' ? fcw : cw;
+            if (g && apply(g, el, []) === w) return el;
+          }
+          return null;
+        },
+        read(el) {
+          const allow = apply(getAttr, el, ['allow']) || '';
+          const src = apply(getAttr, el, ['src']);
+          let srcOrigin = ownOrigin();
+          if (src !== null && src !== '' && apply(getAttr, el, ['srcdoc']) === null) {
+            try {
+              const u = new URLCtor(src, apply(baseURI, el.ownerDocument || doc, []));
+              if (u.protocol !== 'about:') srcOrigin = u.origin;
+            } catch {
+              // not a URL: its own origin
+            }
+          }
+          return { allow, srcOrigin };
+        },
+        ownFrameElement() {
+          try {
+            return frameEl && frameEl.get ? apply(frameEl.get, win, []) : win.frameElement;
+          } catch {
+            return null;
+          }
+        },
+      };
+    } catch {
+      return null;
+    }
+  })();
+
+  function startLinks() {
+    if (!frameDom) return null;
+    try {
+      return createLinks({
+        win,
+        origin: ownOrigin(),
+        frameElementOf: frameDom.elementOf,
+        readFrame: frameDom.read,
+        allowed: () => policy.ready,
+        exposed: (origin) => {
+          const out = [];
+          for (const w of sameOriginWindows(win)) {
+            try {
+              for (const t of handleOf(w).exposed(origin)) out.push(t);
+            } catch {
+              // a frame going away
+            }
+          }
+          return out;
+        },
+        run: serveLinked,
+        remoteChanged: () => {
+          queueChange(instance);
+          tellFrames();
+        },
+      });
+    } catch {
+      return null;
+    }
+  }
+
+  // Runs a tool of this group that a cross-origin caller of origin asked
+  // for; resolves to its JSON text.
+  function serveLinked(name, origin, json, gone) {
+    for (const w of sameOriginWindows(win)) {
+      let h;
+      try {
+        h = handleOf(w);
+        if (!h.exposed(origin).some((t) => t.name === name)) continue;
+      } catch {
+        continue;
+      }
+      const r = h.run(name, json, gone);
+      if (!r) return null;
+      return { promise: then(r.promise, (v) => resultText(v)), abort: () => r.abort() };
+    }
+    return null;
+  }
+
+  function startPolicy() {
+    let parent;
+    try {
+      parent = win.parent;
+    } catch {
+      parent = undefined;
+    }
+    if (!parent || parent === win || !frameDom) return { known: true, allowed: true, ready: resolved(true) };
+    const p = { known: false, allowed: false, ready: null };
+    // Once known, the bridge and the frames hear of this document's tools
+    // (none where the policy disallows them).
+    const settle = (ok) => {
+      p.known = true;
+      p.allowed = !!ok;
+      changedHere();
+      return p.allowed;
+    };
+    const parentHandle = originOf(parent) === ownOrigin() ? handleOf(parent) : undefined;
+    if (parentHandle) {
+      // A same-origin parent: this frame's element is readable.
+      const el = frameDom.ownFrameElement();
+      let mine = true;
+      if (el) {
+        try {
+          const { allow, srcOrigin } = frameDom.read(el);
+          mine = allowsTools(allow, ownOrigin(), ownOrigin(), srcOrigin);
+        } catch {
+          mine = true;
+        }
+      }
+      const up = parentHandle.policy ? parentHandle.policy() : { known: true, allowed: true, ready: resolved(true) };
+      if (up.known) {
+        p.known = true;
+        p.allowed = mine && up.allowed;
+        p.ready = resolved(p.allowed);
+      } else {
+        p.ready = then(up.ready, (ok) => settle(mine && ok));
+      }
+      return p;
+    }
+    if (!links || originOf(parent) === ownOrigin()) return { known: true, allowed: true, ready: resolved(true) };
+    // Asked once the document first uses WebMCP (a method, or a form
+    // tool): a frame that never does posts nothing to its parent.
+    let ready;
+    p.ready = new PromiseCtor((resolve) => {
+      ready = resolve;
+    });
+    p.ask = () => {
+      p.ask = null;
+      const fallback = (fire) => {
+        let complete = false;
+        try {
+          complete = win.document.readyState === 'complete';
+        } catch {
+          complete = true;
+        }
+        if (complete) timeout(fire, 1000);
+        else apply(addListener, win, ['load', () => timeout(fire, 1000), { once: true }]);
+      };
+      then(links.askParent(fallback), (ok) => ready(settle(ok)));
+    };
+    if (forms && forms.list().size) p.ask();
+    return p;
+  }
+
   // Chromium 156 lists tools by name.
   function byName(list) {
     return list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -335,6 +558,7 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
   // This document's own tools (registered, then its forms') as records
   // that view() lists.
   function ownTools() {
+    if (!policy.allowed) return [];
     const inner = internals.get(instance);
     const out = Array.from(inner.tools.values());
     if (forms) {
@@ -347,16 +571,13 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
 
   // The same-origin frame whose tool named name executeTool runs: the
   // tool's own window when it is one of them, else the first that has it.
-  function findRemote(name, toolWin) {
-    const wins = sameOriginWindows(win).filter((w) => w !== win);
-    const ordered = wins.includes(toolWin) ? [toolWin, ...wins.filter((w) => w !== toolWin)] : wins;
-    for (const w of ordered) {
-      const h = handleOf(w);
-      try {
-        if (h && h.has(name)) return h;
-      } catch {
-        // a frame going away
-      }
+  function findRemote(name, toolWin, origin) {
+    if (toolWin === win || !sameOriginWindows(win).includes(toolWin) || originOf(toolWin) !== origin) return undefined;
+    const h = handleOf(toolWin);
+    try {
+      if (h && h.has(name)) return h;
+    } catch {
+      // a frame going away
     }
     return undefined;
   }
@@ -366,12 +587,20 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
   function runRemote(h, name, input, signal) {
     if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
     return new PromiseCtor((resolve, reject) => {
-      const r = h.run(name, jsonStringify(input));
+      let done = false;
+      // The frame's document went away (removed, navigated) before the
+      // tool answered: the call fails, as in Chromium 156.
+      const gone = () => {
+        if (done) return;
+        done = true;
+        if (signal) apply(removeListener, signal, ['abort', onAbort]);
+        reject(new DOMExc('The operation failed for an unknown transient reason (e.g. out of memory).', 'UnknownError'));
+      };
+      const r = h.run(name, jsonStringify(input), gone);
       if (!r) {
         reject(new DOMExc('The operation failed for an unknown transient reason (e.g. out of memory).', 'UnknownError'));
         return;
       }
-      let done = false;
       const onAbort = () => {
         if (done) return;
         done = true;
@@ -398,8 +627,8 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
   }
 
   // Reads executeTool's first argument as WebIDL reads a RegisteredTool
-  // dictionary (members in order; description and name are required);
-  // returns the tool's name.
+  // dictionary (members in order; description, name, origin and window
+  // are required, as in Chromium 156); returns {name, origin, window}.
   function readRegisteredTool(tool) {
     if (tool !== undefined && tool !== null && !isObject(tool)) {
       throw modelContextError('executeTool', "The provided value is not of type 'RegisteredTool'.");
@@ -411,7 +640,12 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       return String(v);
     };
     required('description');
-    return required('name');
+    const name = required('name');
+    const origin = required('origin');
+    const w = t.window;
+    if (w === undefined) throw modelContextError('executeTool', "Failed to read the 'window' property from 'RegisteredTool': Required member is undefined.");
+    if (!isObject(w)) throw modelContextError('executeTool', "Failed to read the 'window' property from 'RegisteredTool': Failed to convert value to 'Window'.");
+    return { name, origin, window: w };
   }
 
   // Reads executeTool's input: {} when left out, else an object that
@@ -504,21 +738,72 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
 
   instance = new ModelContext(TOKEN);
   if (forms) declarative.start(forms);
+  links = startLinks();
+  policy = startPolicy();
+  // The calls of other documents that this one runs: told when it goes
+  // away (its frame removed or navigated), which ends them there.
+  const leaving = new Set();
+  try {
+    apply(addListener, win, ['pagehide', () => {
+      const all = Array.from(leaving);
+      leaving.clear();
+      for (const gone of all) {
+        try {
+          gone();
+        } catch {
+          // the caller's document went too
+        }
+      }
+    }, { capture: true }]);
+  } catch {
+    // a window that is no EventTarget (a test's)
+  }
   // What same-origin frames' polyfills read of this document (frames.js).
   try {
     publish(win, {
       tools: ownTools,
       has: (name) => internals.get(instance).tools.has(name) || !!(forms && forms.list().has(name)),
-      run(name, json) {
+      // gone() is called if this document goes away before the call ends.
+      run(name, json, gone) {
         const rec = internals.get(instance).tools.get(name);
         const isForm = !rec && !!(forms && forms.list().has(name));
         if (!rec && !isForm) return null;
         const ctl = new AbortCtl();
         const input = jsonParse(json);
         const promise = rec ? invoke(instance, rec, input, ctl.signal) : runForm(name, input, ctl.signal, true);
+        if (typeof gone === 'function') {
+          leaving.add(gone);
+          const forget = () => leaving.delete(gone);
+          then(promise, forget, forget);
+        }
         return { promise, abort: (reason) => ctl.abort(reason), form: isForm };
       },
-      changed: () => queueChange(instance),
+      changed: () => {
+        queueChange(instance);
+        if (links) links.resend();
+      },
+      policy: () => policy,
+      // This document's tools registered with exposedTo naming origin.
+      exposed(origin) {
+        if (!policy.allowed) return [];
+        const out = [];
+        for (const rec of internals.get(instance).tools.values()) {
+          if (!rec.exposedTo || !rec.exposedTo.includes(origin)) continue;
+          const t = { name: rec.name, description: rec.description };
+          if (rec.inputSchema) t.inputSchema = rec.inputSchema;
+          if (rec.title !== undefined) t.title = rec.title;
+          if (rec.annotations) t.annotations = rec.annotations;
+          out.push(t);
+        }
+        return out;
+      },
+      remote: (origins) => (links ? links.remoteTools(origins) : []),
+      // Runs over this document's links a tool that a cross-origin document
+      // exposes; null when none of them brings one named name.
+      callLinked(name, toolWin, origin, input, signal, failed, gone) {
+        const link = links && links.find(name, toolWin, origin);
+        return link ? links.call(link, name, input, signal, failed, gone) : null;
+      },
     });
   } catch {
     // a window that takes no more properties: no sharing with frames
@@ -529,6 +814,7 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
     // This document's tools: name -> {meta, run(input, signal)}.
     list() {
       const out = new Map();
+      if (!policy.allowed) return out;
       for (const rec of internals.get(instance).tools.values()) {
         const meta = { name: rec.name };
         if (rec.title) meta.title = rec.title;

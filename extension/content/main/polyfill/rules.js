@@ -3,6 +3,7 @@
 
 import { DOMExc, URLCtor, isObject, jsonParse, jsonStringify } from '../builtins.js';
 import { TOOL_NAME_PATTERN, copyHints } from '../toolcopy.js';
+import { originOf } from './sameorigin.js';
 
 export function modelContextError(method, message) {
   return new TypeError(`Failed to execute '${method}' on 'ModelContext': ${message}`);
@@ -93,33 +94,46 @@ export function readTool(tools, tool, method) {
   };
 }
 
-/** Checks registerTool's exposedTo option: a list of trustworthy origins. */
-export function checkExposedTo(list) {
-  if (list === undefined) return;
+/**
+ * Reads a list of origins (registerTool's exposedTo, getTools's
+ * fromOrigins): a sequence of trustworthy origins, returned as their
+ * serialisations; undefined when not given.
+ */
+export function readOrigins(list, method, dict, member) {
+  if (list === undefined) return undefined;
   if (!isObject(list) || typeof list[Symbol.iterator] !== 'function') {
-    throw modelContextError('registerTool', "Failed to read the 'exposedTo' property from 'ModelContextRegisterToolOptions': The provided value cannot be converted to a sequence.");
+    throw modelContextError(method, `Failed to read the '${member}' property from '${dict}': The provided value cannot be converted to a sequence.`);
   }
+  const out = [];
   for (const o of list) {
     let u;
     try {
       u = new URLCtor(String(o));
     } catch {
-      throw new DOMExc('Only secure origins are allowed in the exposedTo list.', 'SecurityError');
+      throw new DOMExc(`Only secure origins are allowed in the ${member} list.`, 'SecurityError');
     }
     const host = u.hostname;
     const trustworthy = u.protocol === 'https:' || u.protocol === 'wss:' || u.protocol === 'file:' ||
       host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '[::1]';
-    if (!trustworthy) throw new DOMExc('Only secure origins are allowed in the exposedTo list.', 'SecurityError');
+    if (!trustworthy) throw new DOMExc(`Only secure origins are allowed in the ${member} list.`, 'SecurityError');
+    out.push(u.origin);
   }
+  return out;
+}
+
+/** Checks registerTool's exposedTo option; returns its origins (undefined when not given). */
+export function checkExposedTo(list) {
+  return readOrigins(list, 'registerTool', 'ModelContextRegisterToolOptions', 'exposedTo');
 }
 
 /**
  * What getTools() lists for a record, like the browser's tool objects:
  * annotations as the draft's members (defaults filled in, debugging only
  * when given), the schemas as copies, the title ("" when none), the window
- * both as "window" (Chromium 156) and "source" (later browsers).
+ * both as "window" (Chromium 156) and "source" (later browsers); origin
+ * is win's unless given (a cross-origin window's, which win cannot tell).
  */
-export function view(rec, win) {
+export function view(rec, win, origin) {
   const t = {};
   if (rec.annotations) {
     const a = {};
@@ -132,7 +146,7 @@ export function view(rec, win) {
   t.description = rec.description;
   if (rec.inputSchema) t.inputSchema = jsonParse(jsonStringify(rec.inputSchema));
   t.name = rec.name;
-  t.origin = win.location ? win.location.origin : '';
+  t.origin = origin === undefined ? originOf(win) : origin;
   if (rec.outputSchema) t.outputSchema = jsonParse(jsonStringify(rec.outputSchema));
   t.source = win;
   t.title = rec.title === undefined ? '' : rec.title; // "" when none, as in Chromium 156

@@ -29,20 +29,34 @@ export function handleOf(w) {
 }
 
 /**
+ * The origin of w's document (self.origin): a frame without src, or
+ * about:blank, has its parent's, where location.origin says "null".
+ */
+export function originOf(w) {
+  try {
+    const o = w.origin;
+    if (typeof o === 'string') return o;
+  } catch {
+    // cross-origin
+  }
+  try {
+    return w.location.origin;
+  } catch {
+    return '';
+  }
+}
+
+/**
  * The windows of win's frame tree that share its origin and run the
  * polyfill: from the highest same-origin ancestor down, each before its
  * frames.
  */
 export function sameOriginWindows(win) {
-  let origin;
-  try {
-    origin = win.location.origin;
-  } catch {
-    return [win];
-  }
+  const origin = originOf(win);
+  if (!origin) return [win];
   const ok = (w) => {
     try {
-      return w.location.origin === origin && handleOf(w) !== undefined;
+      return originOf(w) === origin && handleOf(w) !== undefined;
     } catch {
       return false;
     }

@@ -1,0 +1,159 @@
+// The polyfill's links between a document and its cross-origin frames
+// (content/main/polyfill/links.js): the permissions policy "tools" read from
+// a frame element's allow attribute, and two documents' links over Node's
+// own MessageChannel, between fake windows whose postMessage delivers
+// message events as the browser does (origin and source set by the sender).
+import assert from 'node:assert/strict';
+import { afterEach, test } from 'node:test';
+import { LINK_MARK, allowsTools, createLinks } from '../content/main/polyfill/links.js';
+
+const PAGE = 'http://localhost:1';
+const open = [];
+// Each document goes away at the end (its links close their ports).
+afterEach(() => {
+  for (const w of open.splice(0)) w.dispatchEvent(new Event('pagehide'));
+});
+const FRAME = 'http://127.0.0.1:1';
+
+test('allowsTools: the allowlists of allow="tools …", and the default (the parent\'s origin only)', () => {
+  const allows = (allow, child = FRAME, src = FRAME) => allowsTools(allow, child, PAGE, src);
+  assert.equal(allows(''), false, 'no directive: self only');
+  assert.equal(allows('', PAGE, PAGE), true);
+  assert.equal(allows('tools'), true, "no allowlist: 'src'");
+  assert.equal(allows('tools', FRAME, 'https://elsewhere.example'), false, 'navigated away from its src');
+  assert.equal(allows('tools *'), true);
+  assert.equal(allows(`tools ${FRAME}`), true);
+  assert.equal(allows(`tools ${FRAME}/some/path`), true, 'an origin is read from a URL');
+  assert.equal(allows(`tools ${PAGE}`), false);
+  assert.equal(allows("tools 'self'"), false);
+  assert.equal(allows("tools 'self'", PAGE, PAGE), true);
+  assert.equal(allows("tools 'none'", PAGE, PAGE), false, "'none' leaves out even the parent's origin");
+  assert.equal(allows(`tools ${FRAME}`, PAGE, PAGE), false, 'an allowlist without this origin');
+  assert.equal(allows(`camera *; tools ${FRAME}; microphone 'none'`), true, 'among other directives');
+  assert.equal(allows('camera *'), false, 'other features only: the default');
+  assert.equal(allows('TOOLS *'), true, 'feature names are ASCII case-insensitive');
+  assert.equal(allows('tools nonsense'), false, 'a token that is no origin is ignored');
+});
+
+// A window of origin that posts to others as the browser does.
+function fakeWindow(origin) {
+  const w = new EventTarget();
+  w.origin = origin;
+  w.postMessage = (data, targetOrigin, transfer = []) => {
+    const from = fakeWindow.current;
+    setImmediate(() => {
+      const e = new Event('message');
+      Object.assign(e, { data, origin: from.origin, source: from, ports: transfer });
+      fakeWindow.current = w;
+      w.dispatchEvent(e);
+    });
+  };
+  return w;
+}
+
+// Two documents: a page and its cross-origin frame, each with links.
+function pair({ allow = 'tools *', pageTools = [], frameTools = [] } = {}) {
+  const page = fakeWindow(PAGE);
+  const frame = fakeWindow(FRAME);
+  page.parent = page;
+  frame.parent = page;
+  open.push(page, frame);
+  const element = { allow };
+  const ran = [];
+  const make = (win, origin, tools, changes) => createLinks({
+    win,
+    origin,
+    frameElementOf: (w) => (win === page && w === frame ? element : null),
+    readFrame: (el) => ({ allow: el.allow, srcOrigin: FRAME }),
+    allowed: () => Promise.resolve(true),
+    exposed: (o) => tools.filter((t) => t.exposedTo.includes(o)).map(({ name, description }) => ({ name, description })),
+    run(name, callerOrigin, input, gone) {
+      const t = tools.find((x) => x.name === name && x.exposedTo.includes(callerOrigin));
+      if (!t) return null;
+      ran.push([name, callerOrigin, input]);
+      let abort;
+      const promise = new Promise((resolve, reject) => {
+        abort = () => reject(new Error('aborted'));
+        t.run(resolve, reject, gone);
+      });
+      return { promise, abort: () => abort() };
+    },
+    remoteChanged: () => changes.push('changed'),
+  });
+  const pageChanges = [];
+  const frameChanges = [];
+  fakeWindow.current = page;
+  const pageLinks = make(page, PAGE, pageTools, pageChanges);
+  fakeWindow.current = frame;
+  const frameLinks = make(frame, FRAME, frameTools, frameChanges);
+  return { page, frame, pageLinks, frameLinks, pageChanges, frameChanges, ran };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+test('links: a frame asks, its parent answers with the policy; each side lists what the other exposes to it, and runs it', async () => {
+  const frameTools = [
+    { name: 'exposed', description: 'd', exposedTo: [PAGE], run: (ok) => ok('"from the frame"') },
+    { name: 'private', description: 'd', exposedTo: [], run: (ok) => ok('"no"') },
+  ];
+  const pageTools = [{ name: 'page_tool', description: 'd', exposedTo: [FRAME], run: (ok) => ok('"from the page"') }];
+  const p = pair({ frameTools, pageTools });
+  assert.equal(await p.frameLinks.askParent(), true);
+  await settle();
+  assert.deepEqual(p.pageLinks.remoteTools([FRAME]).map((r) => [r.tool.name, r.origin, r.window === p.frame]), [['exposed', FRAME, true]]);
+  assert.deepEqual(p.pageLinks.remoteTools([PAGE]), [], 'only the origins asked for');
+  assert.deepEqual(p.frameLinks.remoteTools([PAGE]).map((r) => [r.tool.name, r.window === p.page]), [['page_tool', true]]);
+  assert.ok(p.pageChanges.length >= 1 && p.frameChanges.length >= 1);
+  const fail = () => new Error('failed');
+  const gone = () => new Error('gone');
+  const link = p.pageLinks.find('exposed', p.frame, FRAME);
+  assert.ok(link);
+  assert.equal(p.pageLinks.find('exposed', p.frame, PAGE), null, 'another origin: no such tool');
+  assert.equal(p.pageLinks.find('private', p.frame, FRAME), null);
+  assert.equal(await p.pageLinks.call(link, 'exposed', { a: 1 }, undefined, fail, gone), '"from the frame"');
+  assert.deepEqual(p.ran, [['exposed', PAGE, '{"a":1}']]);
+  const back = p.frameLinks.find('page_tool', p.page, PAGE);
+  assert.equal(await p.frameLinks.call(back, 'page_tool', {}, undefined, fail, gone), '"from the page"');
+});
+
+test('links: without the policy the frame is refused and gets no link; the page\'s message listeners never see the links\' messages', async () => {
+  const p = pair({ allow: '', frameTools: [{ name: 'x', description: 'd', exposedTo: [PAGE], run: (ok) => ok('1') }] });
+  const seen = [];
+  p.page.addEventListener('message', (e) => seen.push(e.data));
+  p.frame.addEventListener('message', (e) => seen.push(e.data));
+  assert.equal(await p.frameLinks.askParent(), false);
+  await settle();
+  assert.deepEqual(p.pageLinks.remoteTools([FRAME]), []);
+  assert.deepEqual(seen, []);
+  // A page's own message with the mark is hidden too, and opens nothing.
+  fakeWindow.current = p.frame;
+  p.page.postMessage({ [LINK_MARK]: 'welcome', allowed: true }, '*');
+  await settle();
+  assert.deepEqual(seen, []);
+});
+
+test('links: a caller\'s abort reaches the tool; a tool that fails, or a frame that goes, fails the call', async () => {
+  const frameTools = [
+    { name: 'waits', description: 'd', exposedTo: [PAGE], run: () => {} },
+    { name: 'fails', description: 'd', exposedTo: [PAGE], run: (ok, fail) => fail(new Error('the page says no')) },
+  ];
+  const p = pair({ frameTools });
+  await p.frameLinks.askParent();
+  await settle();
+  const failed = () => new Error('failed');
+  const gone = () => new Error('gone');
+  const link = p.pageLinks.find('waits', p.frame, FRAME);
+  const ctl = new AbortController();
+  const call = p.pageLinks.call(link, 'waits', {}, ctl.signal, failed, gone);
+  await settle();
+  ctl.abort('the caller gave up');
+  await assert.rejects(call, (e) => e === 'the caller gave up');
+  await assert.rejects(p.pageLinks.call(p.pageLinks.find('fails', p.frame, FRAME), 'fails', {}, undefined, failed, gone), /failed/);
+  const pending = p.pageLinks.call(link, 'waits', {}, undefined, failed, gone);
+  await settle();
+  fakeWindow.current = p.frame;
+  p.frame.dispatchEvent(new Event('pagehide'));
+  await assert.rejects(pending, /gone/);
+  await settle();
+  assert.deepEqual(p.pageLinks.remoteTools([FRAME]), [], 'the frame\'s tools went with it');
+});
