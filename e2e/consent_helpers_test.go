@@ -461,16 +461,34 @@ func shadowTexts(t testing.TB, ctx context.Context) []string {
 	return out
 }
 
-// activityEntries reads the activity log as the extension page shows it:
-// [tool, outcome] of each entry, newest first.
+// activityJS is the activity log as an extension page shows it: [tool,
+// outcome] of each entry, newest first.
+const activityJS = `[...document.querySelectorAll(".wm-log li")].map((li) => [li.dataset.tool, li.dataset.outcome])`
+
+// activityEntries reads the activity log as the extension page shows it
+// (activityJS).
 func activityEntries(t testing.TB, page context.Context) [][2]string {
 	t.Helper()
-	raw := eval[string](t, page, `JSON.stringify([...document.querySelectorAll(".wm-log li")].map(li => [li.dataset.tool, li.dataset.outcome]))`)
+	raw := eval[string](t, page, `JSON.stringify(`+activityJS+`)`)
 	var out [][2]string
 	if err := json.Unmarshal([]byte(raw), &out); err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// waitActivity waits until the activity log of the extension page shows
+// want (activityJS). An entry says "running" until its call ends, and the
+// log follows the calls a few times a second at most: the last call's
+// outcome may come a moment after its answer reached the agent.
+func waitActivity(t testing.TB, page context.Context, want [][2]string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(page, 20*time.Second)
+	defer cancel()
+	cond := `JSON.stringify(` + activityJS + `) === ` + mustJSON(mustJSON(want))
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](waitScript(cond), chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("activity log %v, want %v (%v)", activityEntries(t, page), want, err)
+	}
 }
 
 // shotDir is where screenshots go: $WEBMCP_SCREENSHOTS, or a temporary

@@ -187,23 +187,17 @@ func TestConsent(t *testing.T) {
 
 		// The activity log lists each call with its outcome, newest first.
 		log, _ := b.open(extURL("ui/activity.html"))
-		waitPage(t, log, `document.querySelectorAll(".wm-log li").length === 11`)
-		wantLog := [][2]string{
+		waitActivity(t, log, [][2]string{
 			{"commit", "result"}, {"other", "result"}, {"other", "declined"}, {"act", "result"}, {"act", "result"},
 			{"act", "declined"}, {"act", "declined"}, {"peek", "result"}, {"act", "declined"}, {"act", "result"}, {"act", "result"},
-		}
-		if got := activityEntries(t, log); !slices.Equal(got, wantLog) {
-			t.Fatalf("activity log %v, want %v", got, wantLog)
-		}
+		})
 		if m == polyfill {
 			shoot(t, log, "light", 420, 900, "activity-light.png")
 			shoot(t, log, "dark", 420, 900, "activity-dark.png")
 		}
 
 		// The badge counts the tab's tools.
-		if got := badgeText(t, log, tabID); got != "4" {
-			t.Fatalf("the badge of tab %d says %q, want 4", tabID, got)
-		}
+		waitBadge(t, log, tabID, "4")
 
 		// Clear activity empties the log.
 		clickNamed(t, log, "button", "Clear activity")
