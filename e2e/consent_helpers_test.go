@@ -48,18 +48,21 @@ Promise.all([reg("act"), reg("peek", {readOnlyHint: true}), reg("commit", {conse
 </script></body></html>`
 
 // holdPage registers one tool, hold, whose calls run until the test calls
-// window.release().
+// window.release(). The calls waiting show in the DOM as
+// body[data-pending], the number of them, so that a test can wait for one
+// (waitScript sees DOM changes, not a variable's).
 const holdPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Trace viewer</title>
 <style>body { font: 15px system-ui, sans-serif; margin: 24px; background: #fff; color: #202124; } .slice { background: #e8f0fe; padding: 8px; border-radius: 4px; margin: 4px 0; }</style></head>
 <body><h1>Trace viewer</h1><div class="slice">CommitNavigation 12.3 ms</div><div class="slice">Layout 4.1 ms</div><div class="slice">Paint 2.0 ms</div>
 <script>
 window.pending = [];
-window.release = () => window.pending.splice(0).forEach((r) => r());
+const shown = () => { document.body.dataset.pending = String(window.pending.length); };
+window.release = () => { window.pending.splice(0).forEach((r) => r()); shown(); };
 const mc = document.modelContext || navigator.modelContext;
 mc.registerTool({
   name: "hold", description: "Runs until the test releases it.", inputSchema: {type: "object"},
-  execute: () => new Promise((r) => window.pending.push(r)).then(() => "released"),
+  execute: () => new Promise((r) => { window.pending.push(r); shown(); }).then(() => "released"),
 }).then(() => { document.body.dataset.ready = "true"; });
 </script></body></html>`
 

@@ -234,7 +234,7 @@ func TestActivity(t *testing.T) {
 	waitBadge(t, ext, tabID, "1")
 
 	ch := callAsync(b.client, "hold", map[string]any{})
-	waitPage(t, site, `window.pending.length === 1`)
+	waitPage(t, site, `document.body.dataset.pending === "1"`)
 	waitBadge(t, ext, tabID, "▶1")
 	// The page sees a host element at most: its shadow root is closed.
 	waitPage(t, site, `document.body.lastElementChild.tagName === "DIV" && document.body.lastElementChild.shadowRoot === null`)

@@ -583,7 +583,7 @@ func TestFirefoxActivity(t *testing.T) {
 	f.waitBadge(ext, tabID, "1")
 
 	ch := callAsync(f.client, "hold", map[string]any{})
-	f.waitPage(`window.pending.length === 1`)
+	f.waitPage(`document.body.dataset.pending === "1"`)
 	f.waitBadge(ext, tabID, "▶1")
 	// The page sees a host element at most: its shadow root is closed.
 	f.waitPage(`document.body.lastElementChild.tagName === "DIV" && document.body.lastElementChild.shadowRoot === null`)
