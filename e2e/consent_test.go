@@ -143,8 +143,12 @@ func TestConsent(t *testing.T) {
 		b.noNewConsent(seen, "a read-only tool ran")
 		wantCounts(map[string]int{"act": 2, "peek": 1})
 
-		// No answer before the shim's --timeout is a decline.
-		quick := b.connectShim("--timeout", "3s")
+		// No answer before the shim's --timeout is a decline. The timeout
+		// must outlast the call's way to the consent window, or the call
+		// times out before it waits for the user (a plain timeout, not a
+		// decline): 3 s did not, once, beside two busy loops at a load
+		// average of 25 on 2 cores.
+		quick := b.connectShim("--timeout", "15s")
 		b.waitClientTool(quick, "act")
 		ch = callAsync(quick, "act", map[string]any{})
 		b.newConsent(seen)
