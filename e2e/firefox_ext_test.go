@@ -368,13 +368,16 @@ func (f *firefoxBridge) waitActivity(id uint64, want [][2]string) {
 // waitBadge waits until the badge of tab tabID says want, asking from the
 // add-on's page id. Nothing tells a page when a badge changes (and the
 // worker shows a change in the calls under way a moment later, CALLS_DELAY
-// in extension/worker/badge.js), so the page asks again every 50 ms; after
-// 15 s, a hang guard, the test fails with what the badge says.
+// in extension/worker/badge.js), so the page asks again every 50 ms (also
+// while a page just opened has no chrome yet: extEvalIn asks the document
+// that replaces it); after 15 s, a hang guard, the test fails with what the
+// badge says.
 func (f *firefoxBridge) waitBadge(id uint64, tabID int, want string) {
 	f.t.Helper()
 	js := fmt.Sprintf(`new Promise((resolve) => {
 		const until = Date.now() + 15000;
-		const check = () => chrome.action.getBadgeText({tabId: %d}).then((t) => t === %s || Date.now() > until ? resolve(t) : setTimeout(check, 50));
+		const badge = () => typeof chrome === "undefined" ? Promise.resolve(null) : chrome.action.getBadgeText({tabId: %d});
+		const check = () => badge().then((t) => t === %s || Date.now() > until ? resolve(t) : setTimeout(check, 50));
 		check();
 	})`, tabID, mustJSON(want))
 	var got string
