@@ -48,18 +48,21 @@ Promise.all([reg("act"), reg("peek", {readOnlyHint: true}), reg("commit", {conse
 </script></body></html>`
 
 // holdPage registers one tool, hold, whose calls run until the test calls
-// window.release().
+// window.release(). The calls waiting show in the DOM as
+// body[data-pending], the number of them, so that a test can wait for one
+// (waitScript sees DOM changes, not a variable's).
 const holdPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Trace viewer</title>
 <style>body { font: 15px system-ui, sans-serif; margin: 24px; background: #fff; color: #202124; } .slice { background: #e8f0fe; padding: 8px; border-radius: 4px; margin: 4px 0; }</style></head>
 <body><h1>Trace viewer</h1><div class="slice">CommitNavigation 12.3 ms</div><div class="slice">Layout 4.1 ms</div><div class="slice">Paint 2.0 ms</div>
 <script>
 window.pending = [];
-window.release = () => window.pending.splice(0).forEach((r) => r());
+const shown = () => { document.body.dataset.pending = String(window.pending.length); };
+window.release = () => { window.pending.splice(0).forEach((r) => r()); shown(); };
 const mc = document.modelContext || navigator.modelContext;
 mc.registerTool({
   name: "hold", description: "Runs until the test releases it.", inputSchema: {type: "object"},
-  execute: () => new Promise((r) => window.pending.push(r)).then(() => "released"),
+  execute: () => new Promise((r) => { window.pending.push(r); shown(); }).then(() => "released"),
 }).then(() => { document.body.dataset.ready = "true"; });
 </script></body></html>`
 
@@ -461,16 +464,34 @@ func shadowTexts(t testing.TB, ctx context.Context) []string {
 	return out
 }
 
-// activityEntries reads the activity log as the extension page shows it:
-// [tool, outcome] of each entry, newest first.
+// activityJS is the activity log as an extension page shows it: [tool,
+// outcome] of each entry, newest first.
+const activityJS = `[...document.querySelectorAll(".wm-log li")].map((li) => [li.dataset.tool, li.dataset.outcome])`
+
+// activityEntries reads the activity log as the extension page shows it
+// (activityJS).
 func activityEntries(t testing.TB, page context.Context) [][2]string {
 	t.Helper()
-	raw := eval[string](t, page, `JSON.stringify([...document.querySelectorAll(".wm-log li")].map(li => [li.dataset.tool, li.dataset.outcome]))`)
+	raw := eval[string](t, page, `JSON.stringify(`+activityJS+`)`)
 	var out [][2]string
 	if err := json.Unmarshal([]byte(raw), &out); err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// waitActivity waits until the activity log of the extension page shows
+// want (activityJS). An entry says "running" until its call ends, and the
+// log follows the calls a few times a second at most: the last call's
+// outcome may come a moment after its answer reached the agent.
+func waitActivity(t testing.TB, page context.Context, want [][2]string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(page, 20*time.Second)
+	defer cancel()
+	cond := `JSON.stringify(` + activityJS + `) === ` + mustJSON(mustJSON(want))
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](waitScript(cond), chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("activity log %v, want %v (%v)", activityEntries(t, page), want, err)
+	}
 }
 
 // shotDir is where screenshots go: $WEBMCP_SCREENSHOTS, or a temporary

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -335,20 +334,58 @@ func TestFirefoxConsent(t *testing.T) {
 	// badge counts the tab's tools.
 	f.openExtPage("ui/activity.html")
 	log := f.findExtPage("ui/activity.html", nil)
-	f.extEvalIn(log, waitScript(`document.querySelectorAll(".wm-log li").length === 7`))
-	var got [][2]string
-	if err := json.Unmarshal([]byte(f.extEvalIn(log, `[...document.querySelectorAll(".wm-log li")].map((li) => [li.dataset.tool, li.dataset.outcome])`)), &got); err != nil {
-		t.Fatal(err)
-	}
-	wantLog := [][2]string{
+	f.waitActivity(log, [][2]string{
 		{"commit", "result"}, {"other", "result"}, {"act", "declined"}, {"peek", "result"},
 		{"act", "declined"}, {"act", "result"}, {"act", "result"},
+	})
+	f.waitBadge(log, tabID, "4")
+}
+
+// waitOrGiveUp is waitScript(cond) that resolves false after 15 s, a hang
+// guard under evalIn's 20 s, so that the test can say what it found.
+func waitOrGiveUp(cond string) string {
+	return `Promise.race([` + waitScript(cond) + `, new Promise((resolve) => setTimeout(() => resolve(false), 15000))])`
+}
+
+// waitActivity waits until the activity log in the add-on's page id shows
+// want ([tool, outcome], newest first). An entry says "running" until its
+// call ends, and the log follows the calls a few times a second at most:
+// the last call's outcome may come a moment after its answer reached the
+// agent.
+func (f *firefoxBridge) waitActivity(id uint64, want [][2]string) {
+	f.t.Helper()
+	cond := `JSON.stringify(` + activityJS + `) === ` + mustJSON(mustJSON(want))
+	if f.extEvalIn(id, waitOrGiveUp(cond)) == "true" {
+		return
 	}
-	if !slices.Equal(got, wantLog) {
-		t.Errorf("activity log %v, want %v", got, wantLog)
+	var got [][2]string
+	if err := json.Unmarshal([]byte(f.extEvalIn(id, activityJS)), &got); err != nil {
+		f.t.Fatal(err)
 	}
-	if badge := f.extEvalIn(log, fmt.Sprintf(`chrome.action.getBadgeText({tabId: %d})`, tabID)); badge != `"4"` {
-		t.Errorf("the badge of tab %d says %s, want \"4\"", tabID, badge)
+	f.t.Fatalf("activity log %v, want %v", got, want)
+}
+
+// waitBadge waits until the badge of tab tabID says want, asking from the
+// add-on's page id. Nothing tells a page when a badge changes (and the
+// worker shows a change in the calls under way a moment later, CALLS_DELAY
+// in extension/worker/badge.js), so the page asks again every 50 ms (also
+// while a page just opened has no chrome yet: extEvalIn asks the document
+// that replaces it); after 15 s, a hang guard, the test fails with what the
+// badge says.
+func (f *firefoxBridge) waitBadge(id uint64, tabID int, want string) {
+	f.t.Helper()
+	js := fmt.Sprintf(`new Promise((resolve) => {
+		const until = Date.now() + 15000;
+		const badge = () => typeof chrome === "undefined" ? Promise.resolve(null) : chrome.action.getBadgeText({tabId: %d});
+		const check = () => badge().then((t) => t === %s || Date.now() > until ? resolve(t) : setTimeout(check, 50));
+		check();
+	})`, tabID, mustJSON(want))
+	var got string
+	if err := json.Unmarshal([]byte(f.extEvalIn(id, js)), &got); err != nil {
+		f.t.Fatal(err)
+	}
+	if got != want {
+		f.t.Fatalf("the badge of tab %d says %q, want %q", tabID, got, want)
 	}
 }
 
@@ -546,16 +583,11 @@ func TestFirefoxActivity(t *testing.T) {
 	tabID := f.tabID(origin)
 	f.openExtPage("ui/activity.html")
 	ext := f.findExtPage("ui/activity.html", nil)
-	badge := func(want string) string {
-		return waitScript(fmt.Sprintf(`document.documentElement.dataset.badge === %s`, mustJSON(want)))
-	}
-	// Nothing tells a page when a badge changes: the page asks every 50 ms.
-	f.extEvalIn(ext, fmt.Sprintf(`(setInterval(() => chrome.action.getBadgeText({tabId: %d}).then((t) => { document.documentElement.dataset.badge = t; }), 50), true)`, tabID))
-	f.extEvalIn(ext, badge("1"))
+	f.waitBadge(ext, tabID, "1")
 
 	ch := callAsync(f.client, "hold", map[string]any{})
-	f.waitPage(`window.pending.length === 1`)
-	f.extEvalIn(ext, badge("▶1"))
+	f.waitPage(`document.body.dataset.pending === "1"`)
+	f.waitBadge(ext, tabID, "▶1")
 	// The page sees a host element at most: its shadow root is closed.
 	f.waitPage(`document.body.lastElementChild.tagName === "DIV" && document.body.lastElementChild.shadowRoot === null`)
 	texts := f.pageShadowTexts(origin + "/hold")
@@ -569,6 +601,6 @@ func TestFirefoxActivity(t *testing.T) {
 		t.Fatalf("hold returned %q", got)
 	}
 	f.waitPage(`document.body.lastElementChild.tagName !== "DIV"`)
-	f.extEvalIn(ext, badge("1"))
+	f.waitBadge(ext, tabID, "1")
 	f.extEvalIn(ext, waitScript(`document.querySelector('.wm-log li[data-tool="hold"][data-outcome="result"]')`))
 }

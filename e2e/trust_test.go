@@ -35,7 +35,9 @@ Promise.resolve(mc.registerTool({
 </script></body></html>`
 
 // framingPage frames the URL in its query (src) and keeps what the frame
-// tells it: window.runs, and document.body.dataset.ready.
+// tells it: window.runs (their number also as body[data-runs], for
+// waitScript, which sees DOM changes, not a variable's), and
+// document.body.dataset.ready.
 const framingPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Framing page</title></head>
 <body><h1>A loopback page that frames another site</h1>
@@ -43,7 +45,7 @@ const framingPage = `<!doctype html>
 window.runs = [];
 addEventListener("message", (e) => {
   if (e.data && e.data.ready) document.body.dataset.ready = "true";
-  if (e.data && e.data.ran) window.runs.push(e.data.ran);
+  if (e.data && e.data.ran) { window.runs.push(e.data.ran); document.body.dataset.runs = String(window.runs.length); }
 });
 const f = document.createElement("iframe");
 f.src = new URLSearchParams(location.search).get("src");
@@ -131,7 +133,7 @@ func TestConsentFramed(t *testing.T) {
 		if got := outcome(t, ch); got != "OK ran framed_act" {
 			t.Fatalf("framed_act after Allow = %q", got)
 		}
-		waitPage(t, page, `window.runs.length === 1`)
+		waitPage(t, page, `document.body.dataset.runs === "1"`)
 	})
 }
 

@@ -1,5 +1,6 @@
 // Command webmcp-host is the native-messaging host of the WebMCP bridge. The
 // browser starts it when the bridge extension connects; see package host.
+// Its install and uninstall subcommands are package installer.
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/webmcp-bridge/bridge/host"
+	"github.com/webmcp-bridge/bridge/installer"
 	"github.com/webmcp-bridge/bridge/internal/profiling"
 	"github.com/webmcp-bridge/bridge/internal/stopevent"
 	"github.com/webmcp-bridge/bridge/internal/version"
@@ -82,7 +84,7 @@ func main() {
 
 func run() int {
 	if args := os.Args[1:]; len(args) > 0 && (args[0] == "install" || args[0] == "uninstall") {
-		return installCmd(args[0], args[1:], os.Stdout, os.Stderr)
+		return installer.Run(args[0], args[1:], os.Stdout, os.Stderr)
 	}
 	if args := os.Args[1:]; len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
 		fmt.Println("webmcp-host", version.Version)

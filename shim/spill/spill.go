@@ -24,6 +24,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/webmcp"
+
+	"github.com/webmcp-bridge/bridge/internal/userfiles"
 )
 
 // DefaultThreshold is the most text (in bytes) a result keeps in the
@@ -45,14 +47,9 @@ const (
 )
 
 // Dir is where spilled results go: webmcp-bridge/results in the user's
-// cache directory (beside the runtime directory's fallback).
-func Dir() string {
-	d, err := os.UserCacheDir()
-	if err != nil || !filepath.IsAbs(d) {
-		d = os.TempDir()
-	}
-	return filepath.Join(d, "webmcp-bridge", "results")
-}
+// cache directory (beside the runtime directory's fallback), where the
+// uninstall finds them too (userfiles.Results).
+func Dir() string { return userfiles.Results() }
 
 // ParseSize reads a size: bytes, or a number with KiB, MiB, KB or MB.
 func ParseSize(s string) (int, error) {

@@ -12,24 +12,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/webmcp-bridge/bridge/internal/userfiles"
 )
 
 // Dir is the folder under the user's config directory (os.UserConfigDir:
 // $XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application Support on
 // macOS, %AppData% on Windows) that holds the token file.
-const Dir = "webmcp-bridge"
+const Dir = userfiles.Dir
 
 // FileName is the token file's name in Dir.
-const FileName = "http-token"
+const FileName = userfiles.TokenFile
 
-// Path is where the token is stored.
-func Path() (string, error) {
-	cfg, err := os.UserConfigDir()
-	if err != nil {
-		return "", fmt.Errorf("no config directory for the HTTP token: %w (set HOME or XDG_CONFIG_HOME)", err)
-	}
-	return filepath.Join(cfg, Dir, FileName), nil
-}
+// Path is where the token is stored (userfiles.TokenPath: the uninstall
+// finds it there too).
+func Path() (string, error) { return userfiles.TokenPath() }
 
 // Load returns the token stored at path, creating one first if there is
 // none. It refuses a token file that others may read or that is not the

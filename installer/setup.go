@@ -1,4 +1,4 @@
-package main
+package installer
 
 // The whole install into a prefix, which install.sh and install.ps1 run:
 // the files, the record, the registration and the next steps; and its

@@ -1,4 +1,4 @@
-package main
+package installer
 
 import (
 	"errors"
@@ -35,13 +35,15 @@ func (o *installOpts) errorf(format string, args ...any) {
 	say(o.stderr, "webmcp-host "+o.name+": "+format, args...)
 }
 
-// installCmd runs `webmcp-host install` and `webmcp-host uninstall`. With
+// Run runs `webmcp-host install` (name "install") or `webmcp-host
+// uninstall` (name "uninstall") with args, the arguments after the name,
+// and returns the exit code: 0, 1 when it failed, 2 for a usage error. With
 // --prefix, the whole install: copy this binary, the webmcp-shim beside it
 // and the extension's folder into the prefix, keep the install record,
 // register the host with the browsers and print the next steps (install.sh
 // and install.ps1 run this), or remove what the record lists. Without, only
 // the registration of this binary where it is (for `go install`).
-func installCmd(name string, args []string, stdout, stderr io.Writer) int {
+func Run(name string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("webmcp-host "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var dirs, browsers cliflag.Strings

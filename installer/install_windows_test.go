@@ -1,4 +1,4 @@
-package main
+package installer
 
 // The installer on Windows (run under Wine, which has a registry): the
 // prebuilt webmcp-host.exe installs into a prefix, with the manifest in the
@@ -80,7 +80,7 @@ func TestInstallWindows(t *testing.T) {
 	prefix := filepath.Join(local, "Programs", "webmcp-bridge")
 	env := append(os.Environ(), "LOCALAPPDATA="+local, "ProgramFiles="+empty, "ProgramFiles(x86)="+empty, "ProgramW6432="+empty,
 		"USERPROFILE="+home, "HOME="+home, "APPDATA="+filepath.Join(home, "Roaming"), "PATH="+empty)
-	ext, err := filepath.Abs(filepath.Join("..", "..", "extension"))
+	ext, err := filepath.Abs(filepath.Join("..", "extension"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestInstallWindowsWithoutPrefix(t *testing.T) {
 		t.Setenv(v, empty)
 	}
 	var out, errs strings.Builder
-	if code := installCmd("install", nil, &out, &errs); code != 0 {
+	if code := Run("install", nil, &out, &errs); code != 0 {
 		t.Fatalf("install = %d: %s", code, errs.String())
 	}
 	t.Log(out.String())
@@ -315,7 +315,7 @@ func TestInstallWindowsWithoutPrefix(t *testing.T) {
 		t.Errorf("manifest: %+v, %v; want it to name %s", m, err, self)
 	}
 	out.Reset()
-	if code := installCmd("uninstall", nil, &out, &errs); code != 0 {
+	if code := Run("uninstall", nil, &out, &errs); code != 0 {
 		t.Fatalf("uninstall = %d: %s", code, errs.String())
 	}
 	t.Log(out.String())

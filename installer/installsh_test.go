@@ -1,4 +1,4 @@
-package main
+package installer
 
 // install.sh itself, in a fake HOME where only Chromium has run, with a PATH
 // that holds only the tools it needs (so that the browsers of the machine
@@ -96,7 +96,7 @@ func TestInstallScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binaries")
 	}
-	script, err := filepath.Abs("../../install.sh")
+	script, err := filepath.Abs("../install.sh")
 	if err != nil {
 		t.Fatal(err)
 	}

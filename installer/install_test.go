@@ -1,4 +1,4 @@
-package main
+package installer
 
 import (
 	"os"
@@ -31,7 +31,7 @@ func TestInstallAndUninstall(t *testing.T) {
 	profile := filepath.Join(t.TempDir(), "new", "profile") // does not exist yet
 	record := filepath.Join(t.TempDir(), installrec.FileName)
 	var out, errs strings.Builder
-	if code := installCmd("install", []string{"--user-data-dir", profile, "--record", record}, &out, &errs); code != 0 {
+	if code := Run("install", []string{"--user-data-dir", profile, "--record", record}, &out, &errs); code != 0 {
 		t.Fatalf("install = %d: %s", code, errs.String())
 	}
 	for _, want := range []string{"browsers found: Chromium skipped, not installed: Chrome, ", "wrote " + filepath.Join(profile, "NativeMessagingHosts", manifest.FileName)} {
@@ -69,7 +69,7 @@ func TestInstallAndUninstall(t *testing.T) {
 	// Again: nothing changes.
 	before, _ := os.ReadFile(record)
 	out.Reset()
-	if code := installCmd("install", []string{"--user-data-dir", profile, "--record", record}, &out, &errs); code != 0 {
+	if code := Run("install", []string{"--user-data-dir", profile, "--record", record}, &out, &errs); code != 0 {
 		t.Fatalf("second install = %d: %s", code, errs.String())
 	}
 	if strings.Contains(out.String(), "wrote ") {
@@ -81,7 +81,7 @@ func TestInstallAndUninstall(t *testing.T) {
 
 	// Uninstall without --user-data-dir: the record knows the profile.
 	out.Reset()
-	if code := installCmd("uninstall", []string{"--record", record}, &out, &errs); code != 0 {
+	if code := Run("uninstall", []string{"--record", record}, &out, &errs); code != 0 {
 		t.Fatalf("uninstall = %d: %s", code, errs.String())
 	}
 	for _, gone := range []string{filepath.Dir(profile), filepath.Join(home, ".config", "chromium", "NativeMessagingHosts"), record} {
@@ -97,13 +97,13 @@ func TestInstallAndUninstall(t *testing.T) {
 func TestInstallForcedBrowser(t *testing.T) {
 	home := fakeHome(t)
 	var out, errs strings.Builder
-	if code := installCmd("install", []string{"--browser", "edge"}, &out, &errs); code != 0 {
+	if code := Run("install", []string{"--browser", "edge"}, &out, &errs); code != 0 {
 		t.Fatalf("install --browser edge = %d: %s", code, errs.String())
 	}
 	if _, err := manifest.Read(filepath.Join(home, ".config", "microsoft-edge", "NativeMessagingHosts")); err != nil {
 		t.Errorf("--browser edge wrote no manifest: %v\n%s", err, out.String())
 	}
-	if code := installCmd("install", []string{"--browser", "netscape"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "chromium") {
+	if code := Run("install", []string{"--browser", "netscape"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "chromium") {
 		t.Errorf("install --browser netscape = %d, %q", code, errs.String())
 	}
 }
@@ -111,7 +111,7 @@ func TestInstallForcedBrowser(t *testing.T) {
 func TestUninstallWithoutRecord(t *testing.T) {
 	home := fakeHome(t)
 	var out, errs strings.Builder
-	if code := installCmd("install", nil, &out, &errs); code != 0 {
+	if code := Run("install", nil, &out, &errs); code != 0 {
 		t.Fatalf("install = %d: %s", code, errs.String())
 	}
 	// A manifest of another install stays.
@@ -119,7 +119,7 @@ func TestUninstallWithoutRecord(t *testing.T) {
 	m, _ := manifest.New("/elsewhere/webmcp-host")
 	manifest.Write(m, other)
 	out.Reset()
-	if code := installCmd("uninstall", []string{"--user-data-dir", filepath.Join(home, ".config", "chromium", "other", "..")}, &out, &errs); code != 0 {
+	if code := Run("uninstall", []string{"--user-data-dir", filepath.Join(home, ".config", "chromium", "other", "..")}, &out, &errs); code != 0 {
 		t.Fatalf("uninstall = %d: %s", code, errs.String())
 	}
 	if _, err := os.Stat(filepath.Join(home, ".config", "chromium", "NativeMessagingHosts", manifest.FileName)); !os.IsNotExist(err) {
@@ -132,11 +132,11 @@ func TestUninstallWithoutRecord(t *testing.T) {
 
 func TestInstallUsageErrors(t *testing.T) {
 	var out, errs strings.Builder
-	if code := installCmd("install", []string{"--no-browsers"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "--user-data-dir") {
+	if code := Run("install", []string{"--no-browsers"}, &out, &errs); code != 2 || !strings.Contains(errs.String(), "--user-data-dir") {
 		t.Errorf("install --no-browsers alone = %d, %q; want 2 and a hint", code, errs.String())
 	}
 	errs.Reset()
-	if code := installCmd("install", []string{"extra"}, &out, &errs); code != 2 {
+	if code := Run("install", []string{"extra"}, &out, &errs); code != 2 {
 		t.Errorf("install extra = %d, want 2", code)
 	}
 }
@@ -154,7 +154,7 @@ func TestInstallFirefox(t *testing.T) {
 	t.Setenv("PATH", bin)
 	record := filepath.Join(t.TempDir(), installrec.FileName)
 	var out, errs strings.Builder
-	if code := installCmd("install", []string{"--record", record}, &out, &errs); code != 0 {
+	if code := Run("install", []string{"--record", record}, &out, &errs); code != 0 {
 		t.Fatalf("install = %d: %s", code, errs.String())
 	}
 	dir := filepath.Join(home, ".mozilla", "native-messaging-hosts")
@@ -181,12 +181,12 @@ func TestInstallFirefox(t *testing.T) {
 
 	// Again: unchanged.
 	out.Reset()
-	if code := installCmd("install", []string{"--record", record}, &out, &errs); code != 0 || strings.Contains(out.String(), "wrote ") {
+	if code := Run("install", []string{"--record", record}, &out, &errs); code != 0 || strings.Contains(out.String(), "wrote ") {
 		t.Errorf("second install = %d, wrote something:\n%s%s", code, out.String(), errs.String())
 	}
 
 	out.Reset()
-	if code := installCmd("uninstall", []string{"--record", record}, &out, &errs); code != 0 {
+	if code := Run("uninstall", []string{"--record", record}, &out, &errs); code != 0 {
 		t.Fatalf("uninstall = %d: %s", code, errs.String())
 	}
 	if !strings.Contains(oneLine(out.String()), "removed "+filepath.Join(dir, manifest.FileName)+" (Firefox)") {
@@ -207,7 +207,7 @@ func TestUninstallFirefoxWithoutRecord(t *testing.T) {
 	home := fakeHome(t)
 	os.MkdirAll(filepath.Join(home, ".mozilla", "firefox"), 0o700) // Firefox has run
 	var out, errs strings.Builder
-	if code := installCmd("install", nil, &out, &errs); code != 0 {
+	if code := Run("install", nil, &out, &errs); code != 0 {
 		t.Fatalf("install = %d: %s", code, errs.String())
 	}
 	dir := filepath.Join(home, ".mozilla", "native-messaging-hosts")
@@ -215,7 +215,7 @@ func TestUninstallFirefoxWithoutRecord(t *testing.T) {
 		t.Fatalf("Firefox's manifest = %+v, %v\n%s", m, err, out.String())
 	}
 	out.Reset()
-	if code := installCmd("uninstall", nil, &out, &errs); code != 0 {
+	if code := Run("uninstall", nil, &out, &errs); code != 0 {
 		t.Fatalf("uninstall = %d: %s", code, errs.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); !os.IsNotExist(err) {

@@ -1,4 +1,4 @@
-package main
+package installer
 
 // The uninstaller against records that name more than the install wrote,
 // and against the processes, the token and the runtime folder it finds.
@@ -12,7 +12,6 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/shim/spill"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -74,7 +73,7 @@ func fakeInstall(t *testing.T, lines ...string) (prefix, record string) {
 func runUninstall(t *testing.T, record string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errs strings.Builder
-	code = installCmd("uninstall", []string{"--record", record, "--no-browsers"}, &out, &errs)
+	code = Run("uninstall", []string{"--record", record, "--no-browsers"}, &out, &errs)
 	t.Logf("uninstall = %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errs.String())
 	return code, out.String(), errs.String()
 }
@@ -255,14 +254,6 @@ func TestUninstallTokenAndRuntimeDir(t *testing.T) {
 	_, record = fakeInstall(t)
 	if _, out, _ = runUninstall(t, record); !strings.Contains(oneLine(out), "left the runtime folder "+run+": $"+webmcp.RuntimeDirEnv) || !exists(run) {
 		t.Errorf("the runtime folder of $%s: %v", webmcp.RuntimeDirEnv, exists(run))
-	}
-}
-
-func TestResultsDirIsSpills(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	cache, _ := os.UserCacheDir()
-	if got, want := filepath.Join(cache, "webmcp-bridge", resultsDir), spill.Dir(); got != want {
-		t.Errorf("uninstall looks for results in %s, shims write them to %s", got, want)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package installer
 
 import (
 	"errors"
@@ -12,14 +12,10 @@ import (
 	"time"
 
 	"github.com/webmcp-bridge/bridge/internal/installrec"
+	"github.com/webmcp-bridge/bridge/internal/userfiles"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/shim/token"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
-
-// resultsDir is the folder of spilled tool results in the cache's
-// webmcp-bridge folder (shim/spill.Dir, which the host does not link).
-const resultsDir = "results"
 
 // socketWait bounds the wait for a stopped host to remove its socket.
 const socketWait = 5 * time.Second
@@ -405,7 +401,7 @@ func (u *uninstaller) removeDir(d string, tell bool) {
 // removeToken removes the HTTP token of webmcp-shim --http, and its folder
 // when that empties it.
 func (u *uninstaller) removeToken() {
-	path, err := token.Path()
+	path, err := userfiles.TokenPath()
 	if err != nil {
 		return
 	}
@@ -486,15 +482,14 @@ func (u *uninstaller) removeRuntimeDir(stopped []proc) {
 	}
 	// The cache's webmcp-bridge folder: the runtime folder by default, and
 	// the tool results that shims saved for agents.
-	cache, err := os.UserCacheDir()
+	bridge, err := userfiles.CacheDir()
 	if err != nil {
 		return
 	}
-	bridge := filepath.Join(cache, "webmcp-bridge")
-	if installrec.NoLinks(cache, bridge) != nil {
+	if installrec.NoLinks(filepath.Dir(bridge), bridge) != nil {
 		return
 	}
-	results := filepath.Join(bridge, resultsDir)
+	results := filepath.Join(bridge, userfiles.ResultsDir)
 	if fi, err := os.Lstat(results); err == nil && fi.IsDir() {
 		say(u.stdout, "left %s: tool results that shims saved for your agents, which may still refer to them (rm -r %s removes them)", results, results)
 	}
