@@ -83,7 +83,9 @@ func TestRugPull(t *testing.T) {
 		if got := outcome(t, ch); got != "OK ran pay" {
 			t.Fatalf("pay after Allow = %q", got)
 		}
-		tools = b.waitTools("pay accepted", func(ts map[string]*mcp.Tool) bool { return ts["pay"] != nil && !changed(ts, "pay") && changed(ts, "look") })
+		tools = b.waitTools("pay accepted", func(ts map[string]*mcp.Tool) bool {
+			return ts["pay"] != nil && !changed(ts, "pay") && changed(ts, "look")
+		})
 		if got := outcome(t, callAsync(b.client, "pay", map[string]any{})); got != "OK ran pay" {
 			t.Fatalf("pay once accepted = %q", got)
 		}
