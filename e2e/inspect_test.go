@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -124,4 +125,41 @@ func TestInspectTry(t *testing.T) {
 			shoot(t, panel, "light", 420, 900, "inspector-light.png")
 		}
 	})
+}
+
+// In Firefox, the same as TestInspectTry through the add-on's panel (in a
+// tab for the page's tab): Firefox's BiDi reaches no accessibility tree of
+// an add-on's page, so the fields are found by their aria-label (the
+// accessible name the Chromium test checks) and filled as typing would.
+func TestFirefoxInspectTry(t *testing.T) {
+	f := startFirefox(t)
+	origin := serveInspectPage(t)
+	f.navigate(origin + "/")
+	f.waitPage(`document.body.dataset.ready === "true"`)
+	f.waitTool("sum_numbers")
+	id := f.tabID(origin)
+	path := fmt.Sprintf("ui/panel.html?tab=%d", id)
+	f.openExtPage(path)
+	panel := f.findExtPage(path, nil)
+	f.extEvalIn(panel, waitScript(`document.body.dataset.ready === "true"`))
+	f.extClick(panel, "Try sum_numbers")
+	for name, v := range map[string]string{"a": "20", "b": "22"} {
+		js := fmt.Sprintf(`(() => { const e = %s; if (!e) return false; e.focus(); e.value = %q; e.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`, byLabel(name), v)
+		f.extEvalIn(panel, waitScript(byLabel(name)))
+		if f.extEvalIn(panel, js) != "true" {
+			t.Fatalf("the panel has no field labelled %q", name)
+		}
+	}
+	f.extClick(panel, "Run")
+	f.extEvalIn(panel, waitScript(`(() => { const r = document.querySelector('[data-tool="sum_numbers"] .try-result .result-text'); return r && r.textContent === "42"; })()`))
+	var runs []struct {
+		A, B  any
+		Types []string
+	}
+	if err := json.Unmarshal([]byte(f.evalString(f.context, `JSON.stringify(window.runs)`)), &runs); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].A != float64(20) || runs[0].B != float64(22) || runs[0].Types[0] != "number" || runs[0].Types[1] != "number" {
+		t.Fatalf("the page ran %+v; want once with the numbers {a:20, b:22}", runs)
+	}
 }
