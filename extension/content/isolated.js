@@ -547,6 +547,7 @@
     notAllowed: "not_allowed",
     declined: "declined",
     tooLarge: "too_large",
+    blocked: "blocked",
     internal: "internal"
   });
 

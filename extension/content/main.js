@@ -214,6 +214,7 @@
     notAllowed: "not_allowed",
     declined: "declined",
     tooLarge: "too_large",
+    blocked: "blocked",
     internal: "internal"
   });
   var HINTS = /* @__PURE__ */ Object.freeze([
