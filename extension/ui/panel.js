@@ -5,8 +5,9 @@
 // it with, the first three on the popup's first screen: which agents are
 // connected; may they use this site, and do they ask first (the switch, the
 // ask-before-acting choice); what the next prompt carries (the context
-// chips, their switches, the pins). Then the tools, one line each, and the
-// activity log and the allowed sites, collapsed.
+// chips, their switches, the pins). Then the tools, one line each, with the
+// page author's inspector (ui/inspector.js: what an agent gets, warnings,
+// "Try NAME"), and the activity log and the allowed sites, collapsed.
 // Everything comes from the worker (worker/panel.js) through ui/api.js, and
 // is asked again whenever the worker names a topic that changed.
 
@@ -109,6 +110,8 @@ function refresh(fresh = false) {
       again = false;
       try {
         const [state, sites] = await Promise.all([send('panel/state', { tabId, fresh: f }), send('sites/list')]);
+        // The inspector's view of the tab's tools (ui/tools.js shows it when there is one).
+        if (state.tab && state.tools.length) state.inspect = await send('inspect/tools', { tabId: state.tab.id }).catch(() => null);
         render(state, sites);
       } catch (e) {
         report(`Could not ask the extension: ${e.message}`, true);

@@ -103,13 +103,14 @@ export class Activity {
 
   /**
    * A call arrived and was routed: c {id, tabId, tabTitle?, origin, name,
-   * arguments, timeout?}; waiting: whether it first waits for the user.
+   * arguments, timeout?, by?}; by names who made it when no agent did (the
+   * user, in the inspector); waiting: whether it first waits for the user.
    */
   start(c, waiting) {
     const e = {
       id: c.id,
       time: this.clock.now(),
-      agent: this.agentOf(c.id),
+      agent: typeof c.by === 'string' && c.by !== '' ? c.by : this.agentOf(c.id),
       site: c.origin || '',
       tabId: c.tabId,
       tabTitle: String(c.tabTitle || '').slice(0, 120),

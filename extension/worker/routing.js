@@ -86,6 +86,8 @@ export class CallRouter {
     this.dialogHeld = new Map();
     this.sendAnswer = sendAnswer || ((m) => send(m));
     this.pending = new PendingCalls();
+    /** @type {Map<string, (answer: object) => void>} the user's own calls (runForUser), answered to the panel, never to the host */
+    this.own = new Map();
     /** @type {Map<object, object[]>} messages for each frame's Port, held until release() */
     this.outbox = new Map();
     this.holding = false;
@@ -126,7 +128,7 @@ export class CallRouter {
   /** Answers call id: to the host, and to the activity log (detail: what the log tells the user instead of the agent's message). */
   reply(m, detail) {
     // The answer first: the log's bookkeeping need not delay it.
-    this.send(m);
+    if (!this.answerOwn(m)) this.send(m);
     if (this.activity) this.activity.end(m.id, m, detail);
   }
 
@@ -200,6 +202,48 @@ export class CallRouter {
       if (this.activity) this.activity.running(m.id);
       this.dispatch(m, conn);
     });
+  }
+
+  /**
+   * Runs a call the user made in the panel (the inspector's Run): m {id,
+   * tabId, frameId, name, arguments}, id the worker's own (never a shim's).
+   * It goes to the frame as an agent's call does, without asking first (the
+   * user is who acts), and is logged as the user's (by). Resolves with the
+   * answer, a result or error message, which goes to the panel only.
+   */
+  runForUser(m, by) {
+    return new Promise((resolve) => {
+      const problem = this.registry.route(m.tabId, m.frameId, m.name);
+      const conn = this.frames.get(m.tabId, m.frameId);
+      if (problem || !conn) {
+        const p = problem || { code: Code.notFound, message: `no frame ${m.frameId} in tab ${m.tabId}` };
+        resolve(errorMessage(m.id, p.code, p.message));
+        return;
+      }
+      const dialog = this.frames.dialogFor(conn);
+      if (dialog) {
+        resolve(dialogError(m.id, dialog));
+        return;
+      }
+      if (!this.pending.add(m.id, m.tabId, m.frameId, conn)) {
+        resolve(errorMessage(m.id, Code.internal, `call ${m.id} is already under way`));
+        return;
+      }
+      this.own.set(m.id, resolve);
+      const tab = this.registry.tabs.get(m.tabId);
+      const frame = this.registry.frames.get(frameKey(m.tabId, m.frameId));
+      if (this.activity) this.activity.start({ ...m, origin: frame.origin, tabTitle: tab && tab.title, by }, false);
+      this.dispatch(m, conn);
+    });
+  }
+
+  /** Answers m to the panel when it is the user's own call (runForUser); false when it is not. */
+  answerOwn(m) {
+    const resolve = this.own.get(m.id);
+    if (!resolve) return false;
+    this.own.delete(m.id);
+    resolve(m);
+    return true;
   }
 
   /** Sends a pending call to its frame. */
@@ -279,6 +323,10 @@ export class CallRouter {
       out.trace = m.trace;
       mark(out, 'worker.back');
     }
+    if (this.answerOwn(out)) {
+      if (this.activity) this.activity.end(out.id, out);
+      return;
+    }
     if (out.error && out.error.ran && this.navAnswers) {
       // Its answer is the next document's (navanswers.js): sent once that has loaded.
       this.navAnswers.hold(conn, out);
@@ -313,7 +361,7 @@ export class CallRouter {
 
   /** The host link was lost: the pages stop every call under way. */
   hostLost() {
-    for (const c of this.take(() => true)) {
+    for (const c of this.take((c) => !this.own.has(c.id))) {
       if (!c.waited) postToFrame(c.conn, { type: T.cancel, id: c.id });
       if (this.activity) this.activity.end(c.id, errorMessage(c.id, Code.noBrowser, 'the link to webmcp-host was lost while the call ran'));
     }

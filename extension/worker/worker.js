@@ -19,6 +19,7 @@
 //   activity.js  the activity log, and the calls under way in each tab
 //   badge.js     the toolbar badge per tab; indicator.js the in-page indicator
 //   panel.js     the panel's requests: site access, context exclusion, pins; its change notices
+//   inspect.js   the inspector's requests: a tab's tools as agents get them, and the user's own runs
 
 import { STORAGE_KEY } from '../lib/allowlist.js';
 import { EXCLUSIONS_KEY } from '../lib/exclusions.js';
@@ -36,6 +37,7 @@ import { Frames } from './frames.js';
 import { NavAnswers } from './navanswers.js';
 import { HostLink } from './hostlink.js';
 import { Indicator } from './indicator.js';
+import { Inspector } from './inspect.js';
 import { Opener } from './opener.js';
 import { Panel, shareablePin } from './panel.js';
 import { PinStore } from './pins.js';
@@ -248,6 +250,8 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     agents: () => agents.list(),
   });
 
+  const inspector = new Inspector({ registry, router, consent, clock });
+
   // The known tool definitions are stored a moment after they change.
   let printsTimer = 0;
   prints.onChange = () => {
@@ -266,6 +270,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
   activity.listen(ui);
   badge.listen();
   panel.listen();
+  inspector.listen(ui);
   pins.listen();
   // Browser start and install only need to wake the worker, which then opens the host link.
   chrome.runtime.onStartup.addListener(() => {});
@@ -299,5 +304,5 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.giveUpStart();
     link.connect();
   });
-  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, agents, opener, panel, consent, activity, badge, indicator, started };
+  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, agents, opener, panel, inspector, consent, activity, badge, indicator, started };
 }
