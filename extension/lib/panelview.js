@@ -112,12 +112,15 @@ export function tabChips(registry, wire, excluded) {
 }
 
 /** The allow list as the panel and the options page list it. */
-export function siteEntries(list) {
-  return list.map((entry) => ({
-    entry,
-    blocked: entry.startsWith('!'),
-    isDefault: DEFAULT_ALLOW_LIST.includes(entry),
-  }));
+export function siteEntries(list, pending = []) {
+  return [
+    ...list.map((entry) => ({
+      entry,
+      blocked: entry.startsWith('!'),
+      isDefault: DEFAULT_ALLOW_LIST.includes(entry),
+    })),
+    ...pending.filter((entry) => !list.includes(entry)).map((entry) => ({ entry, blocked: false, isDefault: false, pending: true })),
+  ];
 }
 
 /**

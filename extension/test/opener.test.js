@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileAllowList, DEFAULT_ALLOW_LIST, STORAGE_KEY } from '../lib/allowlist.js';
+import { compileAllowList, DEFAULT_ALLOW_LIST } from '../lib/allowlist.js';
 import { Code } from '../lib/protocol.js';
 import { Registry } from '../lib/registry.js';
 import { LOAD_WAIT, Opener, TOOLS_WAIT, pageURL } from '../worker/opener.js';
@@ -13,10 +13,14 @@ function setup({ askOpen, agentOf = () => '' } = {}) {
   const chrome = fakeChrome();
   const clock = new FakeClock();
   const registry = new Registry({ allows: compileAllowList(DEFAULT_ALLOW_LIST).allows });
-  // The allow list follows storage, as worker/tabs.js makes it.
-  chrome.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && STORAGE_KEY in changes) registry.setAllows(compileAllowList(changes[STORAGE_KEY].newValue).allows);
-  });
+  // A site added from the consent window joins the allow list, as worker/sites.js makes it.
+  const list = [...DEFAULT_ALLOW_LIST];
+  chrome.sitesAdded = [];
+  const allowSite = async (origin) => {
+    chrome.sitesAdded.push(origin);
+    list.push(origin);
+    registry.setAllows(compileAllowList(list).allows);
+  };
   let next = 50;
   chrome.tabs.created = [];
   const made = new Map();
@@ -38,7 +42,7 @@ function setup({ askOpen, agentOf = () => '' } = {}) {
     forCall: (id) => ({ session: id.split('.')[0], pid: pids[id.split('.')[0]], agent: agentOf(id) }),
     nameFor: (id) => `agent ${id.split('.')[0]}`,
   };
-  const opener = new Opener({ chrome, registry, agents, askOpen, clock: clock.api, log: { warn() {} } });
+  const opener = new Opener({ chrome, registry, agents, askOpen, allowSite, clock: clock.api, log: { warn() {} } });
   // The page loads (at url: where it landed) and its frame reports tools.
   const load = async (tabId, tools = [], { url = 'http://localhost:8765/', title = 'Trace viewer' } = {}) => {
     for (let i = 0; i < 100 && !chrome.tabs.created.some((t) => t.id === tabId); i++) await drain();
@@ -117,8 +121,7 @@ test('a site not allowed asks the user: deny opens nothing, add allows the site'
   reply = 'add';
   const added = opener.open('s2.2', { url: 'https://bank.example/' });
   await drain();
-  const stored = await chrome.storage.local.get(STORAGE_KEY);
-  assert.ok(stored[STORAGE_KEY].includes('https://bank.example'), JSON.stringify(stored));
+  assert.deepEqual(chrome.sitesAdded, ['https://bank.example']);
   await load(50, [], { url: 'https://bank.example/' });
   await clock.advance(TOOLS_WAIT);
   assert.equal((await added).output.tabId, 50);
@@ -129,8 +132,7 @@ test('a site not allowed asks the user: deny opens nothing, add allows the site'
   await load(51, ['hidden_tool'], { url: 'https://other.example/' });
   const out = (await once).output;
   assert.deepEqual(out.tools, [], 'the tools of a site allowed once stay hidden');
-  const again = await chrome.storage.local.get(STORAGE_KEY);
-  assert.ok(!again[STORAGE_KEY].includes('https://other.example'));
+  assert.deepEqual(chrome.sitesAdded, ['https://bank.example'], 'a site allowed once is not added');
 });
 
 test('without a consent window, a site not allowed is refused', async () => {
@@ -245,7 +247,7 @@ test('a redirect allowed once answers with the page but not its tools; one added
   await clock.advance(TOOLS_WAIT);
   const out = (await added).output;
   assert.deepEqual([out.url, out.tools], [INBOX.url, ['read_mail']]);
-  assert.ok((await chrome.storage.local.get(STORAGE_KEY))[STORAGE_KEY].includes('https://mail.example'));
+  assert.deepEqual(chrome.sitesAdded, ['https://mail.example']);
   assert.deepEqual(chrome.tabs.removed, []);
 });
 

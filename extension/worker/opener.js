@@ -23,7 +23,7 @@
 // context providers; of a page with neither it learns nothing, and the
 // answer then carries the URL the agent gave.
 
-import { STORAGE_KEY, allowListFrom, setSiteAllowed, webOrigin } from '../lib/allowlist.js';
+import { webOrigin } from '../lib/allowlist.js';
 import { Code } from '../lib/protocol.js';
 
 /** How long openPage waits for the page to load, then for its first tools. */
@@ -59,13 +59,16 @@ export class Opener {
    * @param {(q: {id: string, agent: string, origin: string, url: string}) => Promise<'once' | 'add' | 'deny'>} [o.askOpen]
    *   asks the user about a site that is not allowed; without it such a
    *   site is refused
+   * @param {(origin: string) => Promise<void>} [o.allowSite] turns a site on
+   *   that the user added from the consent window (whose page asked the
+   *   browser for it); resolves once its content scripts are registered
    * @param {(id: string) => void} [o.dropAsk] ends the question of request
    *   id (the agent cancelled it) as a no
    * @param {{now: () => number, setTimeout: Function, clearTimeout: Function}} o.clock
    * @param {{warn: Function}} o.log
    */
-  constructor({ chrome, registry, agents, askOpen, dropAsk, clock, log }) {
-    Object.assign(this, { chrome, registry, agents, askOpen, dropAsk, clock, log });
+  constructor({ chrome, registry, agents, askOpen, allowSite, dropAsk, clock, log }) {
+    Object.assign(this, { chrome, registry, agents, askOpen, allowSite, dropAsk, clock, log });
     /**
      * tab id -> who opened it (owner) and the origin it opened on, once
      * loaded (until then navigations are the opening's own: redirects).
@@ -167,7 +170,7 @@ export class Opener {
    */
   async askAbout(id, page, consented) {
     const agent = this.agents.nameFor(id);
-    const answer = this.askOpen ? await this.askOpen({ id, agent, ...page }) : 'deny';
+    let answer = this.askOpen ? await this.askOpen({ id, agent, ...page }) : 'deny';
     const redirect = page.from ? `${page.from} redirected to ${page.origin}, a site the user has not allowed; ` : '';
     if (answer === 'deny') {
       if (!this.askOpen) {
@@ -176,8 +179,14 @@ export class Opener {
       return { code: Code.declined, message: `${redirect}the user declined to open ${page.origin}; do not ask again unless the user says so` };
     }
     if (answer === 'add') {
-      const stored = await this.chrome.storage.local.get(STORAGE_KEY);
-      await this.chrome.storage.local.set({ [STORAGE_KEY]: setSiteAllowed(allowListFrom(stored[STORAGE_KEY]), page.origin, true) });
+      // The consent window asked the browser for the site on the user's
+      // click; the tab opens once the content scripts are there for it.
+      try {
+        if (this.allowSite) await this.allowSite(page.origin);
+      } catch (e) {
+        this.log.warn(`open_page: ${page.origin} could not be added: ${e.message}; it opens as allowed once`);
+        answer = 'once';
+      }
     }
     consented.set(page.origin, answer);
     return undefined;

@@ -11,7 +11,8 @@
 //   contextsampler.js  contextOn and sample requests to frames
 //   requests.js  sampleContext, pin, unpin
 //   pins.js      the pin store
-//   tabs.js      tabs, the focused window, the allow list
+//   tabs.js      tabs, the focused window, the allow list applied
+//   sites.js     site access: the browser's grants, blocks, the content scripts' registration
 //   uiapi.js     the extension's own pages' requests, and change notices to them
 //   agents.js    the shims connected to the host and the agents they serve
 //   opener.js    openPage, focusTab, closeTab: tabs agents bring into reach
@@ -20,7 +21,6 @@
 //   badge.js     the toolbar badge per tab; indicator.js the in-page indicator
 //   panel.js     the panel's requests: site access, context exclusion, pins; its change notices
 
-import { STORAGE_KEY } from '../lib/allowlist.js';
 import { EXCLUSIONS_KEY } from '../lib/exclusions.js';
 import { PINS_KEY } from '../lib/pinlist.js';
 import { T, browserInfo } from '../lib/protocol.js';
@@ -38,6 +38,7 @@ import { Opener } from './opener.js';
 import { Panel, shareablePin } from './panel.js';
 import { PinStore } from './pins.js';
 import { Requests } from './requests.js';
+import { Sites } from './sites.js';
 import { CallRouter } from './routing.js';
 import { Tabs } from './tabs.js';
 import { UiApi } from './uiapi.js';
@@ -198,6 +199,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     chrome, registry, clock, log,
     agents: { forCall: (id) => agents.forCall(id), nameFor: (id) => agents.nameFor(id) },
     askOpen: (q) => consent.askOpen(q),
+    allowSite: (origin) => sites.allow(origin),
     dropAsk: (id) => consent.settle(id, { allow: false, how: 'cancelled' }),
   });
   const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log, opener, activity });
@@ -217,16 +219,25 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     },
   });
 
+  const sites = new Sites({
+    chrome, log,
+    apply: (list) => {
+      tabs.setAllowList(list);
+      changed();
+    },
+  });
+
   const ui = new UiApi({ chrome, log });
   const agents = new Agents({ changed: () => ui.publish('agents') });
   const panel = new Panel({
-    chrome, registry, tabs, sampler, pins, ui, clock, changed,
+    chrome, registry, tabs, sites, sampler, pins, ui, clock, changed,
     connected: () => link.ready,
     agents: () => agents.list(),
   });
 
   frames.listen();
   tabs.listen();
+  sites.listen();
   ui.listen();
   consent.listen(ui);
   activity.listen(ui);
@@ -239,9 +250,11 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
 
   async function start() {
     await restrictStorage(chrome, log);
-    const stored = await chrome.storage.local.get([STORAGE_KEY, INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY]);
+    const stored = await chrome.storage.local.get([INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY]);
     tabs.setExclusions(stored[EXCLUSIONS_KEY]);
-    tabs.setAllowList(stored[STORAGE_KEY]);
+    // Site access, and the content scripts registered for it (also after
+    // an update, and after the browser or the worker restarted).
+    await sites.load().catch((e) => log.warn(`could not read site access or register the content scripts: ${e && e.message ? e.message : e}`));
     pins.load(stored[PINS_KEY]); // no request comes before the host link opens, below
     await Promise.all([consent.loadFromStorage(), activity.loadFromStorage()]);
     let instance = stored[INSTANCE_KEY];
@@ -264,5 +277,5 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.giveUpStart();
     link.connect();
   });
-  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, agents, opener, panel, consent, activity, badge, indicator, started };
+  return { registry, link, frames, router, sampler, pins, requests, tabs, sites, ui, agents, opener, panel, consent, activity, badge, indicator, started };
 }
