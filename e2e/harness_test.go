@@ -127,9 +127,16 @@ func setup() (int, error) {
 // user's way.
 func approvedBefore(origin string) error {
 	ext := filepath.Join(installDir, "share", "webmcp-bridge", "extension")
+	// The host this browser starts keeps its socket out of the user's own places.
+	rd, err := os.MkdirTemp("", "wmrt")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(rd)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath),
 		chromedp.UserDataDir(profileDir),
+		chromedp.Env("WEBMCP_RUNTIME_DIR="+filepath.Join(rd, "run")),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.Flag("headless", "new"),
@@ -158,6 +165,21 @@ func approvedBefore(origin string) error {
 	got, err := chromedp.Run(browser, chromedp.Evaluate[string](script, chromedp.EvalAwaitPromise))
 	if err != nil || got != "ON_ALL_SITES" {
 		return fmt.Errorf("let the template profile remember a grant of %s in chrome://extensions: %q %v", origin, got, err)
+	}
+	// The extension saw its loopback grants go and come back: the sites
+	// list answers once it has registered its content scripts again, which
+	// the profile keeps for the tests' browsers.
+	page, cancelPage, err := openExtPage(browser, "ui/options.html")
+	defer cancelPage()
+	if err != nil {
+		return err
+	}
+	check := `chrome.runtime.sendMessage({type: "sites/list"})
+		.then(() => chrome.scripting.getRegisteredContentScripts())
+		.then((s) => JSON.stringify(s.map((c) => c.id + " " + c.matches.join(" "))))`
+	scripts, err := chromedp.Run(page, chromedp.Evaluate[string](check, chromedp.EvalAwaitPromise))
+	if err != nil || !strings.Contains(scripts, "webmcp-main http://127.0.0.1/*") {
+		return fmt.Errorf("the extension's content scripts in the template profile: %s %v", scripts, err)
 	}
 	return nil
 }

@@ -292,3 +292,43 @@ test('a new tab\'s empty first document is no load: the answer waits for the pag
   await load(50, ['t']);
   assert.deepEqual((await answer).output, { tabId: 50, url: 'http://localhost:8765/', title: 'Trace viewer', tools: ['t'] });
 });
+
+// What the browser really shows: a tab on a site without the extension's
+// grant has no url, and its page no script; the redirect that took it
+// there was reported for the allowed site's request.
+test('a redirect to a site the extension cannot see is known by its webRequest report, asked about, and reloaded once added', async () => {
+  const asked = [];
+  let reply = 'deny';
+  const { chrome, opener, clock } = setup({ askOpen: async (q) => (asked.push([q.origin, q.url, q.from]), reply) });
+  chrome.tabs.reloaded = [];
+  const hiddenLoad = async (tabId, redirectUrl) => {
+    for (let i = 0; i < 100 && !chrome.tabs.created.some((t) => t.id === tabId); i++) await drain();
+    chrome.webRequest.onBeforeRedirect.emit({ tabId, frameId: 0, url: 'http://localhost:8765/r', redirectUrl });
+    const tab = await chrome.tabs.get(tabId);
+    // The browser hides url and title of a site without a grant.
+    chrome.tabs.get = async (id) => (id === tabId ? { id, windowId: 1, status: 'complete' } : tab);
+    chrome.tabs.onUpdated.emit(tabId, { status: 'complete' }, { id: tabId, status: 'complete' });
+    await drain();
+  };
+  const denied = opener.open('s1.1', { url: 'http://localhost:8765/r' });
+  await hiddenLoad(50, 'https://mail.example/inbox?token=SECRET');
+  await clock.advance(TOOLS_WAIT);
+  const r = await denied;
+  assert.equal(r.code, Code.declined);
+  assert.match(r.message, /redirected to https:\/\/mail\.example/);
+  assert.doesNotMatch(r.message, /SECRET/);
+  assert.deepEqual(asked, [['https://mail.example', 'https://mail.example/inbox?token=SECRET', 'http://localhost:8765']]);
+  assert.deepEqual(chrome.tabs.removed, [50]);
+
+  reply = 'add';
+  chrome.tabs.reload = async (id) => chrome.tabs.reloaded.push(id);
+  const added = opener.open('s1.2', { url: 'http://localhost:8765/r' });
+  await hiddenLoad(51, 'https://mail.example/inbox');
+  await clock.advance(LOAD_WAIT);
+  await clock.advance(TOOLS_WAIT);
+  await clock.advance(TOOLS_WAIT);
+  const out = await added;
+  assert.equal(out.output.tabId, 51);
+  assert.deepEqual(chrome.sitesAdded, ['https://mail.example']);
+  assert.deepEqual(chrome.tabs.reloaded, [51], 'loaded again, now with the scripts');
+});

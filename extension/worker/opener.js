@@ -18,10 +18,14 @@
 // neither allowed nor allowed by the user for this request asks the same
 // question about that site; on a no the tab closes and the agent gets the
 // error, nothing of the page. The answer carries the url and title only of
-// a page the user allowed. The extension has no "tabs" permission: it
-// learns where a tab is from the relay of a page that registers tools or
-// context providers; of a page with neither it learns nothing, and the
-// answer then carries the URL the agent gave.
+// a page the user allowed. The extension has no "tabs" permission: the
+// browser names a tab's URL only on the sites it holds a grant for, the
+// allowed ones (worker/sites.js), and a page of any other site runs no
+// script of the extension. So a tab that lands on a site not allowed is
+// known by the redirect that took it there (webRequest.onBeforeRedirect of
+// the allowed site's request: the browser reports requests to granted
+// sites only); one that a page's script sent there is not known, and the
+// answer then carries the URL the agent gave, and no tools.
 
 import { webOrigin } from '../lib/allowlist.js';
 import { Code } from '../lib/protocol.js';
@@ -83,6 +87,13 @@ export class Opener {
       const url = change.url || (tab && tab.url);
       if (typeof url === 'string' && url !== '') this.topFrame(tabId, webOrigin(url));
     });
+    // Where a redirect of an opening's request led (see landed).
+    if (chrome.webRequest && chrome.webRequest.onBeforeRedirect) {
+      chrome.webRequest.onBeforeRedirect.addListener((d) => {
+        const o = this.opened.get(d.tabId);
+        if (o && !o.loaded && d.frameId === 0) o.redirectedTo = d.redirectUrl;
+      }, { urls: ['http://*/*', 'https://*/*'], types: ['main_frame'] });
+    }
   }
 
   /** Tab tabId now shows a page of origin: a tab that went to another site is the user's. */
@@ -158,7 +169,10 @@ export class Opener {
    */
   whereIs(t, tabId) {
     const known = this.registry.tabs.get(tabId);
-    const url = (t && typeof t.url === 'string' && t.url) || (known && known.url) || '';
+    // A tab whose URL the browser hides is on a site not allowed: where a
+    // redirect took it, if one did.
+    const hidden = t && t.url === undefined ? (this.opened.get(tabId) || {}).redirectedTo : undefined;
+    const url = (t && typeof t.url === 'string' && t.url) || hidden || (known && known.url) || '';
     const title = (t && t.title) || (known && known.title) || '';
     return { origin: webOrigin(url), url, title };
   }
@@ -214,6 +228,12 @@ export class Opener {
         return no;
       }
       asked = true; // and look again: it may have moved on while the user thought
+      if (consented.get(at.origin) === 'add' && t && t.url === undefined) {
+        // Its page loaded before the site was allowed, without the
+        // extension's scripts: load it again with them.
+        await this.chrome.tabs.reload(tabId).catch(() => {});
+        await this.waitLoaded(tabId);
+      }
     }
   }
 

@@ -68,7 +68,8 @@ export class Panel {
     ui.on('provider/include', (m) => this.include(m));
     ui.on('pin', (m) => this.pin(m));
     ui.on('unpin', (m) => this.unpin(m));
-    ui.on('sites/list', () => this.siteList());
+    // After the grants that changed meanwhile are applied and registered.
+    ui.on('sites/list', () => this.sites.settled().then(() => this.siteList()));
     ui.on('sites/remove', (m) => this.removeSite(m));
   }
 
@@ -89,21 +90,23 @@ export class Panel {
     // A tab of a site that is not allowed: the browser names its URL only
     // while the user let the extension look at it (activeTab: the toolbar
     // button), which is when the panel offers to allow it.
-    const id = Number.isSafeInteger(tabId) ? tabId : registry.focusedTab()?.id;
+    const id = Number.isSafeInteger(tabId) ? tabId : this.activeTabId();
     const known = id === undefined ? null : registry.tabs.get(id);
     if (known && !known.url) {
       const t = await this.chrome.tabs.get(id).catch(() => null);
-      if (t && typeof t.url === 'string' && t.url !== '') registry.upsertTab(t);
+      if (t && typeof t.url === 'string' && t.url !== '') {
+        registry.upsertTab(t);
+        this.changed();
+      }
     }
     if (fresh) {
-      const id = Number.isSafeInteger(tabId) ? tabId : registry.focusedTab()?.id;
       const t = id === undefined ? null : registry.tabs.get(id);
       const wire = t && registry.wireTab(t);
       if (wire && wire.allowed) await this.sampler.sampleTab(wire);
     }
     return panelState({
       registry,
-      tabId: Number.isSafeInteger(tabId) ? tabId : undefined,
+      tabId: Number.isSafeInteger(tabId) ? tabId : (known ? id : undefined),
       excludedFor: (origin) => registry.excluded(origin),
       pins: this.pins.pins,
       shareable: shareablePin(registry),
@@ -128,6 +131,13 @@ export class Panel {
       reloaded = await this.chrome.tabs.reload(reload).then(() => true, () => false);
     }
     return { origin: o, allowed: this.registry.allows(o), reloaded };
+  }
+
+  /** The id of the active tab of the focused window, whether or not the extension knows its URL. */
+  activeTabId() {
+    const { registry } = this;
+    for (const t of registry.tabs.values()) if (t.active && t.windowId === registry.focusedWindow) return t.id;
+    return undefined;
   }
 
   hasFrames(tabId) {

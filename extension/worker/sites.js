@@ -89,9 +89,14 @@ export class Sites {
     const list = siteList(origins, this.blocks);
     const allows = compileAllowList(list).allows;
     this.pending = blocksFrom(stored[PENDING_KEY]).filter((p) => !coveredBy(p, allows));
-    this.list = list;
-    this.apply(list);
-    await this.register(list);
+    // The scripts first: once the registry allows a site, a page of it that
+    // loads has them.
+    try {
+      await this.register(list);
+    } finally {
+      this.list = list;
+      this.apply(list);
+    }
     return list;
   }
 
@@ -113,6 +118,11 @@ export class Sites {
       this.log.warn(`content scripts registered without matchOriginAsFallback: ${e.message}`);
       await scripting.registerContentScripts(scriptsFor(list, { fallback: false }));
     }
+  }
+
+  /** Resolves once the reads and registrations asked for so far are done. */
+  settled() {
+    return this.queue;
   }
 
   /** Whether origin is allowed now. */

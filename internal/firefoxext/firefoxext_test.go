@@ -66,7 +66,7 @@ func TestManifest(t *testing.T) {
 			t.Errorf("Firefox's manifest has %q", k)
 		}
 	}
-	if d := cmp.Diff([]any{"nativeMessaging", "storage", "scripting", "activeTab"}, ff["permissions"]); d != "" {
+	if d := cmp.Diff([]any{"nativeMessaging", "storage", "scripting", "activeTab", "webRequest"}, ff["permissions"]); d != "" {
 		t.Errorf("permissions (-want +got):\n%s", d)
 	}
 	// The rest as it is in Chrome's, the host permissions (the allowed sites) first of all.

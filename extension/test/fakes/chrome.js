@@ -238,6 +238,10 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
         return gone.length > 0;
       },
     },
+    webRequest: {
+      /** The test plays the browser's report of a redirect of a request to a granted site. */
+      onBeforeRedirect: new FakeEvent(),
+    },
     scripting: {
       /** The registered content scripts by id; set refuseKeys to a property name the browser does not take. */
       registered: scripts,
