@@ -480,3 +480,30 @@ func TestFirefoxOpenPage(t *testing.T) {
 	}
 	f.waitTools("the opened tab's tools go", func(m map[string]*mcp.Tool) bool { return m["select_slice_2"] == nil })
 }
+
+// In Firefox too (issue FID): a page of a site not allowed gets no script
+// of the add-on (no document.modelContext, no message, no DOM of its own),
+// the same page on an allowed site gets the polyfill, and the allowed
+// sites are the add-on's host permissions, which a content script cannot
+// change (Firefox has no storage.local.setAccessLevel: an allow list in
+// storage.local would be writable by content scripts, issue SEC item 3).
+func TestFirefoxNotAllowedSiteGetsNoScript(t *testing.T) {
+	f := startFirefox(t)
+	notAllowed := serveObserved(t, "127.0.0.3")
+	allowed := serveObserved(t, "127.0.0.1")
+	view := `(` + observeScript + `).then((o) => JSON.stringify({modelContext: o.hasModelContext, messages: o.messages, root: o.root, head: o.head, body: o.body}))`
+	f.navigate(notAllowed + "/")
+	if got, want := f.evalString(f.context, view), `{"modelContext":false,"messages":[],"root":["HEAD[]","BODY[]"],"head":["SCRIPT[]"],"body":["P[]","IFRAME[src]"]}`; got != want {
+		t.Errorf("a page of a site not allowed observes %s, want %s", got, want)
+	}
+	f.navigate(allowed + "/")
+	if got := f.evalString(f.context, view); !strings.Contains(got, `"modelContext":true`) {
+		t.Errorf("a page of an allowed site observes %s, want the polyfill", got)
+	}
+	f.openExtPage("ui/options.html")
+	var grants string
+	json.Unmarshal([]byte(f.extEval("ui/options.html", `browser.permissions.getAll().then((p) => p.origins.sort().join(" "))`)), &grants)
+	if grants != "http://127.0.0.1/* http://[::1]/* http://localhost/* https://127.0.0.1/* https://[::1]/* https://localhost/*" {
+		t.Errorf("the add-on's host permissions (the allowed sites) = %q, want the loopback defaults", grants)
+	}
+}
