@@ -155,7 +155,9 @@ export function panelState({ registry, tabId, excludedFor, pins, shareable, conn
   };
   if (!t) return state;
   const origin = webOrigin(t.url);
-  state.tab = { id: t.id, url: t.url, title: t.title || '', web: origin !== '' };
+  // hidden: the browser does not name the tab's URL (a site not allowed,
+  // until the user clicks the toolbar button on it: activeTab).
+  state.tab = { id: t.id, url: t.url || '', title: t.title || '', web: origin !== '', ...(t.url ? {} : { hidden: true }) };
   if (origin === '') return state;
   const wire = registry.wireTab(t);
   const excluded = excludedFor(origin);

@@ -237,3 +237,27 @@ test('panel/state lists the tools the extension left out, and why', async () => 
   assert.equal(s.leftOut.length, 1);
   assert.match(s.leftOut[0].problem, /bad name!/);
 });
+
+test('a tab of a site not allowed: the panel names it only while the browser lets the extension see it (activeTab)', async () => {
+  const other = 'http://127.0.0.2:9000';
+  let visible = false;
+  const w = await bootWorker({
+    tabs: [{ id: 4, windowId: 1, active: true, url: `${other}/`, title: 'other' }],
+    patch: (chrome) => {
+      // The browser hides url and title of a site without a grant, but for
+      // the tab the user clicked the toolbar button on.
+      const get = chrome.tabs.get;
+      const hide = (t) => (visible ? t : { id: t.id, windowId: t.windowId, active: t.active });
+      chrome.tabs.get = async (id) => hide(await get(id));
+      chrome.tabs.query = async () => [{ id: 4, windowId: 1, active: true }];
+    },
+  });
+  let s = await ask(w.chrome, { type: 'panel/state' });
+  assert.equal(s.site, null, 'nothing known of the tab');
+  assert.deepEqual(s.tab, { id: 4, url: '', title: '', web: false, hidden: true });
+  assert.equal(w.host.take().some((m) => JSON.stringify(m).includes('127.0.0.2')), false, 'nor sent to the host');
+  visible = true;
+  s = await ask(w.chrome, { type: 'panel/state' });
+  assert.deepEqual(s.site, { origin: other, allowed: false });
+  assert.equal(s.tab.id, 4);
+});

@@ -20,6 +20,11 @@ export function renderSite(el, state, actions) {
     fill(el, h('p', { class: 'muted' }, 'No tab to show: the tab closed, or the bridge has not seen it.'));
     return;
   }
+  if (!site && tab.hidden) {
+    fill(el, h('p', { class: 'muted' }, 'The extension does not see this tab: its site is not allowed, so nothing of it reaches agents. ' +
+      'To allow it, click the extension\'s toolbar button on the tab.'));
+    return;
+  }
   if (!site) {
     fill(el, h('p', { class: 'muted' }, 'This is not a web page (http or https): nothing of it reaches agents.'));
     return;
