@@ -152,6 +152,12 @@ func startFirefox(t *testing.T, prefs ...string) *firefoxBridge {
 	if _, err := c.Command(ctx, "webExtension.install", map[string]any{"extensionData": map[string]any{"type": "path", "path": addon}}); err != nil {
 		t.Fatalf("install the add-on: %v", err)
 	}
+	// The add-on registers its content scripts for the allowed sites, then
+	// starts its host: a page loaded once the host is up has them (a
+	// temporary add-on starts anew with each Firefox).
+	if err := awaitHostSocket(ctx, b.runtimeDir); err != nil {
+		t.Fatalf("the add-on started no host: %v", err)
+	}
 	raw, err := c.Command(ctx, "browsingContext.getTree", map[string]any{})
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +172,26 @@ func startFirefox(t *testing.T, prefs ...string) *firefoxBridge {
 	}
 	b.client = b.connectShim()
 	return &firefoxBridge{bridge: b, bidi: c, context: tree.Contexts[0].Context, profile: profile}
+}
+
+// awaitHostSocket waits until a host's socket is in dir. There is no event
+// to wait for: the shim finds hosts the same way, by looking in the
+// directory now and then (shim/hostlink).
+func awaitHostSocket(ctx context.Context, dir string) error {
+	for {
+		if entries, err := os.ReadDir(dir); err == nil {
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), "host-") && strings.HasSuffix(e.Name(), ".sock") {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no host socket in %s: %w", dir, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // navigate loads url in the first tab.
