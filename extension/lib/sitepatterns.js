@@ -16,7 +16,7 @@
 // matches every port (Chromium; Firefox ignores ports), so it reads as
 // "host:*".
 
-import { parsePattern, webOrigin } from './allowlist.js';
+import { DEFAULT_ALLOW_LIST, parsePattern, webOrigin } from './allowlist.js';
 
 /** The key of the blocks ("!origin" entries, without the "!") in chrome.storage.local. */
 export const BLOCKS_KEY = 'siteBlocks';
@@ -133,12 +133,15 @@ export function scriptsFor(list, { fallback = true } = {}) {
  * STORAGE_KEY) given what the browser grants now (allows: the compiled
  * allow list of the grants): its blocks stay blocks; its other entries
  * that the grants do not cover are returned as pending (the browser must
- * grant them on the user's click: the panel offers it). Returns {blocks,
- * pending}.
+ * grant them on the user's click: the panel offers it); a loopback default
+ * the user had removed becomes a block (the browser's grant of it cannot
+ * be taken back). Returns {blocks, pending}.
  */
 export function migrate(stored, grantedAllows) {
   const blocks = [];
   const pending = [];
+  const list = Array.isArray(stored) ? stored : [];
+  for (const d of DEFAULT_ALLOW_LIST) if (!list.includes(d)) blocks.push(d);
   for (const entry of Array.isArray(stored) ? stored : []) {
     if (typeof entry !== 'string') continue;
     if (entry.startsWith('!')) {

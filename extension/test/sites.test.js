@@ -123,6 +123,9 @@ test('an allow list of an earlier version migrates: blocks stay, sites not grant
   const old = [...DEFAULT_ALLOW_LIST, 'https://a.example', '*://*.b.example:*', '!http://localhost:8080', 'http://localhost:3000'];
   const m = migrate(old, compileAllowList(DEFAULT_ALLOW_LIST).allows);
   assert.deepEqual(m, { blocks: ['http://localhost:8080'], pending: ['https://a.example', '*://*.b.example:*'] });
+  // A default the user had removed stays off, as a block.
+  const noV6 = migrate(DEFAULT_ALLOW_LIST.filter((d) => !d.includes('[::1]')), compileAllowList(DEFAULT_ALLOW_LIST).allows);
+  assert.deepEqual(noV6, { blocks: ['http://[::1]:*', 'https://[::1]:*'], pending: [] });
 
   const chrome = fakeChrome({ storage: { allowList: old } });
   const { sites, warnings } = sitesOver(chrome);

@@ -42,6 +42,10 @@ export class Sites {
     this.queue = Promise.resolve();
     /** Whether the browser took matchOriginAsFallback (Firefox before it knew it did not). */
     this.fallback = true;
+    /** Resolves once load() has run (settled waits for it). */
+    this.loaded = new Promise((resolve) => {
+      this.markLoaded = resolve;
+    });
   }
 
   /** Listens for the browser's grants and the stored blocks changing. */
@@ -59,6 +63,14 @@ export class Sites {
 
   /** Migrates an earlier version's allow list, then applies the grants and registers the scripts. */
   async load() {
+    try {
+      return await this.migrateAndRead();
+    } finally {
+      this.markLoaded();
+    }
+  }
+
+  async migrateAndRead() {
     const stored = await this.chrome.storage.local.get([STORAGE_KEY, BLOCKS_KEY, PENDING_KEY]);
     if (Array.isArray(stored[STORAGE_KEY])) {
       const { origins = [] } = await this.chrome.permissions.getAll();
@@ -120,9 +132,9 @@ export class Sites {
     }
   }
 
-  /** Resolves once the reads and registrations asked for so far are done. */
+  /** Resolves once the start-up read and the reads and registrations asked for so far are done. */
   settled() {
-    return this.queue;
+    return this.loaded.then(() => this.queue);
   }
 
   /** Whether origin is allowed now. */
