@@ -87,6 +87,9 @@ export class Panel {
 
   async state({ tabId, fresh } = {}) {
     const { registry } = this;
+    // The grants that changed meanwhile applied first, as for sites/list:
+    // a view from before a change must not come after it.
+    await this.sites.settled();
     // A tab of a site that is not allowed: the browser names its URL only
     // while the user let the extension look at it (activeTab: the toolbar
     // button), which is when the panel offers to allow it.

@@ -178,11 +178,11 @@ export class Sites {
       return mp === own || (p !== '' && !p.includes('*') && webOrigin(p) === o);
     });
     if (exact.length) await this.removeGrants(exact);
+    // Still allowed by a broader grant: block it, then apply once (no view
+    // in between that shows the site on).
+    const { origins: now = [] } = await this.chrome.permissions.getAll();
+    if (compileAllowList(siteList(now, this.blocks)).allows(o)) await this.store({ [BLOCKS_KEY]: [...this.blocks, o] });
     await this.refresh();
-    if (this.allows(o)) {
-      await this.store({ [BLOCKS_KEY]: [...this.blocks, o] });
-      await this.refresh();
-    }
   }
 
   /**
