@@ -71,7 +71,8 @@ export function extensionVersion(chrome) {
 /**
  * Closes chrome.storage.local and chrome.storage.session to content
  * scripts (TRUSTED_CONTEXTS: the worker and the extension's own pages
- * only). storage.local holds the allow list, the site settings and the
+ * only). storage.local holds the site blocks (the allowed sites are the
+ * browser's host permissions: worker/sites.js), the site settings and the
  * exclusions, which the worker applies as they change; content scripts
  * run in the web page's renderer process, and a renderer a page took over
  * must not be able to write them. No content script uses storage. A
