@@ -277,7 +277,7 @@ func (b *bridge) attach(id target.ID) context.Context {
 	// The first Run attaches and binds the target's read loop to its context:
 	// this long-lived one, not a caller's timeout.
 	if err := chromedp.Do(ctx); err != nil {
-		b.t.Fatalf("attach to the consent window: %v", err)
+		b.t.Fatalf("attach to the extension's window %s: %v", id, err)
 	}
 	return ctx
 }
@@ -321,8 +321,12 @@ func tryClickNamed(ctx context.Context, role, name string) error {
 	}
 	// The click runs after this call returns: a click that closes its window
 	// (the consent window's last answer) must not lose the call's answer.
+	// As the user's: the page gets the user activation a click gives, which
+	// the browser requires of chrome.permissions.request ("Allow and add
+	// this site").
+	gesture := true
 	if _, err := chromedp.Call(ctx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: `function() { this.focus(); setTimeout(() => this.click(), 0); }`, ObjectID: obj.Object.ObjectID,
+		FunctionDeclaration: `function() { this.focus(); setTimeout(() => this.click(), 0); }`, ObjectID: obj.Object.ObjectID, UserGesture: &gesture,
 	}); err != nil {
 		return fmt.Errorf("click %s %q: %w", role, name, err)
 	}

@@ -272,7 +272,7 @@ func TestBlockedSiteContext(t *testing.T) {
 		b.openDemo("localhost")
 		blocked, _ := b.open(blockedOrigin + "/")
 		focus(t, blocked)
-		eval[any](t, blocked, `window.demo.ready`)
+		eval[bool](t, blocked, `window.demo.ready.then(() => true, () => false)`) // polyfill mode: no WebMCP there
 		click(t, blocked, "3")
 
 		res := b.call(context.Background(), "get_ui_context", map[string]any{})

@@ -152,6 +152,12 @@ func startFirefox(t *testing.T, prefs ...string) *firefoxBridge {
 	if _, err := c.Command(ctx, "webExtension.install", map[string]any{"extensionData": map[string]any{"type": "path", "path": addon}}); err != nil {
 		t.Fatalf("install the add-on: %v", err)
 	}
+	// The add-on registers its content scripts for the allowed sites, then
+	// starts its host: a page loaded once the host is up has them (a
+	// temporary add-on starts anew with each Firefox).
+	if err := awaitHostSocket(ctx, b.runtimeDir); err != nil {
+		t.Fatalf("the add-on started no host: %v", err)
+	}
 	raw, err := c.Command(ctx, "browsingContext.getTree", map[string]any{})
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +172,26 @@ func startFirefox(t *testing.T, prefs ...string) *firefoxBridge {
 	}
 	b.client = b.connectShim()
 	return &firefoxBridge{bridge: b, bidi: c, context: tree.Contexts[0].Context, profile: profile}
+}
+
+// awaitHostSocket waits until a host's socket is in dir. There is no event
+// to wait for: the shim finds hosts the same way, by looking in the
+// directory now and then (shim/hostlink).
+func awaitHostSocket(ctx context.Context, dir string) error {
+	for {
+		if entries, err := os.ReadDir(dir); err == nil {
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), "host-") && strings.HasSuffix(e.Name(), ".sock") {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no host socket in %s: %w", dir, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // navigate loads url in the first tab.
@@ -479,4 +505,31 @@ func TestFirefoxOpenPage(t *testing.T) {
 		t.Fatalf("close_tab of the opened tab: %s", text(res))
 	}
 	f.waitTools("the opened tab's tools go", func(m map[string]*mcp.Tool) bool { return m["select_slice_2"] == nil })
+}
+
+// In Firefox too (issue FID): a page of a site not allowed gets no script
+// of the add-on (no document.modelContext, no message, no DOM of its own),
+// the same page on an allowed site gets the polyfill, and the allowed
+// sites are the add-on's host permissions, which a content script cannot
+// change (Firefox has no storage.local.setAccessLevel: an allow list in
+// storage.local would be writable by content scripts, issue SEC item 3).
+func TestFirefoxNotAllowedSiteGetsNoScript(t *testing.T) {
+	f := startFirefox(t)
+	notAllowed := serveObserved(t, "127.0.0.3")
+	allowed := serveObserved(t, "127.0.0.1")
+	view := `(` + observeScript + `).then((o) => JSON.stringify({modelContext: o.hasModelContext, messages: o.messages, root: o.root, head: o.head, body: o.body}))`
+	f.navigate(notAllowed + "/")
+	if got, want := f.evalString(f.context, view), `{"modelContext":false,"messages":[],"root":["HEAD[]","BODY[]"],"head":["SCRIPT[]"],"body":["P[]","IFRAME[src]"]}`; got != want {
+		t.Errorf("a page of a site not allowed observes %s, want %s", got, want)
+	}
+	f.navigate(allowed + "/")
+	if got := f.evalString(f.context, view); !strings.Contains(got, `"modelContext":true`) {
+		t.Errorf("a page of an allowed site observes %s, want the polyfill", got)
+	}
+	f.openExtPage("ui/options.html")
+	var grants string
+	json.Unmarshal([]byte(f.extEval("ui/options.html", `browser.permissions.getAll().then((p) => p.origins.sort().join(" "))`)), &grants)
+	if grants != "http://127.0.0.1/* http://[::1]/* http://localhost/* https://127.0.0.1/* https://[::1]/* https://localhost/*" {
+		t.Errorf("the add-on's host permissions (the allowed sites) = %q, want the loopback defaults", grants)
+	}
 }

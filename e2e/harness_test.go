@@ -111,7 +111,77 @@ func setup() (int, error) {
 	}
 	go http.Serve(ln2, demo.Handler())
 	blockedOrigin = fmt.Sprintf("http://127.0.0.2:%d", demoPort)
+	if err := approvedBefore(blockedOrigin); err != nil {
+		return 1, err
+	}
 	return -1, nil
+}
+
+// approvedBefore lets the template profile's browser remember that the
+// user once granted the extension origin in chrome://extensions (Site
+// access: on specific sites, then back to all its sites), so that the
+// extension's chrome.permissions.request for it, on a click in the panel
+// or the consent window, resolves without the browser's prompt, which
+// headless Chromium shows but never answers. The origin stays off the
+// allow list (it is not an active grant) until a test allows it the
+// user's way.
+func approvedBefore(origin string) error {
+	ext := filepath.Join(installDir, "share", "webmcp-bridge", "extension")
+	// The host this browser starts keeps its socket out of the user's own places.
+	rd, err := os.MkdirTemp("", "wmrt")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(rd)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath),
+		chromedp.UserDataDir(profileDir),
+		chromedp.Env("WEBMCP_RUNTIME_DIR="+filepath.Join(rd, "run")),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("headless", "new"),
+		chromedp.Flag("disable-extensions", false),
+		chromedp.Flag("load-extension", ext),
+		chromedp.Flag("disable-extensions-except", ext),
+		chromedp.Flag("disable-component-update", true),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := context.WithTimeout(allocCtx, time.Minute)
+	defer cancel()
+	browser, _ := chromedp.NewContext(ctx)
+	defer chromedp.Cancel(browser)
+	if err := chromedp.Do(browser, chromedp.Navigate("chrome://extensions/?id="+webmcp.ExtensionID)); err != nil {
+		return fmt.Errorf("open chrome://extensions in the template profile: %w", err)
+	}
+	script := fmt.Sprintf(`(async () => {
+		const id = %q, dp = chrome.developerPrivate;
+		await dp.updateExtensionConfiguration({extensionId: id, hostAccess: "ON_SPECIFIC_SITES"});
+		await dp.addHostPermission(id, %q);
+		await dp.updateExtensionConfiguration({extensionId: id, hostAccess: "ON_ALL_SITES"});
+		const info = await dp.getExtensionInfo(id);
+		return info.permissions.runtimeHostPermissions.hostAccess;
+	})()`, webmcp.ExtensionID, origin+"/*")
+	got, err := chromedp.Run(browser, chromedp.Evaluate[string](script, chromedp.EvalAwaitPromise))
+	if err != nil || got != "ON_ALL_SITES" {
+		return fmt.Errorf("let the template profile remember a grant of %s in chrome://extensions: %q %v", origin, got, err)
+	}
+	// The extension saw its loopback grants go and come back: the sites
+	// list answers once it has registered its content scripts again, which
+	// the profile keeps for the tests' browsers.
+	page, cancelPage, err := openExtPage(browser, "ui/options.html")
+	defer cancelPage()
+	if err != nil {
+		return err
+	}
+	check := `chrome.runtime.sendMessage({type: "sites/list"})
+		.then(() => chrome.scripting.getRegisteredContentScripts())
+		.then((s) => JSON.stringify(s.map((c) => c.id + " " + c.matches.join(" "))))`
+	scripts, err := chromedp.Run(page, chromedp.Evaluate[string](check, chromedp.EvalAwaitPromise))
+	if err != nil || !strings.Contains(scripts, "webmcp-main http://127.0.0.1/*") {
+		return fmt.Errorf("the extension's content scripts in the template profile: %s %v", scripts, err)
+	}
+	return nil
 }
 
 func findChromium() string {

@@ -12,6 +12,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/extensions"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/webmcp-bridge/bridge/webmcp"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -76,13 +82,21 @@ func TestPanelSiteSwitch(t *testing.T) {
 	})
 }
 
-// A loopback address outside the default list: turned on in the panel, its
-// tools reach the agent; removed on the options page, they leave again.
+// A loopback address outside the default list (issue FID): its page runs
+// no script of the extension and the bridge does not list its tab. The
+// user clicks the toolbar button on it (activeTab: the popup sees the
+// tab), turns the site on in the popup, the browser grants it (asked
+// before, see approvedBefore), the tab reloads with the extension's
+// scripts and its tools reach the agent; removed on the options page,
+// they leave again.
 func TestPanelNewSite(t *testing.T) {
 	b := start(t, polyfill)
-	blocked, _ := b.open(blockedOrigin + "/")
-	eval[any](t, blocked, `window.demo.ready`)
-	b.openDemo("localhost") // once its tools are listed, the blocked page's have reached the extension
+	b.openDemo("localhost")
+	blocked := b.openBeside(blockedOrigin + "/")
+	eval[bool](t, blocked, `window.demo.ready.then(() => true, () => false)`)
+	if eval[bool](t, blocked, `"modelContext" in document`) {
+		t.Fatalf("a page of %s has document.modelContext before the site was turned on", blockedOrigin)
+	}
 	fromBlocked := func(m map[string]*mcp.Tool) bool {
 		for _, tool := range m {
 			if strings.Contains(tool.Description, "127.0.0.2") {
@@ -91,21 +105,18 @@ func TestPanelNewSite(t *testing.T) {
 		}
 		return false
 	}
-	if tools := b.waitTools("the demo's tools", func(m map[string]*mcp.Tool) bool { return m["select_slice"] != nil }); fromBlocked(tools) {
-		t.Fatalf("a tool of %s is listed before the site was turned on", blockedOrigin)
-	}
-	panel := b.openPanel(b.tabID(blockedOrigin), nil)
+	panel := b.clickToolbarButton(blockedOrigin + "/")
+	waitPage(t, panel, `document.body.dataset.ready === "true" && document.querySelector(".origin code") && document.querySelector(".origin code").textContent === `+mustJSON(blockedOrigin))
 	if role, checked := axControl(t, panel, siteSwitch); role != "switch" || checked != "false" {
 		t.Fatalf("%q is a %q checked=%q; want a switch that is off for %s", siteSwitch, role, checked, blockedOrigin)
 	}
-	// Its tools are listed in the panel, not shared.
-	waitPage(t, panel, `document.querySelector('[data-tool="select_slice"] .tag.off')`)
 
 	press(t, panel, siteSwitch)
 	b.waitTools("the new site's tools", fromBlocked)
-	waitSwitch(t, panel, siteSwitch, true)
-	// The panel's list of allowed sites has it, and so has the options page.
-	waitPage(t, panel, byLabel("Remove "+blockedOrigin)+` !== undefined`)
+	if !eval[bool](t, blocked, `"modelContext" in document`) {
+		t.Errorf("the tab of the newly allowed site was not reloaded with the extension's scripts")
+	}
+	// The list of allowed sites has it, as has the options page.
 	options := b.openUI("ui/options.html")
 	waitPage(t, options, byLabel("Remove "+blockedOrigin)+` !== undefined && `+byLabel("Remove http://localhost:*")+` !== undefined`)
 	if role, _ := axControl(t, options, "Remove "+blockedOrigin); role != "button" {
@@ -114,7 +125,48 @@ func TestPanelNewSite(t *testing.T) {
 	press(t, options, "Remove "+blockedOrigin)
 	b.waitTools("the removed site's tools to leave", func(m map[string]*mcp.Tool) bool { return !fromBlocked(m) })
 	waitPage(t, options, byLabel("Remove "+blockedOrigin)+` === undefined`)
-	waitSwitch(t, panel, siteSwitch, false)
+	// The browser's own list agrees: the grant went back.
+	if got := eval[string](t, options, `chrome.permissions.getAll().then((p) => p.origins.join(" "))`); strings.Contains(got, "127.0.0.2") {
+		t.Errorf("the browser still grants 127.0.0.2: %s", got)
+	}
+}
+
+// clickToolbarButton clicks the extension's toolbar button on the tab
+// showing url (CDP Extensions.triggerAction, as the user's click: it grants
+// activeTab) and returns the popup it opens.
+func (b *bridge) clickToolbarButton(url string) context.Context {
+	b.t.Helper()
+	tabs, err := chromedp.CallBrowser(b.browser, target.GetTargets, target.GetTargetsParams{Filter: target.Filter{{Type: "tab"}}})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	var tab target.ID
+	for _, in := range tabs.TargetInfos {
+		if strings.HasPrefix(in.URL, url) {
+			tab = in.TargetID
+		}
+	}
+	if tab == "" {
+		b.t.Fatalf("no tab shows %s", url)
+	}
+	if _, err := chromedp.CallBrowser(b.browser, extensions.TriggerAction, extensions.TriggerActionParams{ID: webmcp.ExtensionID, TargetID: string(tab)}); err != nil {
+		b.t.Fatalf("click the toolbar button: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(b.browser, 20*time.Second)
+	defer cancel()
+	var popup target.ID
+	if err := awaitTargets(ctx, func(infos []*target.Info) bool {
+		for _, in := range infos {
+			if in.Type == "page" && in.URL == extURL("ui/panel.html") {
+				popup = in.TargetID
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		b.t.Fatalf("no popup after the toolbar button: %v", err)
+	}
+	return b.attach(popup)
 }
 
 // The context strip: a chip per provider with its summary; the raw JSON it

@@ -188,8 +188,10 @@ func (b *bridge) waitNoPage(prefix string) {
 }
 
 // TestStorageClosedToContentScripts: the extension's content script (its
-// isolated world in a page) cannot write the allow list; the extension's
-// own pages read it unchanged.
+// isolated world in a page of an allowed site) cannot write storage.local,
+// where the sites turned off are (siteBlocks; the allowed sites themselves
+// are the browser's host permissions, out of any content script's reach);
+// the extension's own pages read it unchanged.
 func TestStorageClosedToContentScripts(t *testing.T) {
 	b := start(t, polyfill)
 	tab, cancel := chromedp.NewContext(b.browser)
@@ -225,7 +227,7 @@ func TestStorageClosedToContentScripts(t *testing.T) {
 	write := `(async () => {
 		if (!chrome.storage || !chrome.storage.local) return "no chrome.storage.local";
 		try {
-			await chrome.storage.local.set({allowList: ["*://*:*"]});
+			await chrome.storage.local.set({siteBlocks: ["*://*:*"]});
 			return "written";
 		} catch (e) {
 			return "refused: " + e.message;
@@ -245,12 +247,12 @@ func TestStorageClosedToContentScripts(t *testing.T) {
 	} else if err := json.Unmarshal(res.Result.Value, &got); err != nil {
 		t.Fatalf("the write answered %s", res.Result.Value)
 	}
-	t.Logf("a content script's write of the allow list: %s", got)
+	t.Logf("a content script's write of the blocks: %s", got)
 	if got == "written" {
-		t.Fatal("a content script wrote the allow list")
+		t.Fatal("a content script wrote the blocks")
 	}
 	ext, _ := b.open(extURL("ui/options.html"))
-	if list := eval[string](t, ext, `chrome.storage.local.get("allowList").then((s) => JSON.stringify(s.allowList || null))`); strings.Contains(list, "*://*:*") {
-		t.Fatalf("the allow list is %s", list)
+	if list := eval[string](t, ext, `chrome.storage.local.get("siteBlocks").then((s) => JSON.stringify(s.siteBlocks || null))`); strings.Contains(list, "*://*:*") {
+		t.Fatalf("the blocks are %s", list)
 	}
 }

@@ -1,6 +1,8 @@
 // Site access: which origins may hand their tools (and later their UI
-// context) to agents outside the browser. The list lives in
-// chrome.storage.local under STORAGE_KEY as an array of pattern strings.
+// context) to agents outside the browser. The list is an array of pattern
+// strings that worker/sites.js makes from the browser's host permissions
+// and the stored blocks (lib/sitepatterns.js); earlier versions kept it in
+// chrome.storage.local under STORAGE_KEY, which is migrated at start.
 //
 // A pattern is "scheme://host[:port]":
 //   scheme  "http", "https", or "*" for either (nothing else is ever allowed)
@@ -14,7 +16,7 @@
 // list allows: the user turned a site off that a broader entry (the
 // loopback defaults, "*.example.com") allows.
 
-/** The key of the allow list in chrome.storage.local. */
+/** The key of an earlier version's allow list in chrome.storage.local (migrated by worker/sites.js). */
 export const STORAGE_KEY = 'allowList';
 
 /** The allow list used until the user changes it: loopback on any port. */

@@ -114,12 +114,15 @@ export function tabChips(registry, wire, excluded) {
 }
 
 /** The allow list as the panel and the options page list it. */
-export function siteEntries(list) {
-  return list.map((entry) => ({
-    entry,
-    blocked: entry.startsWith('!'),
-    isDefault: DEFAULT_ALLOW_LIST.includes(entry),
-  }));
+export function siteEntries(list, pending = []) {
+  return [
+    ...list.map((entry) => ({
+      entry,
+      blocked: entry.startsWith('!'),
+      isDefault: DEFAULT_ALLOW_LIST.includes(entry),
+    })),
+    ...pending.filter((entry) => !list.includes(entry)).map((entry) => ({ entry, blocked: false, isDefault: false, pending: true })),
+  ];
 }
 
 /**
@@ -154,7 +157,9 @@ export function panelState({ registry, tabId, excludedFor, pins, shareable, conn
   };
   if (!t) return state;
   const origin = webOrigin(t.url);
-  state.tab = { id: t.id, url: t.url, title: t.title || '', web: origin !== '' };
+  // hidden: the browser does not name the tab's URL (a site not allowed,
+  // until the user clicks the toolbar button on it: activeTab).
+  state.tab = { id: t.id, url: t.url || '', title: t.title || '', web: origin !== '', ...(t.url ? {} : { hidden: true }) };
   if (origin === '') return state;
   const wire = registry.wireTab(t);
   const excluded = excludedFor(origin);

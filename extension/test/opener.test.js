@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileAllowList, DEFAULT_ALLOW_LIST, STORAGE_KEY } from '../lib/allowlist.js';
+import { compileAllowList, DEFAULT_ALLOW_LIST } from '../lib/allowlist.js';
 import { Code } from '../lib/protocol.js';
 import { Registry } from '../lib/registry.js';
 import { LOAD_WAIT, Opener, TOOLS_WAIT, pageURL } from '../worker/opener.js';
@@ -13,10 +13,14 @@ function setup({ askOpen, agentOf = () => '' } = {}) {
   const chrome = fakeChrome();
   const clock = new FakeClock();
   const registry = new Registry({ allows: compileAllowList(DEFAULT_ALLOW_LIST).allows });
-  // The allow list follows storage, as worker/tabs.js makes it.
-  chrome.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && STORAGE_KEY in changes) registry.setAllows(compileAllowList(changes[STORAGE_KEY].newValue).allows);
-  });
+  // A site added from the consent window joins the allow list, as worker/sites.js makes it.
+  const list = [...DEFAULT_ALLOW_LIST];
+  chrome.sitesAdded = [];
+  const allowSite = async (origin) => {
+    chrome.sitesAdded.push(origin);
+    list.push(origin);
+    registry.setAllows(compileAllowList(list).allows);
+  };
   let next = 50;
   chrome.tabs.created = [];
   const made = new Map();
@@ -38,7 +42,7 @@ function setup({ askOpen, agentOf = () => '' } = {}) {
     forCall: (id) => ({ session: id.split('.')[0], pid: pids[id.split('.')[0]], agent: agentOf(id) }),
     nameFor: (id) => `agent ${id.split('.')[0]}`,
   };
-  const opener = new Opener({ chrome, registry, agents, askOpen, clock: clock.api, log: { warn() {} } });
+  const opener = new Opener({ chrome, registry, agents, askOpen, allowSite, clock: clock.api, log: { warn() {} } });
   // The page loads (at url: where it landed) and its frame reports tools.
   const load = async (tabId, tools = [], { url = 'http://localhost:8765/', title = 'Trace viewer' } = {}) => {
     for (let i = 0; i < 100 && !chrome.tabs.created.some((t) => t.id === tabId); i++) await drain();
@@ -117,8 +121,7 @@ test('a site not allowed asks the user: deny opens nothing, add allows the site'
   reply = 'add';
   const added = opener.open('s2.2', { url: 'https://bank.example/' });
   await drain();
-  const stored = await chrome.storage.local.get(STORAGE_KEY);
-  assert.ok(stored[STORAGE_KEY].includes('https://bank.example'), JSON.stringify(stored));
+  assert.deepEqual(chrome.sitesAdded, ['https://bank.example']);
   await load(50, [], { url: 'https://bank.example/' });
   await clock.advance(TOOLS_WAIT);
   assert.equal((await added).output.tabId, 50);
@@ -129,8 +132,7 @@ test('a site not allowed asks the user: deny opens nothing, add allows the site'
   await load(51, ['hidden_tool'], { url: 'https://other.example/' });
   const out = (await once).output;
   assert.deepEqual(out.tools, [], 'the tools of a site allowed once stay hidden');
-  const again = await chrome.storage.local.get(STORAGE_KEY);
-  assert.ok(!again[STORAGE_KEY].includes('https://other.example'));
+  assert.deepEqual(chrome.sitesAdded, ['https://bank.example'], 'a site allowed once is not added');
 });
 
 test('without a consent window, a site not allowed is refused', async () => {
@@ -245,7 +247,7 @@ test('a redirect allowed once answers with the page but not its tools; one added
   await clock.advance(TOOLS_WAIT);
   const out = (await added).output;
   assert.deepEqual([out.url, out.tools], [INBOX.url, ['read_mail']]);
-  assert.ok((await chrome.storage.local.get(STORAGE_KEY))[STORAGE_KEY].includes('https://mail.example'));
+  assert.deepEqual(chrome.sitesAdded, ['https://mail.example']);
   assert.deepEqual(chrome.tabs.removed, []);
 });
 
@@ -289,4 +291,44 @@ test('a new tab\'s empty first document is no load: the answer waits for the pag
   assert.equal(done, false);
   await load(50, ['t']);
   assert.deepEqual((await answer).output, { tabId: 50, url: 'http://localhost:8765/', title: 'Trace viewer', tools: ['t'] });
+});
+
+// What the browser really shows: a tab on a site without the extension's
+// grant has no url, and its page no script; the redirect that took it
+// there was reported for the allowed site's request.
+test('a redirect to a site the extension cannot see is known by its webRequest report, asked about, and reloaded once added', async () => {
+  const asked = [];
+  let reply = 'deny';
+  const { chrome, opener, clock } = setup({ askOpen: async (q) => (asked.push([q.origin, q.url, q.from]), reply) });
+  chrome.tabs.reloaded = [];
+  const hiddenLoad = async (tabId, redirectUrl) => {
+    for (let i = 0; i < 100 && !chrome.tabs.created.some((t) => t.id === tabId); i++) await drain();
+    chrome.webRequest.onBeforeRedirect.emit({ tabId, frameId: 0, url: 'http://localhost:8765/r', redirectUrl });
+    const tab = await chrome.tabs.get(tabId);
+    // The browser hides url and title of a site without a grant.
+    chrome.tabs.get = async (id) => (id === tabId ? { id, windowId: 1, status: 'complete' } : tab);
+    chrome.tabs.onUpdated.emit(tabId, { status: 'complete' }, { id: tabId, status: 'complete' });
+    await drain();
+  };
+  const denied = opener.open('s1.1', { url: 'http://localhost:8765/r' });
+  await hiddenLoad(50, 'https://mail.example/inbox?token=SECRET');
+  await clock.advance(TOOLS_WAIT);
+  const r = await denied;
+  assert.equal(r.code, Code.declined);
+  assert.match(r.message, /redirected to https:\/\/mail\.example/);
+  assert.doesNotMatch(r.message, /SECRET/);
+  assert.deepEqual(asked, [['https://mail.example', 'https://mail.example/inbox?token=SECRET', 'http://localhost:8765']]);
+  assert.deepEqual(chrome.tabs.removed, [50]);
+
+  reply = 'add';
+  chrome.tabs.reload = async (id) => chrome.tabs.reloaded.push(id);
+  const added = opener.open('s1.2', { url: 'http://localhost:8765/r' });
+  await hiddenLoad(51, 'https://mail.example/inbox');
+  await clock.advance(LOAD_WAIT);
+  await clock.advance(TOOLS_WAIT);
+  await clock.advance(TOOLS_WAIT);
+  const out = await added;
+  assert.equal(out.output.tabId, 51);
+  assert.deepEqual(chrome.sitesAdded, ['https://mail.example']);
+  assert.deepEqual(chrome.tabs.reloaded, [51], 'loaded again, now with the scripts');
 });

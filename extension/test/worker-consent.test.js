@@ -246,7 +246,7 @@ const BANK = 'https://bank.example';
 const HOME = 'http://localhost:8080';
 async function framedBank() {
   const w = await withTools({
-    storage: { instance: 'inst-1', allowList: [...DEFAULT_ALLOW_LIST, BANK] },
+    origins: [`${BANK}/*`],
     tabs: [localTab(3), { id: 5, windowId: 1, url: `${BANK}/`, title: 'bank' }, { id: 6, windowId: 1, url: `${HOME}/`, title: 'home' }],
   });
   const top = w.chrome.connectFrame({ tabId: 5, frameId: 0, url: `${BANK}/` });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SAMPLE_TIMEOUT } from '../worker/contextsampler.js';
 import { startWorker } from '../worker/worker.js';
-import { fakeChrome } from './fakes/chrome.js';
+import { REQUIRED_ORIGINS, fakeChrome } from './fakes/chrome.js';
 import { FakeClock } from './fakes/clock.js';
 import { LOCAL, bootWorker, drain, localTab } from './fakes/worker.js';
 
@@ -30,7 +30,9 @@ test('a frame of an allowed site is told to sample, and told to stop when the si
   const other = chrome.connectFrame({ tabId: 5, url: 'https://example.com/' });
   assert.deepEqual(other.posted, []);
 
-  await chrome.storage.local.set({ allowList: ['https://example.com'] });
+  // In the browser's settings, the user takes localhost back and grants example.com.
+  chrome.revoke(REQUIRED_ORIGINS);
+  chrome.grant(['https://example.com/*']);
   await drain();
   assert.deepEqual(frame.take(), [{ type: 'contextOn', on: false }]);
   assert.deepEqual(other.take(), [{ type: 'contextOn', on: true }]);

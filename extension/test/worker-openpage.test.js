@@ -5,7 +5,6 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { STORAGE_KEY } from '../lib/allowlist.js';
 import { ask } from './fakes/consent.js';
 import { bootWorker, drain } from './fakes/worker.js';
 
@@ -31,7 +30,7 @@ async function boot() {
 }
 
 test('a site not allowed asks in the consent window: Deny opens nothing, Allow and add opens it and allows the site', async () => {
-  const { chrome, host, clock } = await boot();
+  const { chrome, host, clock, worker } = await boot();
   host.deliver(open('s1.1', 'https://bank.example/'));
   await drain();
   const { requests } = (await ask(chrome, { type: 'consent.list' })).value;
@@ -48,13 +47,16 @@ test('a site not allowed asks in the consent window: Deny opens nothing, Allow a
 
   host.deliver(open('s1.2', 'https://bank.example/'));
   await drain();
+  // The consent window asks the browser for the site on the click (ui/consent.js), then answers.
+  assert.equal(await chrome.permissions.request({ origins: ['https://bank.example/*'] }), true);
   assert.equal((await ask(chrome, { type: 'consent.answer', id: 's1.2', answer: 'add' })).ok, true);
   await drain();
   await clock.advance(3000);
   assert.deepEqual(answers(host), [['s1.2', 'result']]);
   assert.equal(chrome.tabs.created.length, 1);
-  const stored = await chrome.storage.local.get(STORAGE_KEY);
-  assert.ok(stored[STORAGE_KEY].includes('https://bank.example'));
+  assert.equal(worker.registry.allows('https://bank.example'), true);
+  // The tab opened once the content scripts were registered for the site.
+  assert.ok(chrome.scripting.registered.get('webmcp-main').matches.includes('https://bank.example/*'));
 
   const log = (await ask(chrome, { type: 'activity.list' })).value.entries;
   assert.deepEqual(log.map((e) => [e.tool, e.site, e.outcome]), [

@@ -85,7 +85,7 @@ test('turning a site off takes its tools and context from the host at once; on b
   const w = await demo();
   w.host.take();
   const off = await ask(w.chrome, { type: 'site/set', origin: LOCAL, on: false });
-  assert.deepEqual(off, { origin: LOCAL, allowed: false });
+  assert.deepEqual(off, { origin: LOCAL, allowed: false, reloaded: false });
   const msgs = w.host.take();
   const removed = msgs.find((m) => m.type === 'toolsRemoved');
   assert.deepEqual(removed.removed.map((r) => r.name).sort(), ['get_selection', 'select_slice']);
@@ -94,16 +94,20 @@ test('turning a site off takes its tools and context from the host at once; on b
   const tab = msgs.find((m) => m.type === 'tabUpdated').tab;
   assert.equal(tab.url, '');
   assert.equal(tab.title, '');
-  assert.ok(w.chrome.storage.local.peek('allowList').includes(`!${LOCAL}`));
+  // localhost is a required grant, which the browser keeps: the origin is blocked, and its scripts no longer go there.
+  assert.deepEqual(w.chrome.storage.local.peek('siteBlocks'), [LOCAL]);
+  assert.deepEqual(w.chrome.scripting.registered.get('webmcp-main').excludeMatches, [`${LOCAL}/*`]);
   const s = await ask(w.chrome, { type: 'panel/state', tabId: 3 });
   assert.equal(s.site.allowed, false);
   assert.deepEqual(s.chips, []);
   assert.ok(s.tools.every((t) => !t.shared));
 
-  await ask(w.chrome, { type: 'site/set', origin: LOCAL, on: true });
+  const on = await ask(w.chrome, { type: 'site/set', origin: LOCAL, on: true, reload: 3 });
+  assert.equal(on.reloaded, false, 'a tab whose frames are connected has the scripts already');
   const back = w.host.take();
   assert.deepEqual(back.find((m) => m.type === 'toolsAdded').tools.map((t) => t.name).sort(), ['get_selection', 'select_slice']);
-  assert.equal(w.chrome.storage.local.peek('allowList').includes(`!${LOCAL}`), false);
+  assert.deepEqual(w.chrome.storage.local.peek('siteBlocks'), []);
+  assert.equal(w.chrome.scripting.registered.get('webmcp-main').excludeMatches, undefined);
 });
 
 test('a site outside the list is turned on, listed, and removed from the list', async () => {
@@ -113,7 +117,15 @@ test('a site outside the list is turned on, listed, and removed from the list', 
   f.deliver({ type: 'tools', tools: [{ name: 'find', description: 'Finds' }] });
   await drain();
   assert.equal(w.host.ofType('toolsAdded').length, 0);
-  await ask(w.chrome, { type: 'site/set', origin: other, on: true });
+  // Not granted by the browser: refused, nothing changes.
+  await assert.rejects(ask(w.chrome, { type: 'site/set', origin: other, on: true }), /the browser has not granted access to http:\/\/127\.0\.0\.2:9000/);
+  // The panel asked the browser first (ui/sitegrant.js), on the user's click.
+  await w.chrome.permissions.request({ origins: [`${other}/*`] });
+  w.chrome.tabs.reloaded = [];
+  w.chrome.tabs.reload = async (id) => w.chrome.tabs.reloaded.push(id);
+  const on = await ask(w.chrome, { type: 'site/set', origin: other, on: true, reload: 5 });
+  assert.deepEqual([on.allowed, on.reloaded, w.chrome.tabs.reloaded], [true, true, [5]], 'a tab without the scripts is reloaded');
+  assert.ok(w.chrome.scripting.registered.get('webmcp-isolated').matches.includes(`${other}/*`));
   assert.deepEqual(w.host.ofType('toolsAdded').at(-1).tools.map((t) => t.name), ['find']);
   const { entries } = await ask(w.chrome, { type: 'sites/list' });
   assert.deepEqual(entries.at(-1), { entry: other, blocked: false, isDefault: false });
@@ -121,6 +133,8 @@ test('a site outside the list is turned on, listed, and removed from the list', 
   w.host.take();
   await ask(w.chrome, { type: 'sites/remove', entry: other });
   assert.deepEqual(w.host.ofType('toolsRemoved').at(-1).removed.map((r) => r.name), ['find']);
+  assert.equal((await w.chrome.permissions.getAll()).origins.includes(`${other}/*`), false, 'the grant went back to the browser');
+  assert.equal(w.chrome.scripting.registered.get('webmcp-main').matches.includes(`${other}/*`), false);
   await assert.rejects(ask(w.chrome, { type: 'sites/remove', entry: other }), /not on the allow list/);
   await assert.rejects(ask(w.chrome, { type: 'site/set', origin: 'chrome://newtab', on: true }), /only web sites/);
 });
@@ -202,6 +216,7 @@ test('a content script is refused', async () => {
   const cs = { id: ID, url: `${LOCAL}/page3`, tab: { id: 3 }, frameId: 0 };
   await assert.rejects(ask(w.chrome, { type: 'site/set', origin: 'https://evil.example', on: true }, cs), /own pages/);
   assert.equal(w.chrome.storage.local.peek('allowList'), undefined);
+  assert.equal(w.chrome.storage.local.peek('siteBlocks'), undefined);
 });
 
 test('a failed write undoes the change', async () => {
@@ -221,4 +236,28 @@ test('panel/state lists the tools the extension left out, and why', async () => 
   assert.deepEqual(s.tools.map((t) => t.name), ['ok_tool']);
   assert.equal(s.leftOut.length, 1);
   assert.match(s.leftOut[0].problem, /bad name!/);
+});
+
+test('a tab of a site not allowed: the panel names it only while the browser lets the extension see it (activeTab)', async () => {
+  const other = 'http://127.0.0.2:9000';
+  let visible = false;
+  const w = await bootWorker({
+    tabs: [{ id: 4, windowId: 1, active: true, url: `${other}/`, title: 'other' }],
+    patch: (chrome) => {
+      // The browser hides url and title of a site without a grant, but for
+      // the tab the user clicked the toolbar button on.
+      const get = chrome.tabs.get;
+      const hide = (t) => (visible ? t : { id: t.id, windowId: t.windowId, active: t.active });
+      chrome.tabs.get = async (id) => hide(await get(id));
+      chrome.tabs.query = async () => [{ id: 4, windowId: 1, active: true }];
+    },
+  });
+  let s = await ask(w.chrome, { type: 'panel/state' });
+  assert.equal(s.site, null, 'nothing known of the tab');
+  assert.deepEqual(s.tab, { id: 4, url: '', title: '', web: false, hidden: true });
+  assert.equal(w.host.take().some((m) => JSON.stringify(m).includes('127.0.0.2')), false, 'nor sent to the host');
+  visible = true;
+  s = await ask(w.chrome, { type: 'panel/state' });
+  assert.deepEqual(s.site, { origin: other, allowed: false });
+  assert.equal(s.tab.id, 4);
 });

@@ -15,6 +15,7 @@
 
 import { Arming } from './arming.js';
 import { h, timeOfDay } from './dom.js';
+import { requestSite } from './sitegrant.js';
 import { injectStyle, send, watch } from './ui-common.js';
 
 const requestBox = document.getElementById('request');
@@ -103,7 +104,7 @@ function renderOpen(r) {
   const add = h('button', { type: 'button', class: 'wm-primary' }, 'Allow and add this site');
   const deny = h('button', { type: 'button' }, 'Deny');
   once.addEventListener('click', arming.guard(() => answer(r.id, 'once')));
-  add.addEventListener('click', arming.guard(() => answer(r.id, 'add')));
+  add.addEventListener('click', arming.guard(() => addSite(r)));
   deny.addEventListener('click', arming.guard(() => answer(r.id, 'deny')));
   show(
     h('p', { id: 'summary' }, h('strong', {}, r.agent), ' wants to open ', h('strong', {}, r.origin), '.'),
@@ -122,6 +123,20 @@ function renderQueue(requests) {
   queue.hidden = rest.length === 0;
   queueList.replaceChildren(...rest.map((r) => h('li', {}, r.kind === 'open' ? `${r.agent}: open ${r.origin}` : `${r.agent}: ${r.tool} on ${r.frameOrigin || r.origin}`)));
   document.getElementById('queue-h').textContent = `Also waiting (${rest.length})`;
+}
+
+// Allow and add: the browser's own prompt for the site first (only a
+// click may ask), then the answer; declined there, the question stays.
+async function addSite(r) {
+  if (answering) return;
+  try {
+    await requestSite(r.origin);
+  } catch (e) {
+    const status = document.getElementById('answer-status');
+    if (status) status.textContent = `${e.message}. Answer again.`;
+    return;
+  }
+  await answer(r.id, 'add');
 }
 
 async function answer(id, how) {

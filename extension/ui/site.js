@@ -1,11 +1,14 @@
 // The panel's "This site" section: the tab's origin and title, and the one
-// switch, "Let local agents use this site", that puts the origin on the
-// allow list or takes it off (worker/panel.js, site/set). Off: the site's
+// switch, "Let local agents use this site", that asks the browser for the
+// site (its own prompt, ui/sitegrant.js) and turns it on, or off
+// (worker/panel.js, site/set). A page that was open before it was allowed
+// is reloaded, so that the extension's scripts are in it from the start. Off: the site's
 // tools leave every agent at once and its context, URL and title stay in
 // the browser. The ask-before-acting control mounts below it, in
 // #site-consent (panel.js, ui/site-settings.js).
 
 import { h, fill, toggle } from './dom.js';
+import { requestSite } from './sitegrant.js';
 
 /** The switch's accessible name: a contract (tests, screen readers). */
 export const SITE_SWITCH = 'Let local agents use this site';
@@ -17,6 +20,11 @@ export function renderSite(el, state, actions) {
     fill(el, h('p', { class: 'muted' }, 'No tab to show: the tab closed, or the bridge has not seen it.'));
     return;
   }
+  if (!site && tab.hidden) {
+    fill(el, h('p', { class: 'muted' }, 'The extension does not see this tab: its site is not allowed, so nothing of it reaches agents. ' +
+      'To allow it, click the extension\'s toolbar button on the tab.'));
+    return;
+  }
   if (!site) {
     fill(el, h('p', { class: 'muted' }, 'This is not a web page (http or https): nothing of it reaches agents.'));
     return;
@@ -24,7 +32,8 @@ export function renderSite(el, state, actions) {
   const change = async (on, input) => {
     input.disabled = true;
     try {
-      await actions.send('site/set', { origin: site.origin, on });
+      if (on) await requestSite(site.origin); // first: the browser asks only during the user's click
+      await actions.send('site/set', { origin: site.origin, on, reload: on ? tab.id : undefined });
       actions.report(on ? `Agents may now use ${site.origin}.` : `Agents no longer see ${site.origin}.`);
     } catch (e) {
       input.checked = !on;

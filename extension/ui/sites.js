@@ -2,11 +2,14 @@
 // page show it: each entry with a Remove button ("Remove <entry>"), entries
 // that turn a site off ("!origin") marked as such, the defaults marked, and
 // a field to allow one more site (a URL or a bare host, taken as https; only
-// its origin is kept, and the confirmation says so). Both pages render it
-// with mountSites.
+// its origin is kept, and the confirmation says so). Allowing asks the
+// browser for the site (its own prompt: ui/sitegrant.js); the sites an
+// earlier version allowed that the browser has not granted yet are listed
+// with "Allow again". Both pages render it with mountSites.
 
 import { siteFromInput } from '../lib/allowlist.js';
 import { h, fill } from './dom.js';
+import { requestSite } from './sitegrant.js';
 
 /** What the add field last said, per list element, kept across renders. */
 const fieldMessages = new WeakMap();
@@ -46,6 +49,7 @@ export function renderSites(el, { entries }, actions) {
     }
     const { origin } = site;
     try {
+      await requestSite(origin); // first: the browser asks only during the user's click
       await actions.send('site/set', { origin, on: true });
       const notes = [];
       if (site.assumedHttps) notes.push('https, since you typed no scheme');
@@ -58,13 +62,26 @@ export function renderSites(el, { entries }, actions) {
       actions.refresh();
     }
   };
+  const grant = async (entry, button) => {
+    try {
+      await requestSite(entry, { pattern: true }); // first: the browser asks only during the user's click
+      actions.report(`Agents may now use ${entry}.`);
+    } catch (e) {
+      actions.report(`Could not allow ${entry}: ${e.message}`, true);
+    } finally {
+      button.disabled = false;
+      actions.refresh();
+    }
+  };
   const msg = fieldMessages.get(el);
   const list = entries.length === 0
     ? h('p', { class: 'muted' }, 'No site is allowed: agents see no page\'s tools or context.')
     : h('ul', { class: 'sites' }, entries.map((s) => h('li', { 'data-entry': s.entry },
       h('span', { class: 'entry' },
         s.blocked ? [h('span', { class: 'tag off' }, 'turned off'), ' ', h('code', {}, s.entry.slice(1))] : h('code', {}, s.entry),
-        s.isDefault ? h('span', { class: 'muted small' }, ' (default)') : null),
+        s.isDefault ? h('span', { class: 'muted small' }, ' (default)') : null,
+        s.pending ? h('span', { class: 'muted small' }, ' (allowed before; the browser has not granted it yet)') : null),
+      s.pending ? h('button', { type: 'button', class: 'small', 'aria-label': `Allow ${s.entry} again`, onClick: (e) => grant(s.entry, e.currentTarget) }, 'Allow again') : null,
       h('button', { type: 'button', class: 'small', 'aria-label': `Remove ${s.entry}`, onClick: (e) => remove(s.entry, e.currentTarget) }, 'Remove'))));
   fill(el, list,
     h('form', { class: 'add-site', onSubmit: add, novalidate: true },

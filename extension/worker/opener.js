@@ -19,12 +19,16 @@
 // neither allowed nor allowed by the user for this request asks the same
 // question about that site; on a no the tab closes and the agent gets the
 // error, nothing of the page. The answer carries the url and title only of
-// a page the user allowed. The extension has no "tabs" permission: it
-// learns where a tab is from the relay of a page that registers tools or
-// context providers; of a page with neither it learns nothing, and the
-// answer then carries the URL the agent gave.
+// a page the user allowed. The extension has no "tabs" permission: the
+// browser names a tab's URL only on the sites it holds a grant for, the
+// allowed ones (worker/sites.js), and a page of any other site runs no
+// script of the extension. So a tab that lands on a site not allowed is
+// known by the redirect that took it there (webRequest.onBeforeRedirect of
+// the allowed site's request: the browser reports requests to granted
+// sites only); one that a page's script sent there is not known, and the
+// answer then carries the URL the agent gave, and no tools.
 
-import { STORAGE_KEY, allowListFrom, setSiteAllowed, webOrigin } from '../lib/allowlist.js';
+import { webOrigin } from '../lib/allowlist.js';
 import { Code, FrameType as F } from '../lib/protocol.js';
 import { postToFrame } from './frames.js';
 
@@ -65,6 +69,9 @@ export class Opener {
    * @param {(q: {id: string, agent: string, origin: string, url: string}) => Promise<'once' | 'add' | 'deny'>} [o.askOpen]
    *   asks the user about a site that is not allowed; without it such a
    *   site is refused
+   * @param {(origin: string) => Promise<void>} [o.allowSite] turns a site on
+   *   that the user added from the consent window (whose page asked the
+   *   browser for it); resolves once its content scripts are registered
    * @param {(id: string) => void} [o.dropAsk] ends the question of request
    *   id (the agent cancelled it) as a no
    * @param {{now: () => number, setTimeout: Function, clearTimeout: Function}} o.clock
@@ -73,8 +80,8 @@ export class Opener {
    *   asked for its tools as they are (whenLoaded); without them openPage looks for tools
    *   until some come or TOOLS_WAIT passed
    */
-  constructor({ chrome, registry, agents, askOpen, dropAsk, clock, log, frames }) {
-    Object.assign(this, { chrome, registry, agents, askOpen, dropAsk, clock, log, frames });
+  constructor({ chrome, registry, agents, askOpen, allowSite, dropAsk, clock, log, frames }) {
+    Object.assign(this, { chrome, registry, agents, askOpen, allowSite, dropAsk, clock, log, frames });
     /** whenLoaded questions under way: id -> {conn, done(ok)} */
     this.asking = new Map();
     this.askSeq = 0;
@@ -92,6 +99,13 @@ export class Opener {
       const url = change.url || (tab && tab.url);
       if (typeof url === 'string' && url !== '') this.topFrame(tabId, webOrigin(url));
     });
+    // Where a redirect of an opening's request led (see landed).
+    if (chrome.webRequest && chrome.webRequest.onBeforeRedirect) {
+      chrome.webRequest.onBeforeRedirect.addListener((d) => {
+        const o = this.opened.get(d.tabId);
+        if (o && !o.loaded && d.frameId === 0) o.redirectedTo = d.redirectUrl;
+      }, { urls: ['http://*/*', 'https://*/*'], types: ['main_frame'] });
+    }
   }
 
   /** Tab tabId now shows a page of origin: a tab that went to another site is the user's. */
@@ -167,7 +181,10 @@ export class Opener {
    */
   whereIs(t, tabId) {
     const known = this.registry.tabs.get(tabId);
-    const url = (t && typeof t.url === 'string' && t.url) || (known && known.url) || '';
+    // A tab whose URL the browser hides is on a site not allowed: where a
+    // redirect took it, if one did.
+    const hidden = t && t.url === undefined ? (this.opened.get(tabId) || {}).redirectedTo : undefined;
+    const url = (t && typeof t.url === 'string' && t.url) || hidden || (known && known.url) || '';
     const title = (t && t.title) || (known && known.title) || '';
     return { origin: webOrigin(url), url, title };
   }
@@ -179,7 +196,7 @@ export class Opener {
    */
   async askAbout(id, page, consented) {
     const agent = this.agents.nameFor(id);
-    const answer = this.askOpen ? await this.askOpen({ id, agent, ...page }) : 'deny';
+    let answer = this.askOpen ? await this.askOpen({ id, agent, ...page }) : 'deny';
     const redirect = page.from ? `${page.from} redirected to ${page.origin}, a site the user has not allowed; ` : '';
     if (answer === 'deny') {
       if (!this.askOpen) {
@@ -188,8 +205,14 @@ export class Opener {
       return { code: Code.declined, message: `${redirect}the user declined to open ${page.origin}; do not ask again unless the user says so` };
     }
     if (answer === 'add') {
-      const stored = await this.chrome.storage.local.get(STORAGE_KEY);
-      await this.chrome.storage.local.set({ [STORAGE_KEY]: setSiteAllowed(allowListFrom(stored[STORAGE_KEY]), page.origin, true) });
+      // The consent window asked the browser for the site on the user's
+      // click; the tab opens once the content scripts are there for it.
+      try {
+        if (this.allowSite) await this.allowSite(page.origin);
+      } catch (e) {
+        this.log.warn(`open_page: ${page.origin} could not be added: ${e.message}; it opens as allowed once`);
+        answer = 'once';
+      }
     }
     consented.set(page.origin, answer);
     return undefined;
@@ -217,6 +240,12 @@ export class Opener {
         return no;
       }
       asked = true; // and look again: it may have moved on while the user thought
+      if (consented.get(at.origin) === 'add' && t && t.url === undefined) {
+        // Its page loaded before the site was allowed, without the
+        // extension's scripts: load it again with them.
+        await this.chrome.tabs.reload(tabId).catch(() => {});
+        await this.waitLoaded(tabId);
+      }
     }
   }
 

@@ -4,20 +4,23 @@
 //
 //   panel/state      {tabId?, fresh?}  the panel's view of a tab (lib/panelview.js);
 //                    fresh: sample the tab's providers first
-//   site/set         {origin, on}      turn a site on or off in the allow list
+//   site/set         {origin, on, reload?}  turn a site on (the page asked the browser
+//                                      for it first: ui/sitegrant.js) or off
 //   provider/include {origin, providerId | ambient: true, include}
 //                    include or exclude one provider (or the ambient context) of a site
 //   pin              {tabId, providerId}  pin a provider's fresh snapshot
 //   unpin            {providerId?}     remove a pin (all without providerId)
-//   sites/list       {}                the allow list, entry by entry
+//   sites/list       {}                the allow list, entry by entry (and the
+//                                      sites an earlier version allowed that
+//                                      wait for the browser's grant)
 //   sites/remove     {entry}           remove one entry
 //
-// Each change is applied at once (the agents lose a site's tools in the
-// same task) and then stored in chrome.storage.local, where worker/tabs.js
-// picks up changes made elsewhere. Topics published to the pages: 'tab'
+// Site access is the browser's host permissions (worker/sites.js), which
+// the browser's own settings change too; exclusions are applied at once
+// and then stored in chrome.storage.local. Topics published to the pages: 'tab'
 // (tabs, tools, context), 'pins', 'sites', 'host'.
 
-import { STORAGE_KEY, setSiteAllowed, webOrigin } from '../lib/allowlist.js';
+import { webOrigin } from '../lib/allowlist.js';
 import { EXCLUSIONS_KEY, setIncluded, storedExclusions } from '../lib/exclusions.js';
 import { panelState, siteEntries } from '../lib/panelview.js';
 import { frameKey } from '../lib/registry.js';
@@ -44,6 +47,7 @@ export class Panel {
    * @param {typeof chrome} o.chrome
    * @param {import('../lib/registry.js').Registry} o.registry
    * @param {import('./tabs.js').Tabs} o.tabs the allow list and exclusions, applied
+   * @param {import('./sites.js').Sites} o.sites site access: the browser's grants and the blocks
    * @param {import('./contextsampler.js').ContextSampler} o.sampler
    * @param {import('./pins.js').PinStore} o.pins
    * @param {import('./uiapi.js').UiApi} o.ui
@@ -52,8 +56,8 @@ export class Panel {
    * @param {() => void} o.changed the registry changed: tell the host
    * @param {{now: () => number}} o.clock
    */
-  constructor({ chrome, registry, tabs, sampler, pins, ui, connected, agents, changed, clock }) {
-    Object.assign(this, { chrome, registry, tabs, sampler, pins, ui, connected, agents, changed, clock });
+  constructor({ chrome, registry, tabs, sites, sampler, pins, ui, connected, agents, changed, clock }) {
+    Object.assign(this, { chrome, registry, tabs, sites, sampler, pins, ui, connected, agents, changed, clock });
     this.topics = new Set();
     this.writes = Promise.resolve();
   }
@@ -66,7 +70,8 @@ export class Panel {
     ui.on('provider/include', (m) => this.include(m));
     ui.on('pin', (m) => this.pin(m));
     ui.on('unpin', (m) => this.unpin(m));
-    ui.on('sites/list', () => this.sites());
+    // After the grants that changed meanwhile are applied and registered.
+    ui.on('sites/list', () => this.sites.settled().then(() => this.siteList()));
     ui.on('sites/remove', (m) => this.removeSite(m));
     ui.on('tool/accept', (m) => this.acceptTool(m));
   }
@@ -100,15 +105,29 @@ export class Panel {
 
   async state({ tabId, fresh } = {}) {
     const { registry } = this;
+    // The grants that changed meanwhile applied first, as for sites/list:
+    // a view from before a change must not come after it.
+    await this.sites.settled();
+    // A tab of a site that is not allowed: the browser names its URL only
+    // while the user let the extension look at it (activeTab: the toolbar
+    // button), which is when the panel offers to allow it.
+    const id = Number.isSafeInteger(tabId) ? tabId : this.activeTabId();
+    const known = id === undefined ? null : registry.tabs.get(id);
+    if (known && !known.url) {
+      const t = await this.chrome.tabs.get(id).catch(() => null);
+      if (t && typeof t.url === 'string' && t.url !== '') {
+        registry.upsertTab(t);
+        this.changed();
+      }
+    }
     if (fresh) {
-      const id = Number.isSafeInteger(tabId) ? tabId : registry.focusedTab()?.id;
       const t = id === undefined ? null : registry.tabs.get(id);
       const wire = t && registry.wireTab(t);
       if (wire && wire.allowed) await this.sampler.sampleTab(wire);
     }
     return panelState({
       registry,
-      tabId: Number.isSafeInteger(tabId) ? tabId : undefined,
+      tabId: Number.isSafeInteger(tabId) ? tabId : (known ? id : undefined),
       excludedFor: (origin) => registry.excluded(origin),
       pins: this.pins.pins,
       shareable: shareablePin(registry),
@@ -117,37 +136,45 @@ export class Panel {
     });
   }
 
-  async setSite({ origin, on }) {
+  async setSite({ origin, on, reload }) {
     if (typeof on !== 'boolean') throw new Error('site/set: "on" must be true or false');
     const o = webOrigin(origin);
-    const before = this.tabs.allowList;
-    const next = setSiteAllowed(before, o || origin, on);
-    await this.applyList(before, next);
-    return { origin: o, allowed: this.registry.allows(o) };
+    if (o === '') throw new Error(`${JSON.stringify(origin)} is not the origin of a web page (http or https); only web sites can be allowed`);
+    if (on) await this.sites.allow(o);
+    else await this.sites.deny(o);
+    this.changed();
+    // The panel's tab, opened before its site was allowed, has none of the
+    // extension's scripts (they are registered for allowed sites only):
+    // reload it so that they are there before its own scripts run. A tab
+    // whose frames are connected has them already.
+    let reloaded = false;
+    if (on && Number.isSafeInteger(reload) && !this.hasFrames(reload)) {
+      reloaded = await this.chrome.tabs.reload(reload).then(() => true, () => false);
+    }
+    return { origin: o, allowed: this.registry.allows(o), reloaded };
+  }
+
+  /** The id of the active tab of the focused window, whether or not the extension knows its URL. */
+  activeTabId() {
+    const { registry } = this;
+    for (const t of registry.tabs.values()) if (t.active && t.windowId === registry.focusedWindow) return t.id;
+    return undefined;
+  }
+
+  hasFrames(tabId) {
+    for (const f of this.registry.frames.values()) if (f.tabId === tabId) return true;
+    return false;
   }
 
   async removeSite({ entry }) {
-    const before = this.tabs.allowList;
-    if (!before.includes(entry)) throw new Error(`${JSON.stringify(entry)} is not on the allow list (any more); the list is shown again`);
-    await this.applyList(before, before.filter((e) => e !== entry));
-    return this.sites();
-  }
-
-  sites() {
-    return { entries: siteEntries(this.tabs.allowList) };
-  }
-
-  // Applies the new allow list now, then stores it; a failed write undoes it.
-  async applyList(before, next) {
-    this.tabs.setAllowList(next);
+    if (typeof entry !== 'string' || entry === '') throw new Error('sites/remove: say which entry to remove');
+    await this.sites.remove(entry);
     this.changed();
-    try {
-      await this.store({ [STORAGE_KEY]: next });
-    } catch (e) {
-      this.tabs.setAllowList(before);
-      this.changed();
-      throw new Error(`the allow list could not be stored (${e.message}); nothing changed, try again`);
-    }
+    return this.siteList();
+  }
+
+  siteList() {
+    return { entries: siteEntries(this.tabs.allowList, this.sites.pending) };
   }
 
   async include({ origin, providerId, ambient, include }) {

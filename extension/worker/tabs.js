@@ -1,13 +1,13 @@
 // Tabs and site access: keeps the registry's tabs and focused window in
 // step with chrome.tabs and chrome.windows (when the focused window closes,
 // the last focused normal window is asked for), ends what a closed tab had under
-// way, and applies the allow list (chrome.storage.local, STORAGE_KEY) to the
-// registry and to the frames' context sampling, and the context the user
+// way, and applies the allow list (worker/sites.js: the browser's grants) to
+// the registry and to the frames' context sampling, and the context the user
 // excluded per site (EXCLUSIONS_KEY, lib/exclusions.js) to the registry's
 // merge. At start it takes the tabs that exist; events that arrive
 // meanwhile are newer and win.
 
-import { STORAGE_KEY, allowListFrom, compileAllowList } from '../lib/allowlist.js';
+import { allowListFrom, compileAllowList } from '../lib/allowlist.js';
 import { EXCLUSIONS_KEY, excludedFor, exclusionsFrom } from '../lib/exclusions.js';
 
 /** Tabs follows the browser's tabs and the allow list. */
@@ -33,7 +33,7 @@ export class Tabs {
     this.removedEarly = new Set();
   }
 
-  /** Listens for tab, window and allow-list changes. */
+  /** Listens for tab, window and exclusion changes. */
   listen() {
     const { chrome, registry, on } = this;
     chrome.tabs.onCreated.addListener((t) => {
@@ -73,9 +73,10 @@ export class Tabs {
     });
     chrome.storage.onChanged.addListener((changes, area) => {
       if (area !== 'local') return;
-      if (STORAGE_KEY in changes) this.setAllowList(changes[STORAGE_KEY].newValue);
-      if (EXCLUSIONS_KEY in changes) this.setExclusions(changes[EXCLUSIONS_KEY].newValue);
-      if (STORAGE_KEY in changes || EXCLUSIONS_KEY in changes) on.changed();
+      if (EXCLUSIONS_KEY in changes) {
+        this.setExclusions(changes[EXCLUSIONS_KEY].newValue);
+        on.changed();
+      }
     });
   }
 
@@ -98,7 +99,7 @@ export class Tabs {
     if (!this.removedEarly.has(tab.id)) this.registry.upsertTab(tab);
   }
 
-  /** Applies the allow list as stored (anything not a list: the default). */
+  /** Applies the allow list (worker/sites.js; anything not a list: the default). */
   setAllowList(stored) {
     const list = allowListFrom(stored);
     if (JSON.stringify(list) === JSON.stringify(this.allowList) && this.applied) return;

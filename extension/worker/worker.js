@@ -11,7 +11,8 @@
 //   contextsampler.js  contextOn and sample requests to frames
 //   requests.js  sampleContext, pin, unpin
 //   pins.js      the pin store
-//   tabs.js      tabs, the focused window, the allow list
+//   tabs.js      tabs, the focused window, the allow list applied
+//   sites.js     site access: the browser's grants, blocks, the content scripts' registration
 //   uiapi.js     the extension's own pages' requests, and change notices to them
 //   agents.js    the shims connected to the host and the agents they serve
 //   opener.js    openPage, focusTab, closeTab: tabs agents bring into reach
@@ -21,7 +22,6 @@
 //   panel.js     the panel's requests: site access, context exclusion, pins; its change notices
 //   inspect.js   the inspector's requests: a tab's tools as agents get them, and the user's own runs
 
-import { STORAGE_KEY } from '../lib/allowlist.js';
 import { EXCLUSIONS_KEY } from '../lib/exclusions.js';
 import { PINS_KEY } from '../lib/pinlist.js';
 import { T, browserInfo } from '../lib/protocol.js';
@@ -42,6 +42,7 @@ import { Opener } from './opener.js';
 import { Panel, shareablePin } from './panel.js';
 import { PinStore } from './pins.js';
 import { Requests } from './requests.js';
+import { Sites } from './sites.js';
 import { CallRouter } from './routing.js';
 import { Tabs } from './tabs.js';
 import { UiApi } from './uiapi.js';
@@ -74,7 +75,8 @@ export function extensionVersion(chrome) {
 /**
  * Closes chrome.storage.local and chrome.storage.session to content
  * scripts (TRUSTED_CONTEXTS: the worker and the extension's own pages
- * only). storage.local holds the allow list, the site settings and the
+ * only). storage.local holds the site blocks (the allowed sites are the
+ * browser's host permissions: worker/sites.js), the site settings and the
  * exclusions, which the worker applies as they change; content scripts
  * run in the web page's renderer process, and a renderer a page took over
  * must not be able to write them. No content script uses storage. A
@@ -222,6 +224,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     agents: { forCall: (id) => agents.forCall(id), nameFor: (id) => agents.nameFor(id) },
     askOpen: (q) => consent.askOpen(q),
     frames,
+    allowSite: (origin) => sites.allow(origin),
     dropAsk: (id) => consent.settle(id, { allow: false, how: 'cancelled' }),
   });
   const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log, opener, activity });
@@ -242,10 +245,18 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     },
   });
 
+  const sites = new Sites({
+    chrome, log,
+    apply: (list) => {
+      tabs.setAllowList(list);
+      changed();
+    },
+  });
+
   const ui = new UiApi({ chrome, log });
   const agents = new Agents({ changed: () => ui.publish('agents') });
   const panel = new Panel({
-    chrome, registry, tabs, sampler, pins, ui, clock, changed,
+    chrome, registry, tabs, sites, sampler, pins, ui, clock, changed,
     connected: () => link.ready,
     agents: () => agents.list(),
   });
@@ -265,6 +276,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
 
   frames.listen();
   tabs.listen();
+  sites.listen();
   ui.listen();
   consent.listen(ui);
   activity.listen(ui);
@@ -278,10 +290,12 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
 
   async function start() {
     await restrictStorage(chrome, log);
-    const stored = await chrome.storage.local.get([STORAGE_KEY, INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY, PRINTS_KEY]);
+    const stored = await chrome.storage.local.get([INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY, PRINTS_KEY]);
     prints.load(stored[PRINTS_KEY]); // tools seen before it are compared now
     tabs.setExclusions(stored[EXCLUSIONS_KEY]);
-    tabs.setAllowList(stored[STORAGE_KEY]);
+    // Site access, and the content scripts registered for it (also after
+    // an update, and after the browser or the worker restarted).
+    await sites.load().catch((e) => log.warn(`could not read site access or register the content scripts: ${e && e.message ? e.message : e}`));
     pins.load(stored[PINS_KEY]); // no request comes before the host link opens, below
     await Promise.all([consent.loadFromStorage(), activity.loadFromStorage()]);
     let instance = stored[INSTANCE_KEY];
@@ -304,5 +318,5 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.giveUpStart();
     link.connect();
   });
-  return { registry, link, frames, router, sampler, pins, requests, tabs, ui, agents, opener, panel, inspector, consent, activity, badge, indicator, started };
+  return { registry, link, frames, router, sampler, pins, requests, tabs, sites, ui, agents, opener, panel, inspector, consent, activity, badge, indicator, started };
 }

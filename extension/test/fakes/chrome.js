@@ -1,8 +1,13 @@
+import { readFileSync } from 'node:fs';
+
 // A small fake of the chrome.* API the extension uses, for tests in Node:
 // events, Ports (runtime.connectNative, runtime.onConnect, runtime.connect),
 // tabs, windows (with create, update, remove for popups), action (the
 // badge), storage.local and storage.session (each recording its access
-// level). A FakePort records what the code under
+// level), permissions (the host permissions granted: the manifest's
+// required ones at first; request grants unless told otherwise, remove
+// refuses the required ones as the browser does) and scripting (the
+// registered content scripts). A FakePort records what the code under
 // test posts on it (posted) and lets the test play the other end
 // (deliver, close).
 
@@ -80,11 +85,22 @@ export class FakePort {
   }
 }
 
+/** The manifest's required host permissions: the loopback hosts. */
+export const REQUIRED_ORIGINS = Object.freeze(JSON.parse(readFileSync(new URL('../../manifest.json', import.meta.url), 'utf8')).host_permissions);
+
+/** Whether the granted match pattern g covers mp, as far as the fake knows patterns: the same, or the same without a port. */
+function covers(g, mp) {
+  return g === mp || g === mp.replace(/^([^:]+:\/\/[^/]*?)(:\d+|:\*)\//, '$1/');
+}
+
 /**
  * Makes a fake chrome. opts: id (the extension id), tabs (the open tabs),
- * focusedWindow (a window id), storage (what storage.local holds).
+ * focusedWindow (a window id), storage (what storage.local holds), origins
+ * (the host permissions granted, beyond the required ones).
  */
-export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [], focusedWindow = 1, storage = {} } = {}) {
+export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [], focusedWindow = 1, storage = {}, origins = [] } = {}) {
+  const granted = new Set([...REQUIRED_ORIGINS, ...origins]);
+  const scripts = new Map();
   const openTabs = new Map(tabs.map((t) => [t.id, { ...t }]));
   const store = new Map(Object.entries(JSON.parse(JSON.stringify(storage))));
   const sessionStore = new Map();
@@ -197,6 +213,53 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
         return chrome.action.badges.get(tabId);
       },
     },
+    permissions: {
+      onAdded: new FakeEvent(),
+      onRemoved: new FakeEvent(),
+      /** The origins asked for with request, in order; set refuse to make the user say no. */
+      requests: [],
+      refuse: false,
+      async getAll() {
+        return { origins: [...granted], permissions: ['nativeMessaging', 'storage', 'sidePanel', 'scripting', 'activeTab'] };
+      },
+      async contains({ origins: want = [] }) {
+        return want.every((mp) => [...granted].some((g) => covers(g, mp)));
+      },
+      async request({ origins: want = [] }) {
+        chrome.permissions.requests.push(...want);
+        if (chrome.permissions.refuse) return false;
+        chrome.grant(want);
+        return true;
+      },
+      async remove({ origins: drop = [] }) {
+        if (drop.some((mp) => REQUIRED_ORIGINS.includes(mp))) throw new Error('You cannot remove required permissions.');
+        const gone = drop.filter((mp) => granted.delete(mp));
+        if (gone.length) queueMicrotask(() => chrome.permissions.onRemoved.emit({ origins: gone, permissions: [] }));
+        return gone.length > 0;
+      },
+    },
+    webRequest: {
+      /** The test plays the browser's report of a redirect of a request to a granted site. */
+      onBeforeRedirect: new FakeEvent(),
+    },
+    scripting: {
+      /** The registered content scripts by id; set refuseKeys to a property name the browser does not take. */
+      registered: scripts,
+      refuseKey: null,
+      async registerContentScripts(list) {
+        for (const sc of list) {
+          if (scripts.has(sc.id)) throw new Error(`Duplicate script ID '${sc.id}'`);
+          if (chrome.scripting.refuseKey && chrome.scripting.refuseKey in sc) throw new Error(`Unexpected property "${chrome.scripting.refuseKey}"`);
+        }
+        for (const sc of list) scripts.set(sc.id, JSON.parse(JSON.stringify(sc)));
+      },
+      async getRegisteredContentScripts({ ids } = {}) {
+        return [...scripts.values()].filter((sc) => !ids || ids.includes(sc.id)).map((sc) => JSON.parse(JSON.stringify(sc)));
+      },
+      async unregisterContentScripts({ ids } = {}) {
+        for (const k of ids || [...scripts.keys()]) scripts.delete(k);
+      },
+    },
     storage: {
       local: {
         /** Set failWrites to make set reject. */
@@ -217,6 +280,15 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
           for (const [k, v] of Object.entries(items)) {
             changes[k] = { oldValue: store.get(k), newValue: JSON.parse(JSON.stringify(v)) };
             store.set(k, JSON.parse(JSON.stringify(v)));
+          }
+          queueMicrotask(() => chrome.storage.onChanged.emit(changes, 'local'));
+        },
+        async remove(keys) {
+          const changes = {};
+          for (const k of Array.isArray(keys) ? keys : [keys]) {
+            if (!store.has(k)) continue;
+            changes[k] = { oldValue: store.get(k) };
+            store.delete(k);
           }
           queueMicrotask(() => chrome.storage.onChanged.emit(changes, 'local'));
         },
@@ -257,6 +329,19 @@ export function fakeChrome({ id = 'ofcjadafodbdmmpbkmmngnegabkmkjai', tabs = [],
     /** The native Port opened last. */
     get native() {
       return chrome.runtime.natives.at(-1);
+    },
+
+    /** The browser grants host permissions (its prompt, or its settings): onAdded fires. */
+    grant(want) {
+      const added = want.filter((mp) => !granted.has(mp));
+      for (const mp of added) granted.add(mp);
+      if (added.length) queueMicrotask(() => chrome.permissions.onAdded.emit({ origins: added, permissions: [] }));
+    },
+
+    /** The user takes host permissions back in the browser's settings (required ones too): onRemoved fires. */
+    revoke(drop) {
+      const gone = drop.filter((mp) => granted.delete(mp));
+      if (gone.length) queueMicrotask(() => chrome.permissions.onRemoved.emit({ origins: gone, permissions: [] }));
     },
 
     /** Opens a tab: it exists for tabs.get, and onCreated fires. */

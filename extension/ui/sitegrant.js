@@ -1,0 +1,25 @@
+// Asking the browser for a site: the extension's host permission for it,
+// which is what "allowed" means (worker/sites.js). The browser asks the
+// user (its own prompt) unless it granted the site before, and only during
+// a click or a key press in an extension page, so call requestSite first
+// thing in the handler, before any other await.
+
+import { originMatchPattern, toMatchPattern } from '../lib/sitepatterns.js';
+
+/**
+ * Asks the browser for origin (an http(s) origin; or, with {pattern: true},
+ * an allow-list pattern such as "https://*.example.com"). Resolves to true
+ * once granted; throws an Error that says what to do when the user or the
+ * browser said no.
+ */
+export async function requestSite(site, { pattern = false } = {}) {
+  const mp = pattern ? toMatchPattern(site) : originMatchPattern(site);
+  let granted = false;
+  try {
+    granted = await chrome.permissions.request({ origins: [mp] });
+  } catch (e) {
+    throw new Error(`the browser did not ask for ${site} (${e.message}); click the switch or button again`);
+  }
+  if (!granted) throw new Error(`the browser's prompt for ${site} was declined; nothing changed`);
+  return true;
+}
