@@ -80,7 +80,8 @@ func TestCallChangesPage(t *testing.T) {
 }
 
 // A throwing tool gives isError with the page's message; arguments that
-// break the schema are refused before the page runs.
+// break the schema reach the page, as the browser's own agent passes them
+// (Chromium 156 checks none), with the bridge's note naming the field.
 func TestErrors(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		b := start(t, m)
@@ -95,11 +96,11 @@ func TestErrors(t *testing.T) {
 
 		before := eval[int](t, tab, `window.demo.calls.select_slice ?? 0`)
 		res = b.call(ctx, "select_slice", map[string]any{"id": "three"})
-		if !res.IsError || !strings.Contains(text(res), "id") {
-			t.Errorf("select_slice with a string id = %q (isError %v); want isError naming the field", text(res), res.IsError)
+		if !strings.Contains(text(res), "do not match the tool's inputSchema") || !strings.Contains(text(res), `"id"`) {
+			t.Errorf("select_slice with a string id = %q (isError %v); want the bridge's note naming the field", text(res), res.IsError)
 		}
-		if after := eval[int](t, tab, `window.demo.calls.select_slice ?? 0`); after != before {
-			t.Errorf("the page ran select_slice with arguments that break its schema (%d calls, want %d)", after, before)
+		if after := eval[int](t, tab, `window.demo.calls.select_slice ?? 0`); after != before+1 {
+			t.Errorf("the page ran select_slice %d times with arguments off its schema, want once, as the browser's agent would", after-before)
 		}
 	})
 }
