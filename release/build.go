@@ -99,6 +99,19 @@ func Build(opts Options) ([]File, error) {
 	for _, e := range ext {
 		common = append(common, entry{"extension/" + e.name, e.mode, e.data})
 	}
+	// The README's links lead into docs/: its Markdown files travel too
+	// (the screenshots and the link test stay in the repository).
+	docs, err := filepath.Glob(filepath.Join(opts.Source, "docs", "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range docs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", d, err)
+		}
+		common = append(common, entry{"docs/" + filepath.Base(d), 0o644, b})
+	}
 	mtime := modTime()
 	tmp, err := os.MkdirTemp("", "webmcp-release-")
 	if err != nil {

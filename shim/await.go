@@ -14,7 +14,7 @@ import (
 // comes as the browser starts: the extension launches its host, the shim
 // finds the host's socket (it looks every hosts.DefaultInterval) and the
 // host sends the browser's state, all within a second or two; a host that
-// restarts is back within one (README, "What survives what"). The wait
+// restarts is back within one (docs/limits.md, "What survives what"). The wait
 // never goes past the call's --timeout or the agent's cancellation, and
 // ends as soon as a host has sent its state.
 const BrowserWait = 5 * time.Second

@@ -290,7 +290,7 @@ func (s *Server) addTool(key toolKey, pt *pageTool) {
 // HostGrace is how long the tools of a browser whose host went away stay
 // listed: the browser restarts its host whenever the extension's service
 // worker restarts (an update, a reload), and a restarted host is back
-// within a second here (README, "What survives what"). If the same browser
+// within a second here (docs/limits.md, "What survives what"). If the same browser
 // comes back within it, the agent sees no change at all: no list_changed,
 // the same names, and calls made meanwhile wait for it (callPage). If it
 // does not, its tools go with one list_changed.

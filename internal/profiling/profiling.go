@@ -1,6 +1,6 @@
 // Package profiling writes a CPU profile of a bridge process (webmcp-host,
 // webmcp-shim) for its whole life when $WEBMCP_CPUPROFILE names a
-// directory: the Go side of the per-hop profile (README, Performance).
+// directory: the Go side of the per-hop profile (docs/performance.md).
 //
 // Production code.
 package profiling
