@@ -279,6 +279,15 @@ func start(t testing.TB, m mode) *bridge {
 	}
 	t.Cleanup(func() { chromedp.Cancel(b.browser) })
 	b.keepWorkerConsole()
+	// The worker starts its host once it has registered the content
+	// scripts for the allowed sites (worker/sites.js): a page opened
+	// before that gets none. A test whose browser never starts a host
+	// (a broken install) goes on without one after the wait.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	if err := awaitHostSocket(ctx, b.runtimeDir); err != nil {
+		t.Logf("the extension started no host: %v", err)
+	}
+	cancel()
 
 	b.client = b.connectShim()
 	return b
