@@ -1243,6 +1243,77 @@
     return { dom, start };
   }
 
+  // extension/content/main/polyfill/calls.js
+  function createCalls({ win, queueTask: queueATask, events, instance }) {
+    const { ToolActivatedEvent, ToolCancelEvent } = events;
+    function fire(mc, event) {
+      apply(dispatch, mc, [event]);
+    }
+    function fireTool(mc, C, type, toolName) {
+      fire(mc, new C(type, { toolName }));
+      if (mc !== instance()) return;
+      try {
+        apply(dispatch, win, [new C(type, { toolName })]);
+      } catch {
+      }
+    }
+    function queueChange(mc, after) {
+      queueATask(() => {
+        fire(mc, new Evt("toolchange"));
+        if (after) after();
+      });
+    }
+    function invoke(mc, rec, input, outer) {
+      return new PromiseCtor((resolve, reject) => {
+        const inner = new AbortCtl();
+        let done = false;
+        const onAbort = () => {
+          if (done) return;
+          done = true;
+          reject(outer.reason);
+          queueATask(() => {
+            inner.abort();
+            queueATask(() => fireTool(mc, ToolCancelEvent, "toolcancel", rec.name));
+          });
+        };
+        if (outer) {
+          if (outer.aborted) {
+            reject(outer.reason);
+            return;
+          }
+          apply(addListener, outer, ["abort", onAbort, { once: true }]);
+        }
+        let p;
+        try {
+          p = resolved(apply(rec.execute, void 0, [input, { signal: inner.signal }]));
+        } catch (e) {
+          p = PromiseCtor.reject(e);
+        }
+        fireTool(mc, ToolActivatedEvent, "toolactivated", rec.name);
+        then(p, (v) => {
+          if (done) return;
+          done = true;
+          if (outer) apply(removeListener, outer, ["abort", onAbort]);
+          resolve(v);
+        }, (e) => {
+          if (done) return;
+          done = true;
+          if (outer) apply(removeListener, outer, ["abort", onAbort]);
+          reject(e);
+        });
+      });
+    }
+    return { fireTool, queueChange, invoke };
+  }
+  function callForm(forms, name, input, signal, nullOnNavigation) {
+    const p = forms.run(name, input, signal, nullOnNavigation);
+    if (!nullOnNavigation) return p;
+    return then(p, void 0, (e) => {
+      if (errorCode(e) === "navigated") return null;
+      throw e;
+    });
+  }
+
   // extension/content/main/polyfill/events.js
   function toolEventClass(name) {
     const C = class extends Evt {
@@ -1264,6 +1335,237 @@
       ToolActivatedEvent: toolEventClass("ToolActivatedEvent"),
       ToolCancelEvent: toolEventClass("ToolCancelEvent")
     };
+  }
+
+  // extension/content/main/polyfill/sameorigin.js
+  var KEY = /* @__PURE__ */ Symbol.for("webmcp-bridge.polyfill.frame");
+  function publish(win, handle) {
+    defineProperty(win, KEY, { value: handle, configurable: false, enumerable: false, writable: false });
+  }
+  function handleOf(w) {
+    try {
+      return w[KEY];
+    } catch {
+      return void 0;
+    }
+  }
+  function originOf(w) {
+    try {
+      const o = w.origin;
+      if (typeof o === "string") return o;
+    } catch {
+    }
+    try {
+      return w.location.origin;
+    } catch {
+      return "";
+    }
+  }
+  function sameOriginWindows(win) {
+    const origin = originOf(win);
+    if (!origin) return [win];
+    const ok = (w) => {
+      try {
+        return originOf(w) === origin && handleOf(w) !== void 0;
+      } catch {
+        return false;
+      }
+    };
+    let root = win;
+    try {
+      while (root.parent && root.parent !== root && ok(root.parent)) root = root.parent;
+    } catch {
+    }
+    const out = [];
+    const walk = (w, depth) => {
+      out.push(w);
+      if (depth > 32) return;
+      let n = 0;
+      try {
+        n = w.frames.length;
+      } catch {
+        return;
+      }
+      for (let i = 0; i < n; i++) {
+        let f;
+        try {
+          f = w.frames[i];
+        } catch {
+          continue;
+        }
+        if (ok(f)) walk(f, depth + 1);
+      }
+    };
+    walk(root, 0);
+    if (!out.includes(win)) out.unshift(win);
+    return out;
+  }
+
+  // extension/content/main/polyfill/rules.js
+  function modelContextError(method, message) {
+    return new TypeError(`Failed to execute '${method}' on 'ModelContext': ${message}`);
+  }
+  var DRAFT_ANNOTATIONS = ["consequentialHint", "debugging", "readOnlyHint", "untrustedContentHint"];
+  function readAnnotations(a) {
+    const out = {};
+    for (const k of DRAFT_ANNOTATIONS) {
+      const v = a[k];
+      if (v !== void 0) out[k] = !!v;
+    }
+    return out;
+  }
+  function readSchema(value, member, method) {
+    if (value === void 0) return void 0;
+    if (!isObject(value)) {
+      throw modelContextError(method, `Failed to read the '${member}' property from 'ModelContextTool': Failed to convert value to 'object'.`);
+    }
+    return value;
+  }
+  function serialiseSchema(value, member, method) {
+    if (value === void 0) return void 0;
+    const s = jsonStringify(value);
+    if (s === void 0) throw modelContextError(method, `${member} does not serialize to JSON.`);
+    const schema = jsonParse(s);
+    return isObject(schema) && !Array.isArray(schema) ? schema : void 0;
+  }
+  function readTool(tools, tool, method) {
+    if (!isObject(tool)) throw modelContextError(method, "The provided value is not of type 'ModelContextTool'.");
+    const annotations = tool.annotations;
+    if (annotations !== void 0 && annotations !== null && !isObject(annotations)) {
+      throw modelContextError(method, "Failed to read the 'annotations' property from 'ModelContextTool': The provided value is not of type 'ToolAnnotations'.");
+    }
+    const draft = isObject(annotations) ? readAnnotations(annotations) : void 0;
+    const description = tool.description;
+    if (description === void 0) throw modelContextError(method, "Failed to read the 'description' property from 'ModelContextTool': Required member is undefined.");
+    const execute = tool.execute;
+    if (execute === void 0) throw modelContextError(method, "Failed to read the 'execute' property from 'ModelContextTool': Required member is undefined.");
+    if (typeof execute !== "function") throw modelContextError(method, "Failed to read the 'execute' property from 'ModelContextTool': The given value is not a function.");
+    const inputSchema = readSchema(tool.inputSchema, "inputSchema", method);
+    const rawName = tool.name;
+    if (rawName === void 0) throw modelContextError(method, "Failed to read the 'name' property from 'ModelContextTool': Required member is undefined.");
+    const outputSchema = readSchema(tool.outputSchema, "outputSchema", method);
+    const title = tool.title;
+    const name = String(rawName);
+    const desc = String(description);
+    if (!TOOL_NAME_PATTERN.test(name)) throw new DOMExc("Invalid tool name", "InvalidStateError");
+    if (tools.has(name)) throw new DOMExc("Duplicate tool name", "InvalidStateError");
+    if (desc === "") throw new DOMExc("Description is required", "InvalidStateError");
+    const schema = serialiseSchema(inputSchema, "inputSchema", method);
+    const outSchema = serialiseSchema(outputSchema, "outputSchema", method);
+    let hints = copyHints(annotations, false);
+    if (draft && Object.keys(draft).length) hints = { ...hints, ...draft };
+    return {
+      name,
+      title: title === void 0 || title === null ? void 0 : String(title),
+      description: desc,
+      inputSchema: schema,
+      outputSchema: outSchema,
+      hints,
+      annotations: draft,
+      execute,
+      how: "register"
+    };
+  }
+  function readOrigins(list, method, dict, member) {
+    if (list === void 0) return void 0;
+    if (!isObject(list) || typeof list[Symbol.iterator] !== "function") {
+      throw modelContextError(method, `Failed to read the '${member}' property from '${dict}': The provided value cannot be converted to a sequence.`);
+    }
+    const out = [];
+    for (const o of list) {
+      let u;
+      try {
+        u = new URLCtor(String(o));
+      } catch {
+        throw new DOMExc(`Only secure origins are allowed in the ${member} list.`, "SecurityError");
+      }
+      const host = u.hostname;
+      const trustworthy = u.protocol === "https:" || u.protocol === "wss:" || u.protocol === "file:" || host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "[::1]";
+      if (!trustworthy) throw new DOMExc(`Only secure origins are allowed in the ${member} list.`, "SecurityError");
+      out.push(u.origin);
+    }
+    return out;
+  }
+  function checkExposedTo(list) {
+    return readOrigins(list, "registerTool", "ModelContextRegisterToolOptions", "exposedTo");
+  }
+  function view(rec, win, origin) {
+    const t = {};
+    if (rec.annotations) {
+      const a = {};
+      for (const k of DRAFT_ANNOTATIONS) {
+        if (k in rec.annotations) a[k] = rec.annotations[k];
+        else if (k !== "debugging") a[k] = false;
+      }
+      t.annotations = a;
+    }
+    t.description = rec.description;
+    if (rec.inputSchema) t.inputSchema = jsonParse(jsonStringify(rec.inputSchema));
+    t.name = rec.name;
+    t.origin = origin === void 0 ? originOf(win) : origin;
+    if (rec.outputSchema) t.outputSchema = jsonParse(jsonStringify(rec.outputSchema));
+    t.source = win;
+    t.title = rec.title === void 0 ? "" : rec.title;
+    t.window = win;
+    return t;
+  }
+
+  // extension/content/main/polyfill/execute.js
+  function readRegisteredTool(tool) {
+    if (tool !== void 0 && tool !== null && !isObject(tool)) {
+      throw modelContextError("executeTool", "The provided value is not of type 'RegisteredTool'.");
+    }
+    const t = isObject(tool) ? tool : {};
+    const required = (member) => {
+      const v = t[member];
+      if (v === void 0) throw modelContextError("executeTool", `Failed to read the '${member}' property from 'RegisteredTool': Required member is undefined.`);
+      return String(v);
+    };
+    required("description");
+    const name = required("name");
+    const origin = required("origin");
+    const w = t.window;
+    if (w === void 0) throw modelContextError("executeTool", "Failed to read the 'window' property from 'RegisteredTool': Required member is undefined.");
+    if (!isObject(w)) throw modelContextError("executeTool", "Failed to read the 'window' property from 'RegisteredTool': Failed to convert value to 'Window'.");
+    return { name, origin, window: w };
+  }
+  function readToolInput(input, takesText) {
+    if (input === void 0) return {};
+    if (typeof input === "string" && takesText && takesText()) {
+      let v;
+      try {
+        v = jsonParse(input);
+      } catch {
+        v = void 0;
+      }
+      if (isObject(v) && !isArray(v)) input = v;
+    }
+    if (!isObject(input)) throw modelContextError("executeTool", "invalid input object: value is not an object");
+    let s;
+    try {
+      s = jsonStringify(input);
+    } catch (e) {
+      if (e instanceof TypeError) throw modelContextError("executeTool", e.message);
+      throw e;
+    }
+    if (s === void 0) throw modelContextError("executeTool", "invalid input object: toJSON() returns undefined");
+    const copy = jsonParse(s);
+    if (!isObject(copy)) throw new DOMExc("Failed to parse input arguments", "UnknownError");
+    return copy;
+  }
+  function resultText(v) {
+    if (typeof v === "string") return v;
+    if (typeof v === "bigint") return String(v);
+    let s;
+    try {
+      s = jsonStringify(v);
+    } catch {
+      throw invocationFailed();
+    }
+    return s === void 0 ? "undefined" : s;
+  }
+  function invocationFailed() {
+    return new DOMExc("Tool was executed but the invocation failed. For example, the script function threw an error", "UnknownError");
   }
 
   // extension/content/main/polyfill/formschema.js
@@ -1618,6 +1920,150 @@
     };
   }
 
+  // extension/content/main/polyfill/framedom.js
+  function frameDomOf(win) {
+    const ownOrigin = () => originOf(win);
+    try {
+      const doc = win.document;
+      const qsa = win.Document.prototype.querySelectorAll;
+      const getAttr = win.Element.prototype.getAttribute;
+      const cw = getOwnPropertyDescriptor(win.HTMLIFrameElement.prototype, "contentWindow").get;
+      const fcw = win.HTMLFrameElement ? getOwnPropertyDescriptor(win.HTMLFrameElement.prototype, "contentWindow").get : null;
+      const baseURI = getOwnPropertyDescriptor(win.Node.prototype, "baseURI").get;
+      const frameEl = getOwnPropertyDescriptor(win, "frameElement") || getOwnPropertyDescriptor(Object.getPrototypeOf(win), "frameElement");
+      return {
+        elementOf(w) {
+          for (const el of apply(qsa, doc, ["iframe, frame"])) {
+            const g = el.localName === "frame" ? fcw : cw;
+            if (g && apply(g, el, []) === w) return el;
+          }
+          return null;
+        },
+        read(el) {
+          const allow = apply(getAttr, el, ["allow"]) || "";
+          const src = apply(getAttr, el, ["src"]);
+          let srcOrigin = ownOrigin();
+          if (src !== null && src !== "" && apply(getAttr, el, ["srcdoc"]) === null) {
+            try {
+              const u = new URLCtor(src, apply(baseURI, el.ownerDocument || doc, []));
+              if (u.protocol !== "about:") srcOrigin = u.origin;
+            } catch {
+            }
+          }
+          return { allow, srcOrigin };
+        },
+        ownFrameElement() {
+          try {
+            return frameEl && frameEl.get ? apply(frameEl.get, win, []) : win.frameElement;
+          } catch {
+            return null;
+          }
+        }
+      };
+    } catch {
+      return null;
+    }
+  }
+
+  // extension/content/main/polyfill/handle.js
+  function shareWithFrames({ win, internals, instance, forms, links, policy, ownTools, invoke, runForm, queueChange }) {
+    const leaving = /* @__PURE__ */ new Set();
+    try {
+      apply(addListener, win, ["pagehide", () => {
+        const all = Array.from(leaving);
+        leaving.clear();
+        for (const gone of all) {
+          try {
+            gone();
+          } catch {
+          }
+        }
+      }, { capture: true }]);
+    } catch {
+    }
+    try {
+      publish(win, {
+        tools: ownTools,
+        has: (name) => internals.get(instance).tools.has(name) || !!(forms && forms.list().has(name)),
+        // gone() is called if this document goes away before the call ends.
+        run(name, json, gone) {
+          const rec = internals.get(instance).tools.get(name);
+          const isForm = !rec && !!(forms && forms.list().has(name));
+          if (!rec && !isForm) return null;
+          const ctl = new AbortCtl();
+          const input = jsonParse(json);
+          const promise = rec ? invoke(instance, rec, input, ctl.signal) : runForm(name, input, ctl.signal, true);
+          if (typeof gone === "function") {
+            leaving.add(gone);
+            const forget = () => leaving.delete(gone);
+            then(promise, forget, forget);
+          }
+          return { promise, abort: (reason) => ctl.abort(reason), form: isForm };
+        },
+        changed: () => {
+          queueChange(instance);
+          if (links) links.resend();
+        },
+        policy: () => policy,
+        // This document's tools registered with exposedTo naming origin.
+        exposed(origin) {
+          if (!policy.allowed) return [];
+          const out = [];
+          for (const rec of internals.get(instance).tools.values()) {
+            if (!rec.exposedTo || !rec.exposedTo.includes(origin)) continue;
+            const t = { name: rec.name, description: rec.description };
+            if (rec.inputSchema) t.inputSchema = rec.inputSchema;
+            if (rec.title !== void 0) t.title = rec.title;
+            if (rec.annotations) t.annotations = rec.annotations;
+            out.push(t);
+          }
+          return out;
+        },
+        remote: (origins) => links ? links.remoteTools(origins) : [],
+        // Runs over this document's links a tool that a cross-origin document
+        // exposes; null when none of them brings one named name.
+        callLinked(name, toolWin, origin, input, signal, failed, gone) {
+          const link = links && links.find(name, toolWin, origin);
+          return link ? links.call(link, name, input, signal, failed, gone) : null;
+        }
+      });
+    } catch {
+    }
+  }
+
+  // extension/content/main/polyfill/listing.js
+  function bridgeList({ internals, instance, forms, policy, invoke, runForm }) {
+    function list() {
+      const out = /* @__PURE__ */ new Map();
+      if (!policy().allowed) return out;
+      for (const rec of internals.get(instance()).tools.values()) {
+        const meta = { name: rec.name };
+        if (rec.title) meta.title = rec.title;
+        meta.description = rec.description;
+        if (!rec.reported) {
+          rec.reported = {
+            inputSchema: rec.inputSchema && schemaForReport(rec.inputSchema),
+            outputSchema: rec.outputSchema && schemaForReport(rec.outputSchema)
+          };
+        }
+        if (rec.reported.inputSchema) meta.inputSchema = rec.reported.inputSchema;
+        if (rec.reported.outputSchema) meta.outputSchema = rec.reported.outputSchema;
+        if (rec.hints) meta.annotations = rec.hints;
+        out.set(rec.name, { meta, run: (input, signal) => invoke(instance(), rec, input, signal) });
+      }
+      if (forms) {
+        for (const t of forms.list().values()) {
+          if (out.has(t.name)) continue;
+          if (!t.reported) t.reported = schemaForReport(t.inputSchema);
+          const meta = { name: t.name, description: t.description, inputSchema: t.reported };
+          out.set(t.name, { meta, run: (input, signal) => runForm(t.name, input, signal, false) });
+        }
+      }
+      return out;
+    }
+    return list;
+  }
+
   // extension/content/main/polyfill/links.js
   var LINK_MARK = "__webmcpBridgeFrameLink";
   function allowsTools(allow, childOrigin, parentOrigin, srcOrigin) {
@@ -1855,323 +2301,29 @@
     return new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError");
   }
 
-  // extension/content/main/polyfill/sameorigin.js
-  var KEY = /* @__PURE__ */ Symbol.for("webmcp-bridge.polyfill.frame");
-  function publish(win, handle) {
-    defineProperty(win, KEY, { value: handle, configurable: false, enumerable: false, writable: false });
-  }
-  function handleOf(w) {
-    try {
-      return w[KEY];
-    } catch {
-      return void 0;
-    }
-  }
-  function originOf(w) {
-    try {
-      const o = w.origin;
-      if (typeof o === "string") return o;
-    } catch {
-    }
-    try {
-      return w.location.origin;
-    } catch {
-      return "";
-    }
-  }
-  function sameOriginWindows(win) {
-    const origin = originOf(win);
-    if (!origin) return [win];
-    const ok = (w) => {
-      try {
-        return originOf(w) === origin && handleOf(w) !== void 0;
-      } catch {
-        return false;
-      }
-    };
-    let root = win;
-    try {
-      while (root.parent && root.parent !== root && ok(root.parent)) root = root.parent;
-    } catch {
-    }
-    const out = [];
-    const walk = (w, depth) => {
-      out.push(w);
-      if (depth > 32) return;
-      let n = 0;
-      try {
-        n = w.frames.length;
-      } catch {
-        return;
-      }
-      for (let i = 0; i < n; i++) {
-        let f;
-        try {
-          f = w.frames[i];
-        } catch {
-          continue;
-        }
-        if (ok(f)) walk(f, depth + 1);
-      }
-    };
-    walk(root, 0);
-    if (!out.includes(win)) out.unshift(win);
-    return out;
-  }
-
-  // extension/content/main/polyfill/rules.js
-  function modelContextError(method, message) {
-    return new TypeError(`Failed to execute '${method}' on 'ModelContext': ${message}`);
-  }
-  var DRAFT_ANNOTATIONS = ["consequentialHint", "debugging", "readOnlyHint", "untrustedContentHint"];
-  function readAnnotations(a) {
-    const out = {};
-    for (const k of DRAFT_ANNOTATIONS) {
-      const v = a[k];
-      if (v !== void 0) out[k] = !!v;
-    }
-    return out;
-  }
-  function readSchema(value, member, method) {
-    if (value === void 0) return void 0;
-    if (!isObject(value)) {
-      throw modelContextError(method, `Failed to read the '${member}' property from 'ModelContextTool': Failed to convert value to 'object'.`);
-    }
-    return value;
-  }
-  function serialiseSchema(value, member, method) {
-    if (value === void 0) return void 0;
-    const s = jsonStringify(value);
-    if (s === void 0) throw modelContextError(method, `${member} does not serialize to JSON.`);
-    const schema = jsonParse(s);
-    return isObject(schema) && !Array.isArray(schema) ? schema : void 0;
-  }
-  function readTool(tools, tool, method) {
-    if (!isObject(tool)) throw modelContextError(method, "The provided value is not of type 'ModelContextTool'.");
-    const annotations = tool.annotations;
-    if (annotations !== void 0 && annotations !== null && !isObject(annotations)) {
-      throw modelContextError(method, "Failed to read the 'annotations' property from 'ModelContextTool': The provided value is not of type 'ToolAnnotations'.");
-    }
-    const draft = isObject(annotations) ? readAnnotations(annotations) : void 0;
-    const description = tool.description;
-    if (description === void 0) throw modelContextError(method, "Failed to read the 'description' property from 'ModelContextTool': Required member is undefined.");
-    const execute = tool.execute;
-    if (execute === void 0) throw modelContextError(method, "Failed to read the 'execute' property from 'ModelContextTool': Required member is undefined.");
-    if (typeof execute !== "function") throw modelContextError(method, "Failed to read the 'execute' property from 'ModelContextTool': The given value is not a function.");
-    const inputSchema = readSchema(tool.inputSchema, "inputSchema", method);
-    const rawName = tool.name;
-    if (rawName === void 0) throw modelContextError(method, "Failed to read the 'name' property from 'ModelContextTool': Required member is undefined.");
-    const outputSchema = readSchema(tool.outputSchema, "outputSchema", method);
-    const title = tool.title;
-    const name = String(rawName);
-    const desc = String(description);
-    if (!TOOL_NAME_PATTERN.test(name)) throw new DOMExc("Invalid tool name", "InvalidStateError");
-    if (tools.has(name)) throw new DOMExc("Duplicate tool name", "InvalidStateError");
-    if (desc === "") throw new DOMExc("Description is required", "InvalidStateError");
-    const schema = serialiseSchema(inputSchema, "inputSchema", method);
-    const outSchema = serialiseSchema(outputSchema, "outputSchema", method);
-    let hints = copyHints(annotations, false);
-    if (draft && Object.keys(draft).length) hints = { ...hints, ...draft };
-    return {
-      name,
-      title: title === void 0 || title === null ? void 0 : String(title),
-      description: desc,
-      inputSchema: schema,
-      outputSchema: outSchema,
-      hints,
-      annotations: draft,
-      execute,
-      how: "register"
-    };
-  }
-  function readOrigins(list, method, dict, member) {
-    if (list === void 0) return void 0;
-    if (!isObject(list) || typeof list[Symbol.iterator] !== "function") {
-      throw modelContextError(method, `Failed to read the '${member}' property from '${dict}': The provided value cannot be converted to a sequence.`);
-    }
-    const out = [];
-    for (const o of list) {
-      let u;
-      try {
-        u = new URLCtor(String(o));
-      } catch {
-        throw new DOMExc(`Only secure origins are allowed in the ${member} list.`, "SecurityError");
-      }
-      const host = u.hostname;
-      const trustworthy = u.protocol === "https:" || u.protocol === "wss:" || u.protocol === "file:" || host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "[::1]";
-      if (!trustworthy) throw new DOMExc(`Only secure origins are allowed in the ${member} list.`, "SecurityError");
-      out.push(u.origin);
-    }
-    return out;
-  }
-  function checkExposedTo(list) {
-    return readOrigins(list, "registerTool", "ModelContextRegisterToolOptions", "exposedTo");
-  }
-  function view(rec, win, origin) {
-    const t = {};
-    if (rec.annotations) {
-      const a = {};
-      for (const k of DRAFT_ANNOTATIONS) {
-        if (k in rec.annotations) a[k] = rec.annotations[k];
-        else if (k !== "debugging") a[k] = false;
-      }
-      t.annotations = a;
-    }
-    t.description = rec.description;
-    if (rec.inputSchema) t.inputSchema = jsonParse(jsonStringify(rec.inputSchema));
-    t.name = rec.name;
-    t.origin = origin === void 0 ? originOf(win) : origin;
-    if (rec.outputSchema) t.outputSchema = jsonParse(jsonStringify(rec.outputSchema));
-    t.source = win;
-    t.title = rec.title === void 0 ? "" : rec.title;
-    t.window = win;
-    return t;
-  }
-
-  // extension/content/main/polyfill/submit.js
-  function defineSubmitAdditions(proto) {
-    const agentEvents = /* @__PURE__ */ new WeakMap();
-    const responded = /* @__PURE__ */ new WeakSet();
-    if (proto && !hasOwn(proto, "agentInvoked")) {
-      defineProperty(proto, "agentInvoked", {
-        get() {
-          return agentEvents.has(this) || responded.has(this);
-        },
-        enumerable: true,
-        configurable: true
-      });
-    }
-    if (proto && !hasOwn(proto, "respondWith")) {
-      const methods = {
-        respondWith(agentResponse) {
-          const call = agentEvents.get(this);
-          if (!call) {
-            throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': the submission was not invoked by an agent (agentInvoked is false).", "InvalidStateError");
-          }
-          if (!this.defaultPrevented) {
-            throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': To call respondWith, you must first call preventDefault.", "InvalidStateError");
-          }
-          responded.add(this);
-          call.respond(agentResponse);
-        }
-      };
-      defineProperty(proto, "respondWith", { value: methods.respondWith, writable: true, enumerable: true, configurable: true });
-    }
-    return {
-      agent(event, call) {
-        agentEvents.set(event, call);
-      },
-      forget(event) {
-        agentEvents.delete(event);
-      }
-    };
-  }
-
-  // extension/content/main/polyfill/polyfill.js
-  function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = queueTask, declarative, takesText }) {
+  // extension/content/main/polyfill/modelcontext.js
+  function defineModelContext({
+    win,
+    internals,
+    forms,
+    policy: currentPolicy,
+    changedHere,
+    queueChange,
+    remove,
+    invoke,
+    runForm,
+    ownTools,
+    findRemote,
+    runRemote,
+    readInput
+  }) {
     const TOKEN = {};
-    const internals = /* @__PURE__ */ new WeakMap();
-    const { ToolActivatedEvent, ToolCancelEvent } = defineToolEvents();
+    let instance = null;
     function self(that, method) {
       const inner = internals.get(that);
       if (!inner) throw new TypeError(`Failed to execute '${method}' on 'ModelContext': Illegal invocation`);
       return inner;
     }
-    function fire(mc, event) {
-      apply(dispatch, mc, [event]);
-    }
-    function fireTool(mc, C, type, toolName) {
-      fire(mc, new C(type, { toolName }));
-      if (mc !== instance) return;
-      try {
-        apply(dispatch, win, [new C(type, { toolName })]);
-      } catch {
-      }
-    }
-    function queueChange(mc, after) {
-      queueATask(() => {
-        fire(mc, new Evt("toolchange"));
-        if (after) after();
-      });
-    }
-    function changedHere() {
-      changed();
-      if (links) links.resend();
-      tellFrames();
-    }
-    function tellFrames() {
-      for (const w of sameOriginWindows(win)) {
-        if (w === win) continue;
-        try {
-          handleOf(w).changed();
-        } catch {
-        }
-      }
-    }
-    function remove(mc, inner, rec) {
-      if (inner.tools.get(rec.name) !== rec) return false;
-      inner.tools.delete(rec.name);
-      changedHere();
-      queueChange(mc);
-      return true;
-    }
-    function invoke(mc, rec, input, outer) {
-      return new PromiseCtor((resolve, reject) => {
-        const inner = new AbortCtl();
-        let done = false;
-        const onAbort = () => {
-          if (done) return;
-          done = true;
-          reject(outer.reason);
-          queueATask(() => {
-            inner.abort();
-            queueATask(() => fireTool(mc, ToolCancelEvent, "toolcancel", rec.name));
-          });
-        };
-        if (outer) {
-          if (outer.aborted) {
-            reject(outer.reason);
-            return;
-          }
-          apply(addListener, outer, ["abort", onAbort, { once: true }]);
-        }
-        let p;
-        try {
-          p = resolved(apply(rec.execute, void 0, [input, { signal: inner.signal }]));
-        } catch (e) {
-          p = PromiseCtor.reject(e);
-        }
-        fireTool(mc, ToolActivatedEvent, "toolactivated", rec.name);
-        then(p, (v) => {
-          if (done) return;
-          done = true;
-          if (outer) apply(removeListener, outer, ["abort", onAbort]);
-          resolve(v);
-        }, (e) => {
-          if (done) return;
-          done = true;
-          if (outer) apply(removeListener, outer, ["abort", onAbort]);
-          reject(e);
-        });
-      });
-    }
-    let instance = null;
-    let forms = null;
-    if (declarative) {
-      forms = createFormTools({
-        dom: declarative.dom,
-        submits: defineSubmitAdditions(declarative.submitProto),
-        changed: () => {
-          if (!policy.known && policy.ask && forms && forms.list().size) policy.ask();
-          changedHere();
-          if (instance) queueChange(instance);
-        },
-        activated: (name) => fireTool(instance, ToolActivatedEvent, "toolactivated", name),
-        cancelled: (name) => fireTool(instance, ToolCancelEvent, "toolcancel", name),
-        queueTask: queueATask
-      });
-    }
-    const formView = (t) => view({ name: t.name, description: t.description, inputSchema: t.inputSchema }, win);
     class ModelContext extends EventTarget {
       constructor(token) {
         if (token !== TOKEN) throw new TypeError("Failed to construct 'ModelContext': Illegal constructor");
@@ -2366,10 +2518,9 @@
         setHandler(this, "toolcancel", v);
       }
     }
-    let policy = { known: true, allowed: true, ready: resolved(true) };
-    let links = null;
     function policyGate(that, method, args) {
       if (!internals.has(that) || that !== instance) return null;
+      const policy = currentPolicy();
       if (!policy.known) {
         if (policy.ask) policy.ask();
         return then(policy.ready, () => apply(ModelContext.prototype[method], that, Array.from(args)));
@@ -2377,277 +2528,8 @@
       if (!policy.allowed) return PromiseCtor.reject(new DOMExc('Access to the feature "tools" is disallowed by permissions policy.', "NotAllowedError"));
       return null;
     }
-    const ownOrigin = () => originOf(win);
-    const frameDom = (() => {
-      try {
-        const doc = win.document;
-        const qsa = win.Document.prototype.querySelectorAll;
-        const getAttr = win.Element.prototype.getAttribute;
-        const cw = getOwnPropertyDescriptor(win.HTMLIFrameElement.prototype, "contentWindow").get;
-        const fcw = win.HTMLFrameElement ? getOwnPropertyDescriptor(win.HTMLFrameElement.prototype, "contentWindow").get : null;
-        const baseURI = getOwnPropertyDescriptor(win.Node.prototype, "baseURI").get;
-        const frameEl = getOwnPropertyDescriptor(win, "frameElement") || getOwnPropertyDescriptor(Object.getPrototypeOf(win), "frameElement");
-        return {
-          elementOf(w) {
-            for (const el of apply(qsa, doc, ["iframe, frame"])) {
-              const g = el.localName === "frame" ? fcw : cw;
-              if (g && apply(g, el, []) === w) return el;
-            }
-            return null;
-          },
-          read(el) {
-            const allow = apply(getAttr, el, ["allow"]) || "";
-            const src = apply(getAttr, el, ["src"]);
-            let srcOrigin = ownOrigin();
-            if (src !== null && src !== "" && apply(getAttr, el, ["srcdoc"]) === null) {
-              try {
-                const u = new URLCtor(src, apply(baseURI, el.ownerDocument || doc, []));
-                if (u.protocol !== "about:") srcOrigin = u.origin;
-              } catch {
-              }
-            }
-            return { allow, srcOrigin };
-          },
-          ownFrameElement() {
-            try {
-              return frameEl && frameEl.get ? apply(frameEl.get, win, []) : win.frameElement;
-            } catch {
-              return null;
-            }
-          }
-        };
-      } catch {
-        return null;
-      }
-    })();
-    function startLinks() {
-      if (!frameDom) return null;
-      try {
-        return createLinks({
-          win,
-          origin: ownOrigin(),
-          frameElementOf: frameDom.elementOf,
-          readFrame: frameDom.read,
-          allowed: () => policy.ready,
-          exposed: (origin) => {
-            const out = [];
-            for (const w of sameOriginWindows(win)) {
-              try {
-                for (const t of handleOf(w).exposed(origin)) out.push(t);
-              } catch {
-              }
-            }
-            return out;
-          },
-          run: serveLinked,
-          remoteChanged: () => {
-            queueChange(instance);
-            tellFrames();
-          }
-        });
-      } catch {
-        return null;
-      }
-    }
-    function serveLinked(name, origin, json, gone) {
-      for (const w of sameOriginWindows(win)) {
-        let h;
-        try {
-          h = handleOf(w);
-          if (!h.exposed(origin).some((t) => t.name === name)) continue;
-        } catch {
-          continue;
-        }
-        const r = h.run(name, json, gone);
-        if (!r) return null;
-        return { promise: then(r.promise, (v) => resultText(v)), abort: () => r.abort() };
-      }
-      return null;
-    }
-    function startPolicy() {
-      let parent;
-      try {
-        parent = win.parent;
-      } catch {
-        parent = void 0;
-      }
-      if (!parent || parent === win || !frameDom) return { known: true, allowed: true, ready: resolved(true) };
-      const p = { known: false, allowed: false, ready: null };
-      const settle = (ok) => {
-        p.known = true;
-        p.allowed = !!ok;
-        changedHere();
-        return p.allowed;
-      };
-      const parentHandle = originOf(parent) === ownOrigin() ? handleOf(parent) : void 0;
-      if (parentHandle) {
-        const el = frameDom.ownFrameElement();
-        let mine = true;
-        if (el) {
-          try {
-            const { allow, srcOrigin } = frameDom.read(el);
-            mine = allowsTools(allow, ownOrigin(), ownOrigin(), srcOrigin);
-          } catch {
-            mine = true;
-          }
-        }
-        const up = parentHandle.policy ? parentHandle.policy() : { known: true, allowed: true, ready: resolved(true) };
-        if (up.known) {
-          p.known = true;
-          p.allowed = mine && up.allowed;
-          p.ready = resolved(p.allowed);
-        } else {
-          p.ready = then(up.ready, (ok) => settle(mine && ok));
-        }
-        return p;
-      }
-      if (!links || originOf(parent) === ownOrigin()) return { known: true, allowed: true, ready: resolved(true) };
-      let ready;
-      p.ready = new PromiseCtor((resolve) => {
-        ready = resolve;
-      });
-      p.ask = () => {
-        p.ask = null;
-        const fallback = (fire2) => {
-          let complete = false;
-          try {
-            complete = win.document.readyState === "complete";
-          } catch {
-            complete = true;
-          }
-          if (complete) timeout(fire2, 1e3);
-          else apply(addListener, win, ["load", () => timeout(fire2, 1e3), { once: true }]);
-        };
-        then(links.askParent(fallback), (ok) => ready(settle(ok)));
-      };
-      if (forms && forms.list().size) p.ask();
-      return p;
-    }
     function byName2(list) {
       return list.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-    }
-    function ownTools() {
-      if (!policy.allowed) return [];
-      const inner = internals.get(instance);
-      const out = Array.from(inner.tools.values());
-      if (forms) {
-        for (const t of forms.list().values()) {
-          if (!inner.tools.has(t.name)) out.push({ name: t.name, description: t.description, inputSchema: t.inputSchema });
-        }
-      }
-      return out;
-    }
-    function findRemote(name, toolWin, origin) {
-      if (toolWin === win || !sameOriginWindows(win).includes(toolWin) || originOf(toolWin) !== origin) return void 0;
-      const h = handleOf(toolWin);
-      try {
-        if (h && h.has(name)) return h;
-      } catch {
-      }
-      return void 0;
-    }
-    function runRemote(h, name, input, signal) {
-      if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
-      return new PromiseCtor((resolve, reject) => {
-        let done = false;
-        const gone = () => {
-          if (done) return;
-          done = true;
-          if (signal) apply(removeListener, signal, ["abort", onAbort]);
-          reject(new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError"));
-        };
-        const r = h.run(name, jsonStringify(input), gone);
-        if (!r) {
-          reject(new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError"));
-          return;
-        }
-        const onAbort = () => {
-          if (done) return;
-          done = true;
-          r.abort(signal.reason);
-          reject(signal.reason);
-        };
-        if (signal) apply(addListener, signal, ["abort", onAbort, { once: true }]);
-        then(r.promise, (v) => {
-          if (done) return;
-          done = true;
-          if (signal) apply(removeListener, signal, ["abort", onAbort]);
-          try {
-            resolve(v === null && r.form ? null : resultText(v));
-          } catch (e) {
-            reject(e);
-          }
-        }, (e) => {
-          if (done) return;
-          done = true;
-          if (signal) apply(removeListener, signal, ["abort", onAbort]);
-          reject(r.form ? e : invocationFailed());
-        });
-      });
-    }
-    function readRegisteredTool(tool) {
-      if (tool !== void 0 && tool !== null && !isObject(tool)) {
-        throw modelContextError("executeTool", "The provided value is not of type 'RegisteredTool'.");
-      }
-      const t = isObject(tool) ? tool : {};
-      const required = (member) => {
-        const v = t[member];
-        if (v === void 0) throw modelContextError("executeTool", `Failed to read the '${member}' property from 'RegisteredTool': Required member is undefined.`);
-        return String(v);
-      };
-      required("description");
-      const name = required("name");
-      const origin = required("origin");
-      const w = t.window;
-      if (w === void 0) throw modelContextError("executeTool", "Failed to read the 'window' property from 'RegisteredTool': Required member is undefined.");
-      if (!isObject(w)) throw modelContextError("executeTool", "Failed to read the 'window' property from 'RegisteredTool': Failed to convert value to 'Window'.");
-      return { name, origin, window: w };
-    }
-    function readInput(input) {
-      if (input === void 0) return {};
-      if (typeof input === "string" && takesText && takesText()) {
-        let v;
-        try {
-          v = jsonParse(input);
-        } catch {
-          v = void 0;
-        }
-        if (isObject(v) && !isArray(v)) input = v;
-      }
-      if (!isObject(input)) throw modelContextError("executeTool", "invalid input object: value is not an object");
-      let s;
-      try {
-        s = jsonStringify(input);
-      } catch (e) {
-        if (e instanceof TypeError) throw modelContextError("executeTool", e.message);
-        throw e;
-      }
-      if (s === void 0) throw modelContextError("executeTool", "invalid input object: toJSON() returns undefined");
-      const copy = jsonParse(s);
-      if (!isObject(copy)) throw new DOMExc("Failed to parse input arguments", "UnknownError");
-      return copy;
-    }
-    function runForm(name, input, signal, nullOnNavigation) {
-      const p = forms.run(name, input, signal, nullOnNavigation);
-      if (!nullOnNavigation) return p;
-      return then(p, void 0, (e) => {
-        if (errorCode(e) === "navigated") return null;
-        throw e;
-      });
-    }
-    function resultText(v) {
-      if (typeof v === "string") return v;
-      if (typeof v === "bigint") return String(v);
-      let s;
-      try {
-        s = jsonStringify(v);
-      } catch {
-        throw invocationFailed();
-      }
-      return s === void 0 ? "undefined" : s;
-    }
-    function invocationFailed() {
-      return new DOMExc("Tool was executed but the invocation failed. For example, the script function threw an error", "UnknownError");
     }
     function handler(mc, type) {
       return self(mc, "on" + type).handlers.get(type) ?? null;
@@ -2670,109 +2552,307 @@
         }]);
       }
     }
+    return {
+      ModelContext,
+      createInstance() {
+        instance = new ModelContext(TOKEN);
+        return instance;
+      }
+    };
+  }
+
+  // extension/content/main/polyfill/policy.js
+  function startPolicy({ win, frameDom, links, forms, changedHere }) {
+    const ownOrigin = () => originOf(win);
+    let parent;
+    try {
+      parent = win.parent;
+    } catch {
+      parent = void 0;
+    }
+    if (!parent || parent === win || !frameDom) return { known: true, allowed: true, ready: resolved(true) };
+    const p = { known: false, allowed: false, ready: null };
+    const settle = (ok) => {
+      p.known = true;
+      p.allowed = !!ok;
+      changedHere();
+      return p.allowed;
+    };
+    const parentHandle = originOf(parent) === ownOrigin() ? handleOf(parent) : void 0;
+    if (parentHandle) {
+      const el = frameDom.ownFrameElement();
+      let mine = true;
+      if (el) {
+        try {
+          const { allow, srcOrigin } = frameDom.read(el);
+          mine = allowsTools(allow, ownOrigin(), ownOrigin(), srcOrigin);
+        } catch {
+          mine = true;
+        }
+      }
+      const up = parentHandle.policy ? parentHandle.policy() : { known: true, allowed: true, ready: resolved(true) };
+      if (up.known) {
+        p.known = true;
+        p.allowed = mine && up.allowed;
+        p.ready = resolved(p.allowed);
+      } else {
+        p.ready = then(up.ready, (ok) => settle(mine && ok));
+      }
+      return p;
+    }
+    if (!links || originOf(parent) === ownOrigin()) return { known: true, allowed: true, ready: resolved(true) };
+    let ready;
+    p.ready = new PromiseCtor((resolve) => {
+      ready = resolve;
+    });
+    p.ask = () => {
+      p.ask = null;
+      const fallback = (fire) => {
+        let complete = false;
+        try {
+          complete = win.document.readyState === "complete";
+        } catch {
+          complete = true;
+        }
+        if (complete) timeout(fire, 1e3);
+        else apply(addListener, win, ["load", () => timeout(fire, 1e3), { once: true }]);
+      };
+      then(links.askParent(fallback), (ok) => ready(settle(ok)));
+    };
+    if (forms && forms.list().size) p.ask();
+    return p;
+  }
+
+  // extension/content/main/polyfill/remote.js
+  function tellFrames(win) {
+    for (const w of sameOriginWindows(win)) {
+      if (w === win) continue;
+      try {
+        handleOf(w).changed();
+      } catch {
+      }
+    }
+  }
+  function frameWithTool(win, name, toolWin, origin) {
+    if (toolWin === win || !sameOriginWindows(win).includes(toolWin) || originOf(toolWin) !== origin) return void 0;
+    const h = handleOf(toolWin);
+    try {
+      if (h && h.has(name)) return h;
+    } catch {
+    }
+    return void 0;
+  }
+  function runInFrame(h, name, input, signal) {
+    if (signal && signal.aborted) return PromiseCtor.reject(signal.reason);
+    return new PromiseCtor((resolve, reject) => {
+      let done = false;
+      const gone = () => {
+        if (done) return;
+        done = true;
+        if (signal) apply(removeListener, signal, ["abort", onAbort]);
+        reject(new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError"));
+      };
+      const r = h.run(name, jsonStringify(input), gone);
+      if (!r) {
+        reject(new DOMExc("The operation failed for an unknown transient reason (e.g. out of memory).", "UnknownError"));
+        return;
+      }
+      const onAbort = () => {
+        if (done) return;
+        done = true;
+        r.abort(signal.reason);
+        reject(signal.reason);
+      };
+      if (signal) apply(addListener, signal, ["abort", onAbort, { once: true }]);
+      then(r.promise, (v) => {
+        if (done) return;
+        done = true;
+        if (signal) apply(removeListener, signal, ["abort", onAbort]);
+        try {
+          resolve(v === null && r.form ? null : resultText(v));
+        } catch (e) {
+          reject(e);
+        }
+      }, (e) => {
+        if (done) return;
+        done = true;
+        if (signal) apply(removeListener, signal, ["abort", onAbort]);
+        reject(r.form ? e : invocationFailed());
+      });
+    });
+  }
+  function serveLinked(win, name, origin, json, gone) {
+    for (const w of sameOriginWindows(win)) {
+      let h;
+      try {
+        h = handleOf(w);
+        if (!h.exposed(origin).some((t) => t.name === name)) continue;
+      } catch {
+        continue;
+      }
+      const r = h.run(name, json, gone);
+      if (!r) return null;
+      return { promise: then(r.promise, (v) => resultText(v)), abort: () => r.abort() };
+    }
+    return null;
+  }
+  function startLinks({ win, frameDom, policy, remoteChanged }) {
+    if (!frameDom) return null;
+    try {
+      return createLinks({
+        win,
+        origin: originOf(win),
+        frameElementOf: frameDom.elementOf,
+        readFrame: frameDom.read,
+        allowed: () => policy().ready,
+        exposed: (origin) => {
+          const out = [];
+          for (const w of sameOriginWindows(win)) {
+            try {
+              for (const t of handleOf(w).exposed(origin)) out.push(t);
+            } catch {
+            }
+          }
+          return out;
+        },
+        run: (name, origin, json, gone) => serveLinked(win, name, origin, json, gone),
+        remoteChanged
+      });
+    } catch {
+      return null;
+    }
+  }
+
+  // extension/content/main/polyfill/submit.js
+  function defineSubmitAdditions(proto) {
+    const agentEvents = /* @__PURE__ */ new WeakMap();
+    const responded = /* @__PURE__ */ new WeakSet();
+    if (proto && !hasOwn(proto, "agentInvoked")) {
+      defineProperty(proto, "agentInvoked", {
+        get() {
+          return agentEvents.has(this) || responded.has(this);
+        },
+        enumerable: true,
+        configurable: true
+      });
+    }
+    if (proto && !hasOwn(proto, "respondWith")) {
+      const methods = {
+        respondWith(agentResponse) {
+          const call = agentEvents.get(this);
+          if (!call) {
+            throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': the submission was not invoked by an agent (agentInvoked is false).", "InvalidStateError");
+          }
+          if (!this.defaultPrevented) {
+            throw new DOMExc("Failed to execute 'respondWith' on 'SubmitEvent': To call respondWith, you must first call preventDefault.", "InvalidStateError");
+          }
+          responded.add(this);
+          call.respond(agentResponse);
+        }
+      };
+      defineProperty(proto, "respondWith", { value: methods.respondWith, writable: true, enumerable: true, configurable: true });
+    }
+    return {
+      agent(event, call) {
+        agentEvents.set(event, call);
+      },
+      forget(event) {
+        agentEvents.delete(event);
+      }
+    };
+  }
+
+  // extension/content/main/polyfill/polyfill.js
+  function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = queueTask, declarative, takesText }) {
+    const internals = /* @__PURE__ */ new WeakMap();
+    const { ToolActivatedEvent, ToolCancelEvent } = defineToolEvents();
+    const { fireTool, queueChange, invoke } = createCalls({
+      win,
+      queueTask: queueATask,
+      events: { ToolActivatedEvent, ToolCancelEvent },
+      instance: () => instance
+    });
+    function changedHere() {
+      changed();
+      if (links) links.resend();
+      tellFrames(win);
+    }
+    function remove(mc, inner, rec) {
+      if (inner.tools.get(rec.name) !== rec) return false;
+      inner.tools.delete(rec.name);
+      changedHere();
+      queueChange(mc);
+      return true;
+    }
+    let instance = null;
+    let forms = null;
+    if (declarative) {
+      forms = createFormTools({
+        dom: declarative.dom,
+        submits: defineSubmitAdditions(declarative.submitProto),
+        changed: () => {
+          if (!policy.known && policy.ask && forms && forms.list().size) policy.ask();
+          changedHere();
+          if (instance) queueChange(instance);
+        },
+        activated: (name) => fireTool(instance, ToolActivatedEvent, "toolactivated", name),
+        cancelled: (name) => fireTool(instance, ToolCancelEvent, "toolcancel", name),
+        queueTask: queueATask
+      });
+    }
+    const runForm = (name, input, signal, nullOnNavigation) => callForm(forms, name, input, signal, nullOnNavigation);
+    function ownTools() {
+      if (!policy.allowed) return [];
+      const inner = internals.get(instance);
+      const out = Array.from(inner.tools.values());
+      if (forms) {
+        for (const t of forms.list().values()) {
+          if (!inner.tools.has(t.name)) out.push({ name: t.name, description: t.description, inputSchema: t.inputSchema });
+        }
+      }
+      return out;
+    }
+    const { ModelContext, createInstance } = defineModelContext({
+      win,
+      internals,
+      forms,
+      policy: () => policy,
+      changedHere,
+      queueChange,
+      remove,
+      invoke,
+      runForm,
+      ownTools,
+      findRemote: (name, toolWin, origin) => frameWithTool(win, name, toolWin, origin),
+      runRemote: runInFrame,
+      readInput: (input) => readToolInput(input, takesText)
+    });
+    let policy = { known: true, allowed: true, ready: resolved(true) };
+    let links = null;
+    const frameDom = frameDomOf(win);
     if (addContextApi) addContextApi(ModelContext.prototype, (that) => internals.has(that));
     const classes = { ModelContext, ToolActivatedEvent, ToolCancelEvent };
     for (const [name, C] of Object.entries(classes)) {
       defineProperty(C.prototype, Symbol.toStringTag, { value: name, configurable: true });
     }
-    instance = new ModelContext(TOKEN);
+    instance = createInstance();
     if (forms) declarative.start(forms);
-    links = startLinks();
-    policy = startPolicy();
-    const leaving = /* @__PURE__ */ new Set();
-    try {
-      apply(addListener, win, ["pagehide", () => {
-        const all = Array.from(leaving);
-        leaving.clear();
-        for (const gone of all) {
-          try {
-            gone();
-          } catch {
-          }
-        }
-      }, { capture: true }]);
-    } catch {
-    }
-    try {
-      publish(win, {
-        tools: ownTools,
-        has: (name) => internals.get(instance).tools.has(name) || !!(forms && forms.list().has(name)),
-        // gone() is called if this document goes away before the call ends.
-        run(name, json, gone) {
-          const rec = internals.get(instance).tools.get(name);
-          const isForm = !rec && !!(forms && forms.list().has(name));
-          if (!rec && !isForm) return null;
-          const ctl = new AbortCtl();
-          const input = jsonParse(json);
-          const promise = rec ? invoke(instance, rec, input, ctl.signal) : runForm(name, input, ctl.signal, true);
-          if (typeof gone === "function") {
-            leaving.add(gone);
-            const forget = () => leaving.delete(gone);
-            then(promise, forget, forget);
-          }
-          return { promise, abort: (reason) => ctl.abort(reason), form: isForm };
-        },
-        changed: () => {
-          queueChange(instance);
-          if (links) links.resend();
-        },
-        policy: () => policy,
-        // This document's tools registered with exposedTo naming origin.
-        exposed(origin) {
-          if (!policy.allowed) return [];
-          const out = [];
-          for (const rec of internals.get(instance).tools.values()) {
-            if (!rec.exposedTo || !rec.exposedTo.includes(origin)) continue;
-            const t = { name: rec.name, description: rec.description };
-            if (rec.inputSchema) t.inputSchema = rec.inputSchema;
-            if (rec.title !== void 0) t.title = rec.title;
-            if (rec.annotations) t.annotations = rec.annotations;
-            out.push(t);
-          }
-          return out;
-        },
-        remote: (origins) => links ? links.remoteTools(origins) : [],
-        // Runs over this document's links a tool that a cross-origin document
-        // exposes; null when none of them brings one named name.
-        callLinked(name, toolWin, origin, input, signal, failed, gone) {
-          const link = links && links.find(name, toolWin, origin);
-          return link ? links.call(link, name, input, signal, failed, gone) : null;
-        }
-      });
-    } catch {
-    }
+    links = startLinks({
+      win,
+      frameDom,
+      policy: () => policy,
+      remoteChanged: () => {
+        queueChange(instance);
+        tellFrames(win);
+      }
+    });
+    policy = startPolicy({ win, frameDom, links, forms, changedHere });
+    shareWithFrames({ win, internals, instance, forms, links, policy, ownTools, invoke, runForm, queueChange });
     return {
       mc: instance,
       classes,
       // This document's tools: name -> {meta, run(input, signal)}.
-      list() {
-        const out = /* @__PURE__ */ new Map();
-        if (!policy.allowed) return out;
-        for (const rec of internals.get(instance).tools.values()) {
-          const meta = { name: rec.name };
-          if (rec.title) meta.title = rec.title;
-          meta.description = rec.description;
-          if (!rec.reported) {
-            rec.reported = {
-              inputSchema: rec.inputSchema && schemaForReport(rec.inputSchema),
-              outputSchema: rec.outputSchema && schemaForReport(rec.outputSchema)
-            };
-          }
-          if (rec.reported.inputSchema) meta.inputSchema = rec.reported.inputSchema;
-          if (rec.reported.outputSchema) meta.outputSchema = rec.reported.outputSchema;
-          if (rec.hints) meta.annotations = rec.hints;
-          out.set(rec.name, { meta, run: (input, signal) => invoke(instance, rec, input, signal) });
-        }
-        if (forms) {
-          for (const t of forms.list().values()) {
-            if (out.has(t.name)) continue;
-            if (!t.reported) t.reported = schemaForReport(t.inputSchema);
-            const meta = { name: t.name, description: t.description, inputSchema: t.reported };
-            out.set(t.name, { meta, run: (input, signal) => runForm(t.name, input, signal, false) });
-          }
-        }
-        return out;
-      }
+      list: bridgeList({ internals, instance: () => instance, forms, policy: () => policy, invoke, runForm })
     };
   }
 
