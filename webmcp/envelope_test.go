@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -96,7 +97,9 @@ func startJS(t testing.TB) *jsReader {
 		js = &jsReader{in: bufio.NewWriter(stdin), out: sc}
 	})
 	if js == nil {
-		if os.Getenv("CI") != "" {
+		// The Windows tests run under Wine, without Node: the Linux run
+		// of this test compares the two readers (the JSON is the same).
+		if os.Getenv("CI") != "" && runtime.GOOS != "windows" {
 			t.Fatalf("the extension's reader cannot run: %s (CI is set, so this fails)", jsErr)
 		}
 		t.Skipf("the extension's reader cannot run: %s", jsErr)
