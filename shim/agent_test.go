@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/internal/fakeext"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/httpserve"
 	"github.com/webmcp-bridge/bridge/webmcp"
@@ -44,16 +45,7 @@ func TestAgentReachesTheBrowser(t *testing.T) {
 // one that leaves.
 func TestAgentsOfOneShim(t *testing.T) {
 	ctx := bridgetest.Context(t)
-	p := bridgetest.NewPage()
-	dir := bridgetest.RuntimeDir(t)
-	ext := bridgetest.StartHost(t, dir, p)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "One")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
-		t.Fatal(err)
-	}
-	srv := shim.New(shim.Options{Dir: dir, Logger: bridgetest.NewLog(t, "webmcp-shim").Slog()})
-	wctx, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	go srv.Watch(wctx)
+	p, ext, srv, _ := echoShim(t)
 
 	serve := func() mcp.Transport {
 		ct, st := mcp.NewInMemoryTransports()
@@ -113,16 +105,7 @@ func TestAgentsOfOneShim(t *testing.T) {
 // client is another agent.
 func TestStatelessAgent(t *testing.T) {
 	ctx := bridgetest.Context(t)
-	p := bridgetest.NewPage()
-	dir := bridgetest.RuntimeDir(t)
-	ext := bridgetest.StartHost(t, dir, p)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "One")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
-		t.Fatal(err)
-	}
-	srv := shim.New(shim.Options{Dir: dir, Logger: bridgetest.NewLog(t, "webmcp-shim").Slog()})
-	wctx, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	go srv.Watch(wctx)
+	p, ext, srv, wctx := echoShim(t)
 	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
 
 	const token = "0123456789abcdef0123456789abcdef"
@@ -132,7 +115,8 @@ func TestStatelessAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	served := make(chan error, 1)
-	go func() { served <- httpserve.Serve(wctx, ln, httpserve.Handler(srv.MCP(), opts), opts) }()
+	sctx, stop := context.WithCancel(wctx)
+	go func() { served <- httpserve.Serve(sctx, ln, httpserve.Handler(srv.MCP(), opts), opts) }()
 	t.Cleanup(func() { stop(); <-served })
 
 	connect := func(name string) *mcp.ClientSession {
@@ -182,4 +166,20 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// echoShim runs a host whose tab 12 offers echo, and a shim Server watching
+// it until the test ends (wctx ends then too).
+func echoShim(t *testing.T) (*bridgetest.Page, *fakeext.Ext, *shim.Server, context.Context) {
+	p := bridgetest.NewPage()
+	dir := bridgetest.RuntimeDir(t)
+	ext := bridgetest.StartHost(t, dir, p)
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "One")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+		t.Fatal(err)
+	}
+	srv := shim.New(shim.Options{Dir: dir, Logger: bridgetest.NewLog(t, "webmcp-shim").Slog()})
+	wctx, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	go srv.Watch(wctx)
+	return p, ext, srv, wctx
 }

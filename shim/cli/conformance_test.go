@@ -14,10 +14,6 @@ package cli
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,20 +47,7 @@ func TestConformanceSuite(t *testing.T) {
 	defer cancel()
 	tok := strings.TrimSpace(runCLI(ctx, t, dir, "", "token").stdout)
 
-	// The suite cannot send a header: a loopback proxy adds the token,
-	// and keeps the Host and Origin the suite sends.
-	target, _ := url.Parse(strings.TrimSuffix(endpoint, "/mcp"))
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	direct := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		host := r.Host
-		direct(r)
-		r.Host = host
-		r.Header.Set("Authorization", "Bearer "+tok)
-	}
-	front := httptest.NewServer(proxy)
-	defer front.Close()
+	front := tokenProxy(t, endpoint, tok)
 
 	for _, rev := range conformanceRevisions {
 		t.Run(rev, func(t *testing.T) {

@@ -77,20 +77,7 @@ func TestNPMClients(t *testing.T) {
 	tok := strings.TrimSpace(r.stdout)
 
 	t.Run("conformance", func(t *testing.T) {
-		// The suite cannot send a header: a loopback proxy adds the
-		// token, and keeps the Host and Origin the suite sends.
-		target, _ := url.Parse(strings.TrimSuffix(endpoint, "/mcp"))
-		proxy := httputil.NewSingleHostReverseProxy(target)
-		proxy.FlushInterval = -1
-		direct := proxy.Director
-		proxy.Director = func(r *http.Request) {
-			host := r.Host
-			direct(r)
-			r.Host = host
-			r.Header.Set("Authorization", "Bearer "+tok)
-		}
-		front := httptest.NewServer(proxy)
-		defer front.Close()
+		front := tokenProxy(t, endpoint, tok)
 		// The scenarios that need no fixture of the suite's own test
 		// server (test_simple_text, test://static-text, …).
 		for _, s := range []string{"server-initialize", "ping", "logging-set-level", "tools-list", "resources-list", "prompts-list", "server-sse-multiple-streams", "dns-rebinding-protection"} {
@@ -180,4 +167,24 @@ func TestAgentsReadRegister(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tokenProxy serves, until the test ends, a loopback proxy to the shim's
+// HTTP endpoint that adds the bearer token to each request and keeps the
+// Host and Origin the client sent: the conformance suite cannot send a
+// header of its own.
+func tokenProxy(t *testing.T, endpoint, tok string) *httptest.Server {
+	target, _ := url.Parse(strings.TrimSuffix(endpoint, "/mcp"))
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	direct := proxy.Director
+	proxy.Director = func(r *http.Request) {
+		host := r.Host
+		direct(r)
+		r.Host = host
+		r.Header.Set("Authorization", "Bearer "+tok)
+	}
+	front := httptest.NewServer(proxy)
+	t.Cleanup(front.Close)
+	return front
 }

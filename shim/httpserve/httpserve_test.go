@@ -377,14 +377,7 @@ func TestLongRequestsOutliveTheTimeouts(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- Serve(sctx, ln, Handler(srv, opts), opts) }()
-	defer func() { stop(); <-served }()
+	ln := serveTest(t, srv, opts)
 
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
@@ -457,14 +450,7 @@ func TestBothRevisions(t *testing.T) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in["word"])}}}, nil, nil
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, stop := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- Serve(sctx, ln, Handler(srv, opts), opts) }()
-	defer func() { stop(); <-served }()
+	ln := serveTest(t, srv, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 
@@ -525,4 +511,19 @@ func (r *revisions) codes() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return fmt.Sprint(r.status)
+}
+
+// serveTest serves srv's Handler with opts on a loopback port until the
+// test ends, and returns the listener (its address is the server's).
+func serveTest(t *testing.T, srv *mcp.Server, opts Options) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- Serve(sctx, ln, Handler(srv, opts), opts) }()
+	t.Cleanup(func() { stop(); <-served })
+	return ln
 }
