@@ -227,7 +227,30 @@ type bridge struct {
 
 // start starts Chromium in mode m with a fresh profile prepared by
 // install.sh, and a webmcp-shim connected to it through an MCP client.
-func start(t testing.TB, m mode) *bridge {
+// startOption changes how start sets up a bridge.
+type startOption func(t testing.TB, ext string) string
+
+// withIsolatedPrefix runs js in the extension's isolated world of every
+// frame before the extension's own script there: start loads a copy of
+// the extension whose content/isolated.js begins with it (same key, same
+// extension ID).
+func withIsolatedPrefix(js string) startOption {
+	return func(t testing.TB, ext string) string {
+		dir := filepath.Join(t.TempDir(), "extension")
+		copyDir(t, ext, dir)
+		p := filepath.Join(dir, "content", "isolated.js")
+		own, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, append([]byte(js+"\n"), own...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+}
+
+func start(t testing.TB, m mode, options ...startOption) *bridge {
 	t.Helper()
 	if chromiumPath == "" {
 		t.Skip("no Chromium on this machine (set WEBMCP_CHROMIUM, or install chromium); CI fails instead of skipping")
@@ -252,6 +275,9 @@ func start(t testing.TB, m mode) *bridge {
 	b.userData = userData
 
 	ext := filepath.Join(installDir, "share", "webmcp-bridge", "extension")
+	for _, o := range options {
+		ext = o(t, ext)
+	}
 	features := "NetworkService,NetworkServiceInProcess"
 	if m == native {
 		features += ",WebMCP"

@@ -5,21 +5,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// tomorrowJS turns Chromium 156's own WebMCP into a stand-in for the
-// browsers after it, before any other script of the page runs (the
-// extension's main-world script included): getTools() returns Tool
-// interface objects (fields as prototype getters, so JSON.stringify and
-// spread copy nothing), "source" instead of "window", null for a missing
-// inputSchema, outputSchema or annotations. It also lists one tool of its
-// own, injected_tool, that no script registered: only its "source" says it
-// is this window's, so the bridge lists it only if it reads "source".
-// window.__tomorrowCalls counts the calls of the stand-in's getTools and
-// executeTool (the page itself calls neither: they are the bridge's).
+// tomorrowJS turns Chromium 156's own WebMCP, as the extension's isolated
+// world sees it (where the bridge lists and calls the tools), into a
+// stand-in for the browsers after it, before the extension's own script
+// there runs: getTools() returns Tool interface objects (fields as
+// prototype getters, so JSON.stringify and spread copy nothing), "source"
+// instead of "window", null for a missing inputSchema, outputSchema or
+// annotations. It also lists one tool of its own, injected_tool, that no
+// script registered: only its "source" says it is this window's, so the
+// bridge lists it only if it reads "source". The stand-in counts the calls
+// of its getTools and executeTool (the page itself calls neither: they are
+// the bridge's) in data-tomorrow-* attributes of the document element,
+// which the page's world sees.
 const tomorrowJS = `(() => {
   if (typeof ModelContext !== 'function') return;
   const P = ModelContext.prototype;
@@ -38,9 +39,17 @@ const tomorrowJS = `(() => {
   }
   const originals = new WeakMap();
   const injected = new Tool({ name: 'injected_tool', title: '', description: 'Known by its source alone.', origin: location.origin, window });
-  window.__tomorrowCalls = { getTools: 0, executeTool: 0 };
+  const counts = { getTools: 0, executeTool: 0 };
+  const faithful = JSON.stringify(new Tool({ name: 'x' })) === '{}';
+  const count = (what) => {
+    counts[what]++;
+    const el = document.documentElement;
+    if (!el) return;
+    el.setAttribute('data-tomorrow-' + what.toLowerCase(), String(counts[what]));
+    el.setAttribute('data-tomorrow', String(faithful));
+  };
   P.getTools = async function (...args) {
-    window.__tomorrowCalls.getTools++;
+    count('getTools');
     const list = await getTools.apply(this, args);
     return [...list.map((t) => {
       const o = new Tool({ ...t });
@@ -49,29 +58,18 @@ const tomorrowJS = `(() => {
     }), injected];
   };
   P.executeTool = function (tool, input, options) {
-    window.__tomorrowCalls.executeTool++;
+    count('executeTool');
     if (tool === injected) return Promise.resolve(JSON.stringify({ ran: 'injected_tool' }));
     return executeTool.call(this, originals.get(tool) || tool, input, options);
   };
-  window.__tomorrow = JSON.stringify(new Tool({ name: 'x' })) === '{}';
 })();`
 
-// Tomorrow's browser, stood in for by Chromium 156 with tomorrowJS: the
-// bridge reads every field of a Tool object by name, takes "source" for
-// "window" and null schemas as none; tools, form tools and calls work as
-// before, and a call that navigates answers with where it led.
 func TestTomorrowsBrowserStandIn(t *testing.T) {
-	b := start(t, native)
+	b := start(t, native, withIsolatedPrefix(tomorrowJS))
 	tab, cancel := chromedp.NewContext(b.browser)
 	t.Cleanup(cancel)
-	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: tomorrowJS}); err != nil {
-		t.Fatalf("add the stand-in: %v", err)
-	}
 	if err := chromedp.Do(tab, chromedp.Navigate(demoURL("localhost", ordersPath))); err != nil {
 		t.Fatalf("open the orders page: %v", err)
-	}
-	if !eval[bool](t, tab, `window.__tomorrow === true && window.orders.ready.then(() => true)`) {
-		t.Fatalf("the stand-in did not run first")
 	}
 	tools := b.waitTools("the orders page's tools from Tool objects", func(m map[string]*mcp.Tool) bool {
 		return m["add_note"] != nil && m["order_stats"] != nil && m["cancel_order"] != nil && m["injected_tool"] != nil
@@ -88,10 +86,13 @@ func TestTomorrowsBrowserStandIn(t *testing.T) {
 	if res := b.call(context.Background(), "add_note", map[string]any{"order": 2, "text": "x"}); res.IsError || !strings.Contains(text(res), `"order":2`) {
 		t.Errorf("add_note through a Tool object = %q (isError %v)", text(res), res.IsError)
 	}
-	if n := eval[int](t, tab, `window.__tomorrowCalls.getTools`); n == 0 {
+	if eval[string](t, tab, `document.documentElement.dataset.tomorrow`) != "true" {
+		t.Errorf("the stand-in's Tool objects are not what Chrome 160's are: JSON.stringify copies their fields")
+	}
+	if n := eval[int](t, tab, `+(document.documentElement.dataset.tomorrowGettools || 0)`); n == 0 {
 		t.Errorf("the bridge never called the stand-in's getTools: it ran after the bridge's script")
 	}
-	if n := eval[int](t, tab, `window.__tomorrowCalls.executeTool`); n < 2 {
+	if n := eval[int](t, tab, `+(document.documentElement.dataset.tomorrowExecutetool || 0)`); n < 2 {
 		t.Errorf("the stand-in's executeTool ran %d times, want the bridge's two calls", n)
 	}
 	want := "[]\nTool search_orders ran and navigated its tab to " + demoURL("localhost", ordersPath+"?q=y")

@@ -488,10 +488,88 @@
     return out;
   }
 
+  // extension/lib/names.js
+  var TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
   // extension/lib/schema.js
   var { keys } = Object;
   var { isArray } = Array;
+  var stringify = JSON.stringify;
+  var parse = JSON.parse;
   var MAX_SCHEMA_BYTES = 128 * 1024;
+  var MAX_SCHEMA_DEPTH = 64;
+  var MAX_SCHEMA_NODES = 1e4;
+  var REJECTED_KEYWORD = "x-webmcp-rejected";
+  function isObj(v) {
+    return v !== null && typeof v === "object";
+  }
+  function shapeProblem(v) {
+    const tooMany = `it holds more than ${MAX_SCHEMA_NODES} JSON values; the bridge accepts at most ${MAX_SCHEMA_NODES}`;
+    let nodes = 1;
+    const stack = [v, 1];
+    let sp = 2;
+    while (sp > 0) {
+      const depth = stack[--sp];
+      const x = stack[--sp];
+      if (!isObj(x)) continue;
+      if (depth > MAX_SCHEMA_DEPTH) {
+        return `it is nested more than ${MAX_SCHEMA_DEPTH} levels deep; the bridge accepts at most ${MAX_SCHEMA_DEPTH}`;
+      }
+      if (isArray(x)) {
+        const n = x.length;
+        if (nodes + n > MAX_SCHEMA_NODES) return tooMany;
+        nodes += n;
+        for (let i = n - 1; i >= 0; i--) {
+          stack[sp++] = x[i];
+          stack[sp++] = depth + 1;
+        }
+        continue;
+      }
+      const ks = keys(x);
+      for (let i = ks.length - 1; i >= 0; i--) {
+        const c = x[ks[i]];
+        if (c === void 0 || typeof c === "function" || typeof c === "symbol") continue;
+        if (++nodes > MAX_SCHEMA_NODES) return tooMany;
+        stack[sp++] = c;
+        stack[sp++] = depth + 1;
+      }
+    }
+    return "";
+  }
+  function rejectedSchema(problem) {
+    return { type: "object", [REJECTED_KEYWORD]: String(problem) };
+  }
+  function checkSchema(value) {
+    if (!isObj(value) || isArray(value)) return { problem: "it is not a JSON object" };
+    let problem = shapeProblem(value);
+    if (problem) return { problem };
+    let text;
+    try {
+      text = stringify(value);
+    } catch (e) {
+      return { problem: `it cannot be written as JSON (${e && e.message ? String(e.message).slice(0, 200) : "error"})` };
+    }
+    if (typeof text !== "string") return { problem: "it cannot be written as JSON" };
+    const bytes = utf8Length(text);
+    if (bytes > MAX_SCHEMA_BYTES) return { problem: `it is ${bytes} bytes of JSON; the bridge accepts at most ${MAX_SCHEMA_BYTES}` };
+    const schema = parse(text);
+    if (!isObj(schema) || isArray(schema)) return { problem: "it is not a JSON object" };
+    problem = shapeProblem(schema);
+    if (problem) return { problem };
+    return { schema, bytes };
+  }
+  function schemaForReport(value) {
+    if (typeof value === "string") {
+      try {
+        value = parse(value);
+      } catch (e) {
+        return rejectedSchema(`it is not valid JSON (${e && e.message ? String(e.message).slice(0, 200) : "error"})`);
+      }
+    }
+    if (!isObj(value) || isArray(value)) return void 0;
+    const { schema, problem } = checkSchema(value);
+    return problem ? rejectedSchema(problem) : schema;
+  }
 
   // extension/lib/protocol.js
   var FrameType = /* @__PURE__ */ Object.freeze({
@@ -550,6 +628,680 @@
     blocked: "blocked",
     internal: "internal"
   });
+  var HINTS = /* @__PURE__ */ Object.freeze([
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+    "untrustedContentHint",
+    "consequentialHint",
+    "debugging"
+  ]);
+
+  // extension/content/frame/builtins.js
+  var { create: create2, defineProperty, getOwnPropertyDescriptor, hasOwn } = Object;
+  var { apply } = Reflect;
+  var jsonStringify = JSON.stringify;
+  var jsonParse = JSON.parse;
+  var { isArray: isArray2 } = Array;
+  var ET = EventTarget.prototype;
+  var addListener = ET.addEventListener;
+  var removeListener = ET.removeEventListener;
+  var dispatch = ET.dispatchEvent;
+  var stopImmediate = Event.prototype.stopImmediatePropagation;
+  var portPost = MessagePort.prototype.postMessage;
+  var Channel = MessageChannel;
+  var promiseThen = Promise.prototype.then;
+  var PromiseCtor = Promise;
+  var AbortCtl = AbortController;
+  var timeout = setTimeout;
+  var clearTimer = clearTimeout;
+  var dateNow = Date.now;
+  var perf = typeof performance === "object" && performance ? performance : null;
+  var perfNow = perf ? perf.now.bind(perf) : dateNow;
+  var origin0 = perf ? perf.timeOrigin : 0;
+  function epochMs() {
+    return origin0 + perfNow();
+  }
+  var randomValues = crypto.getRandomValues.bind(crypto);
+  var resolved = (v) => PromiseCtor.resolve(v);
+  var signalAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, "aborted").get;
+  function then(p, ok, fail) {
+    return apply(promiseThen, p, [ok, fail]);
+  }
+  function postTo(port, msg) {
+    apply(portPost, port, [msg]);
+  }
+  function isObject(v) {
+    return v !== null && (typeof v === "object" || typeof v === "function");
+  }
+  var tasks = [];
+  var taskPort = null;
+  function queueTask(fn) {
+    tasks.push(fn);
+    if (!taskPort) {
+      const ch = new Channel();
+      taskPort = ch.port2;
+      ch.port1.onmessage = () => {
+        const run = tasks.shift();
+        if (!tasks.length) {
+          ch.port1.close();
+          if (taskPort === ch.port2) taskPort = null;
+        }
+        if (run) run();
+      };
+    }
+    postTo(taskPort, null);
+  }
+
+  // extension/content/frame/toolcopy.js
+  var COPIED = [...HINTS];
+  var codes = /* @__PURE__ */ new WeakMap();
+  function bridgeError(code, message) {
+    const e = new Error(message);
+    codes.set(e, code);
+    return e;
+  }
+  function errorCode(err) {
+    return isObject(err) && codes.get(err) || "tool_error";
+  }
+  function navigatedError(name) {
+    return bridgeError("navigated", `tool ${jsonStringify(String(name))} navigated the page (it submitted a form or followed a link): the new page is its answer`);
+  }
+  function copyHints(a, onlyTrue) {
+    if (!isObject(a)) return void 0;
+    const out = {};
+    let any = false;
+    for (const h of COPIED) {
+      let v;
+      try {
+        v = a[h];
+      } catch {
+        continue;
+      }
+      if (typeof v === "boolean" && (v || !onlyTrue)) {
+        out[h] = v;
+        any = true;
+      }
+    }
+    return any ? out : void 0;
+  }
+  function copySchema(s) {
+    try {
+      if (typeof s === "string") s = jsonParse(s);
+      if (!isObject(s) || Array.isArray(s)) return void 0;
+      return schemaForReport(s);
+    } catch {
+      return void 0;
+    }
+  }
+  function copyMeta(tool, hints) {
+    let name;
+    try {
+      name = tool.name;
+    } catch {
+      return null;
+    }
+    if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) return null;
+    const meta = { name };
+    try {
+      const title = tool.title;
+      if (typeof title === "string" && title !== "") meta.title = title;
+      const d = tool.description;
+      meta.description = typeof d === "string" ? d : "";
+      const schema = copySchema(tool.inputSchema);
+      if (schema) meta.inputSchema = schema;
+      const out = copySchema(tool.outputSchema);
+      if (out) meta.outputSchema = out;
+      const a = hints === void 0 ? copyHints(tool.annotations, false) : hints;
+      if (a) meta.annotations = a;
+    } catch {
+      return null;
+    }
+    return meta;
+  }
+  function toJSONValue(v) {
+    const s = jsonStringify(v);
+    return s === void 0 ? null : jsonParse(s);
+  }
+  function parseResultString(s) {
+    if (typeof s !== "string") return s;
+    try {
+      return jsonParse(s);
+    } catch {
+      return s;
+    }
+  }
+  function errorText(err) {
+    try {
+      if (isObject(err) && "message" in err) {
+        const m = String(err.message);
+        if (m !== "") return m;
+        if (err.name) return String(err.name);
+      }
+      return String(err);
+    } catch {
+      return "the tool failed with an error that cannot be shown";
+    }
+  }
+
+  // extension/content/frame/bridge.js
+  var NO_PROVIDERS = "[]";
+  var TAKEN_TIMEOUT = 5e3;
+  var GAP = 4;
+  var MAX_GAP = 500;
+  var ANSWER_HOLD = 2;
+  var pageTimers = {
+    set: (fn, ms) => timeout(fn, ms),
+    clear: (id) => clearTimer(id),
+    now: () => dateNow()
+  };
+  function createBridge({ tools, beforeLook, providerDefs, sample, prepare, timers = pageTimers, visible = () => true }) {
+    let port = null;
+    let lastSent = "";
+    let lastProviders = NO_PROVIDERS;
+    let preparing = false;
+    let awaiting = false;
+    let pausing = 0;
+    let again = false;
+    let guard = 0;
+    let readyAt = 0;
+    const inflight = /* @__PURE__ */ new Map();
+    let flushes = [];
+    let send = null;
+    function post(msg) {
+      if (send) send(msg);
+      else if (port) postTo(port, msg);
+    }
+    let answers = [];
+    let answerTask = false;
+    let holdTimer = 0;
+    const batched = /* @__PURE__ */ new Set();
+    function postAnswer(msg) {
+      if (!inflight.size && !answers.length) {
+        post(msg);
+        return;
+      }
+      answers.push(msg);
+      if (!inflight.size) {
+        flushAnswers();
+        return;
+      }
+      if (!answerTask) {
+        answerTask = true;
+        queueTask(() => {
+          answerTask = false;
+          if (batched.size && visible()) {
+            if (!holdTimer) holdTimer = timers.set(flushAnswers, ANSWER_HOLD);
+            return;
+          }
+          flushAnswers();
+        });
+      }
+    }
+    function flushAnswers() {
+      if (holdTimer) timers.clear(holdTimer);
+      holdTimer = 0;
+      const list = answers;
+      answers = [];
+      if (list.length) post(list.length === 1 ? list[0] : { type: FrameType.batch, messages: list });
+    }
+    function ended(id) {
+      inflight.delete(id);
+      batched.delete(id);
+    }
+    function sync() {
+      beforeLook();
+      if (!port && !send) return;
+      syncProviders();
+      if (preparing || awaiting || pausing) {
+        if (awaiting && !guard) guard = timers.set(() => taken(), TAKEN_TIMEOUT);
+        again = true;
+        return;
+      }
+      const began = timers.now();
+      if (began < readyAt) {
+        again = true;
+        pausing = timers.set(() => {
+          pausing = 0;
+          sync();
+        }, readyAt - began);
+        return;
+      }
+      again = false;
+      const go = () => {
+        report();
+        const end = timers.now();
+        readyAt = end + Math.min(MAX_GAP, (end - began) * GAP);
+        if (again && !awaiting) sync();
+        flushed();
+      };
+      if (!prepare) {
+        go();
+        return;
+      }
+      preparing = true;
+      let once = false;
+      prepare(() => {
+        if (once) return;
+        once = true;
+        preparing = false;
+        go();
+      });
+    }
+    function report() {
+      const metas = [];
+      for (const e of tools().values()) metas.push(e.meta);
+      const json = jsonStringify(metas);
+      if (json === lastSent) return;
+      try {
+        post({ type: FrameType.tools, tools: metas });
+        lastSent = json;
+        awaiting = true;
+      } catch {
+        lastSent = "";
+      }
+    }
+    function syncProviders() {
+      if (!port && !send) return;
+      const defs = providerDefs();
+      const pjson = jsonStringify(defs);
+      if (pjson !== lastProviders) {
+        lastProviders = pjson;
+        post({ type: FrameType.providers, providers: defs });
+      }
+    }
+    function taken() {
+      if (!awaiting) return;
+      if (guard) timers.clear(guard);
+      guard = 0;
+      awaiting = false;
+      if (again) sync();
+      flushed();
+    }
+    function flushed() {
+      if (!flushes.length || again || preparing || pausing) return;
+      const ids = flushes;
+      flushes = [];
+      for (let i = 0; i < ids.length; i++) post({ type: FrameType.flushed, id: ids[i] });
+    }
+    async function handleCall(m, inBatch) {
+      const { id, name } = m;
+      if (typeof id !== "string") return;
+      const trace = Array.isArray(m.trace) ? m.trace : null;
+      const mark2 = (hop) => {
+        if (trace) trace.push({ hop, at: epochMs() });
+      };
+      const answer = (msg) => {
+        mark2("main.out");
+        if (trace) msg.trace = trace;
+        postAnswer(msg);
+      };
+      mark2("main.in");
+      beforeLook();
+      const entry = tools().get(name);
+      if (!entry) {
+        answer({ type: FrameType.error, id, error: { code: Code.notFound, message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
+        return;
+      }
+      const ctl = new AbortCtl();
+      inflight.set(id, ctl);
+      if (inBatch) batched.add(id);
+      let value;
+      try {
+        value = await entry.run(isObject(m.arguments) ? m.arguments : {}, ctl.signal);
+      } catch (err) {
+        if (inflight.get(id) !== ctl) return;
+        ended(id);
+        mark2("page.done");
+        answer({ type: FrameType.error, id, error: { code: errorCode(err), message: errorText(err) } });
+        return;
+      }
+      if (inflight.get(id) !== ctl) return;
+      ended(id);
+      mark2("page.done");
+      let output;
+      try {
+        output = toJSONValue(value);
+      } catch (err) {
+        answer({ type: FrameType.error, id, error: { code: Code.toolError, message: `the tool's result is not JSON: ${errorText(err)}` } });
+        return;
+      }
+      answer({ type: FrameType.result, id, output });
+    }
+    function onPortMessage(e) {
+      onRelayMessage(e.data, false);
+    }
+    function onRelayMessage(m, inBatch) {
+      if (!isObject(m)) return;
+      switch (m.type) {
+        case FrameType.batch:
+          if (!inBatch && isArray2(m.messages)) for (let i = 0; i < m.messages.length; i++) onRelayMessage(m.messages[i], true);
+          break;
+        case FrameType.call:
+          handleCall(m, inBatch);
+          break;
+        case FrameType.cancel: {
+          const ctl = inflight.get(m.id);
+          if (ctl) {
+            ended(m.id);
+            ctl.abort();
+          }
+          break;
+        }
+        case FrameType.cancelAll: {
+          const all = [...inflight.values()];
+          inflight.clear();
+          batched.clear();
+          for (const ctl of all) ctl.abort();
+          break;
+        }
+        case FrameType.toolsTaken:
+          taken();
+          break;
+        case FrameType.flush:
+          if (typeof m.id !== "string") break;
+          flushes.push(m.id);
+          readyAt = 0;
+          if (pausing) {
+            timers.clear(pausing);
+            pausing = 0;
+          }
+          sync();
+          flushed();
+          break;
+        case FrameType.sync:
+          lastSent = "";
+          lastProviders = NO_PROVIDERS;
+          readyAt = 0;
+          taken();
+          sync();
+          break;
+        case FrameType.sample: {
+          const id = m.id;
+          sample((list) => post({ type: FrameType.sampled, id, providers: list }));
+          break;
+        }
+      }
+    }
+    return {
+      /** Takes the relay's port (once) and reports at once. */
+      connect(p) {
+        if (port || send) return;
+        port = p;
+        port.onmessage = onPortMessage;
+        lastSent = "";
+        lastProviders = NO_PROVIDERS;
+        sync();
+      },
+      /**
+       * Takes a function that carries messages to the relay (once), reports
+       * at once, and returns the function that takes the relay's messages:
+       * the same link as connect, without a MessagePort between.
+       */
+      attach(fn) {
+        if (port || send) return (m) => onRelayMessage(m, false);
+        send = fn;
+        lastSent = "";
+        lastProviders = NO_PROVIDERS;
+        sync();
+        return (m) => onRelayMessage(m, false);
+      },
+      sync,
+      /**
+       * This document's tools as they are now (a dialog's notice carries
+       * them: a report on the channel, even one posted already, is not read
+       * while the dialog is up).
+       */
+      current() {
+        beforeLook();
+        const metas = [];
+        for (const e of tools().values()) metas.push(e.meta);
+        return metas;
+      },
+      /** Sends the providers where they differ from what was sent. */
+      syncProviders,
+      post
+    };
+  }
+
+  // extension/content/isolated/native.js
+  function useNative({ mc, win, doc, declaredNames, changed, witness = null }) {
+    const proto = Object.getPrototypeOf(mc);
+    const nGetTools = proto.getTools;
+    const nExecute = proto.executeTool;
+    const getAttr = typeof win.Element === "function" ? win.Element.prototype.getAttribute : null;
+    let entries = /* @__PURE__ */ new Map();
+    let stale = true;
+    function refresh(done) {
+      if (!stale) {
+        done();
+        return;
+      }
+      stale = false;
+      let p;
+      try {
+        p = apply(nGetTools, mc, []);
+      } catch {
+        stale = true;
+        done();
+        return;
+      }
+      then(resolved(p), (list) => {
+        try {
+          take(list);
+        } finally {
+          done();
+        }
+      }, () => {
+        stale = true;
+        done();
+      });
+    }
+    function take(list) {
+      if (!isObject(list)) return;
+      const next = /* @__PURE__ */ new Map();
+      const declarative = declaredNames();
+      for (const t of list) {
+        let w;
+        try {
+          w = t.source;
+          if (w === void 0 || w === null) w = t.window;
+        } catch {
+          w = void 0;
+        }
+        let mine = w === win;
+        if (w === void 0 || w === null) mine = declarative.has(t.name) || !!(witness && witness.registered(t.name));
+        if (!mine) continue;
+        const meta = copyMeta(t, null);
+        if (meta) next.set(meta.name, { meta, tool: t, nativeHints: copyHints(t.annotations, true), declared: declarative.has(meta.name) });
+      }
+      entries = next;
+    }
+    function run(entry, input, signal) {
+      const name = entry.meta.name;
+      const settled = (s) => {
+        if (s === null) throw navigatedError(name);
+        return parseResultString(s);
+      };
+      if (!witness) {
+        if (entry.declared) return runDeclared(entry, input, signal, settled);
+        return then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
+      }
+      witness.calling(name, 1);
+      const p = entry.declared ? runDeclared(entry, input, signal, settled) : then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
+      return then(p, (v) => {
+        witness.calling(name, -1);
+        return v;
+      }, (e) => {
+        const own = signal.aborted ? void 0 : witness.takeError(name);
+        witness.calling(name, -1);
+        throw own || e;
+      });
+    }
+    function runDeclared(entry, input, signal, settled) {
+      const name = entry.meta.name;
+      if (!getAttr) return then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
+      return new PromiseCtor((resolve, reject) => {
+        let done = false;
+        const onSubmit = (e) => {
+          const form = e.target;
+          if (done || !isObject(form) || apply(getAttr, form, ["toolname"]) !== name) return;
+          queueTask(() => {
+            if (!e.defaultPrevented && navigatesHere(form, e)) finish({ ok: false, error: navigatedError(name) });
+          });
+        };
+        const finish = (o) => {
+          if (done) return;
+          done = true;
+          apply(removeListener, win, ["submit", onSubmit, true]);
+          if (o.ok) resolve(o.value);
+          else reject(o.error);
+        };
+        apply(addListener, win, ["submit", onSubmit, true]);
+        let p;
+        try {
+          p = apply(nExecute, mc, [entry.tool, input, { signal }]);
+        } catch (error) {
+          finish({ ok: false, error });
+          return;
+        }
+        then(resolved(p), (s) => {
+          if (done) return;
+          let value;
+          try {
+            value = settled(s);
+          } catch (error) {
+            finish({ ok: false, error });
+            return;
+          }
+          finish({ ok: true, value });
+        }, (error) => finish({ ok: false, error }));
+      });
+    }
+    function navigatesHere(form, e) {
+      const submitter = e.submitter;
+      const target = isObject(submitter) && apply(getAttr, submitter, ["formtarget"]) || apply(getAttr, form, ["target"]) || "";
+      const method = String(apply(getAttr, form, ["method"]) || "").toLowerCase();
+      return method !== "dialog" && (target === "" || target.toLowerCase() === "_self");
+    }
+    const toolsChanged = () => {
+      stale = true;
+      changed();
+    };
+    apply(addListener, mc, ["toolchange", toolsChanged]);
+    apply(addListener, doc, ["DOMContentLoaded", toolsChanged, { once: true }]);
+    return {
+      // This document's tools, with the hints and outputSchema the page gave
+      // registerTool where the witness saw them.
+      tools() {
+        const out = /* @__PURE__ */ new Map();
+        for (const [name, e] of entries) {
+          const seen = witness ? witness.registered(name) : void 0;
+          const meta = { ...e.meta };
+          const hints = seen ? seen.hints : e.nativeHints;
+          if (hints) meta.annotations = hints;
+          else delete meta.annotations;
+          if (!meta.outputSchema && seen && seen.outputSchema) meta.outputSchema = seen.outputSchema;
+          out.set(name, { meta, run: (input, signal) => run(e, input, signal) });
+        }
+        return out;
+      },
+      // Reads the browser's list of tools again, then calls done (the bridge
+      // does before each report).
+      refresh,
+      // Marks the list as possibly changed (the witness saw a registration end).
+      stale() {
+        toolsChanged();
+      }
+    };
+  }
+  function isNativeModelContext(v) {
+    if (!isObject(v)) return false;
+    const proto = Object.getPrototypeOf(v);
+    return !!proto && typeof proto.getTools === "function" && typeof proto.executeTool === "function" && typeof proto.registerTool === "function";
+  }
+
+  // extension/content/isolated/witness.js
+  var MAX_ERRORS = 64;
+  function createWitness() {
+    const seen = /* @__PURE__ */ new Map();
+    const calls = /* @__PURE__ */ new Map();
+    const errors = /* @__PURE__ */ new Map();
+    return {
+      /** A message of the page's world's witness (untrusted in shape: the page's world can be wrong). */
+      hear(m) {
+        if (!m || typeof m !== "object" || typeof m.name !== "string") return;
+        if (m.witness === "registered") {
+          const info = {};
+          if (m.hints && typeof m.hints === "object") info.hints = m.hints;
+          if (m.outputSchema && typeof m.outputSchema === "object") info.outputSchema = m.outputSchema;
+          seen.set(m.name, info);
+        } else if (m.witness === "unregistered") {
+          seen.delete(m.name);
+        } else if (m.witness === "error" && calls.get(m.name) > 0) {
+          const q = errors.get(m.name) || [];
+          if (q.length < MAX_ERRORS) q.push(String(m.message ?? ""));
+          errors.set(m.name, q);
+        }
+      },
+      registered: (name) => seen.get(name),
+      /** n = 1 as a call of name starts, -1 as it ends. */
+      calling(name, n) {
+        const c = (calls.get(name) || 0) + n;
+        if (c > 0) calls.set(name, c);
+        else {
+          calls.delete(name);
+          errors.delete(name);
+        }
+      },
+      /** The page's error of the oldest failed call of name, as an Error, if the witness saw one. */
+      takeError(name) {
+        const q = errors.get(name);
+        if (!q || !q.length) return void 0;
+        const message = q.shift();
+        return new Error(message === "" ? "the tool failed" : message);
+      }
+    };
+  }
+
+  // extension/content/isolated/nativesource.js
+  function createNativeSource({ window: window2, document: document2, onMessage }) {
+    let mc;
+    try {
+      mc = document2.modelContext;
+    } catch {
+      return null;
+    }
+    if (!isNativeModelContext(mc)) return null;
+    const witness = createWitness();
+    const qs = document2.querySelectorAll ? (sel) => document2.querySelectorAll(sel) : () => [];
+    const declaredNames = () => {
+      const names = /* @__PURE__ */ new Set();
+      try {
+        for (const f of qs("form[toolname]")) names.add(f.getAttribute("toolname"));
+      } catch {
+      }
+      return names;
+    };
+    let bridge = null;
+    const native = useNative({ mc, win: window2, doc: document2, declaredNames, witness, changed: () => bridge && bridge.sync() });
+    bridge = createBridge({
+      tools: () => native.tools(),
+      beforeLook: () => {
+      },
+      providerDefs: () => [],
+      sample: (done) => done([]),
+      prepare: native.refresh,
+      visible: () => document2.visibilityState === void 0 || document2.visibilityState === "visible"
+    });
+    const receive = bridge.attach((m) => queueMicrotask(() => onMessage(m)));
+    return {
+      send: (m) => queueMicrotask(() => receive(m)),
+      current: () => bridge.current(),
+      witness
+    };
+  }
 
   // extension/content/isolated/sampler.js
   var SAMPLE_DELAY = 50;
@@ -776,6 +1528,9 @@
     const dialogEvent = `webmcp-dialog-${randomName(env)}`;
     window2.postMessage({ [HANDOVER]: 1, [DIALOG_EVENT]: dialogEvent }, "*", [channel.port2]);
     const latest = /* @__PURE__ */ new Map();
+    const toolsOf = { native: [], page: [] };
+    let nativeNames = /* @__PURE__ */ new Set();
+    const native = createNativeSource({ window: window2, document: document2, onMessage: (m) => fromSource(m, "native") });
     const indicator = isTop && lib.indicator ? lib.indicator.create(document2) : null;
     function hasContent() {
       if (isTop && isWeb && canSample) return true;
@@ -805,14 +1560,25 @@
       latest: () => latest.values(),
       onMessage: fromWorker,
       onLost() {
-        page.postMessage({ type: FrameType.cancelAll });
-        page.postMessage({ type: FrameType.toolsTaken });
+        toSources({ type: FrameType.cancelAll });
+        toSources({ type: FrameType.toolsTaken });
         if (indicator) indicator.show("");
       },
       onDead: () => context.setOn(false)
     });
     let chunkSeq = 0;
-    page.onmessage = (e) => fromPage(e.data);
+    page.onmessage = (e) => fromSource(e.data, "page");
+    function toSources(m) {
+      page.postMessage(m);
+      if (native) native.send(m);
+    }
+    function mergedTools() {
+      if (!native) return toolsOf.page;
+      if (!toolsOf.page.length) return toolsOf.native;
+      const out = toolsOf.native.slice();
+      for (const t of toolsOf.page) if (t && !nativeNames.has(t.name)) out.push(t);
+      return out;
+    }
     window2.addEventListener(dialogEvent, (e) => {
       let d;
       try {
@@ -821,13 +1587,20 @@
         return;
       }
       if (!d || typeof d !== "object") return;
+      if (typeof d.witness === "string") {
+        if (native) native.witness.hear(d);
+        return;
+      }
       if (d.open !== true) {
         link.send({ type: FrameType.dialog, open: false });
         return;
       }
-      if (Array.isArray(d.tools)) {
-        const last = latest.get(FrameType.tools);
-        if (!last || JSON.stringify(last.tools) !== JSON.stringify(d.tools)) fromPage({ type: FrameType.tools, tools: d.tools });
+      if (Array.isArray(d.tools) || native) {
+        const before = JSON.stringify(mergedTools());
+        if (Array.isArray(d.tools)) toolsOf.page = d.tools;
+        if (native) setNative(native.current());
+        const now = mergedTools();
+        if (JSON.stringify(now) !== before || !latest.get(FrameType.tools)) takeTools({ type: FrameType.tools, tools: now }, null);
       }
       const kind = ["alert", "confirm", "prompt"].includes(d.kind) ? d.kind : "alert";
       link.send({ type: FrameType.dialog, open: true, kind, text: String(d.text ?? "").slice(0, MAX_DIALOG_TEXT) });
@@ -849,14 +1622,31 @@
           link.send(out);
         };
         const guard = clock.setTimeout(done, MAIN_TIMEOUT);
-        flushing.set(id, done);
-        page.postMessage({ type: FrameType.flush, id });
+        let left = native ? 2 : 1;
+        flushing.set(id, () => {
+          if (--left <= 0) done();
+        });
+        toSources({ type: FrameType.flush, id });
       };
       if (document2.readyState !== "loading") go();
       else document2.addEventListener("DOMContentLoaded", () => clock.setTimeout(go, 0), { once: true });
     }
-    function fromPage(m) {
+    function setNative(list) {
+      toolsOf.native = list;
+      nativeNames = new Set(list.map((t) => t.name));
+    }
+    function takeTools(m, src) {
+      if (src === "native") setNative(m.tools);
+      else if (src === "page") toolsOf.page = m.tools;
+      const merged = src ? { type: FrameType.tools, tools: mergedTools() } : m;
+      latest.set(FrameType.tools, merged);
+      if (!link.connected() && hasContent()) link.connect();
+      else link.send(merged);
+      if (!link.connected()) toSources({ type: FrameType.toolsTaken });
+    }
+    function fromSource(m, src) {
       if (!m || typeof m !== "object") return;
+      if (src === "native" && (m.type === FrameType.providers || m.type === FrameType.sampled || m.type === FrameType.contextChanged)) return;
       if (m.type === FrameType.flushed) {
         const done = flushing.get(m.id);
         if (done) done();
@@ -885,11 +1675,14 @@
       const field = LISTS[m.type];
       if (field) {
         if (!Array.isArray(m[field])) return;
+        if (m.type === FrameType.tools) {
+          takeTools(m, src);
+          return;
+        }
         latest.set(m.type, m);
         if (m.type === FrameType.providers) context.schedule(0);
         if (!link.connected() && hasContent()) link.connect();
         else link.send(m);
-        if (m.type === FrameType.tools && !link.connected()) page.postMessage({ type: FrameType.toolsTaken });
         return;
       }
       link.send(m);
@@ -915,6 +1708,7 @@
       if (m.type === FrameType.batch) {
         if (!Array.isArray(m.messages)) return;
         const toPage = [];
+        const toNative = [];
         for (const one of m.messages) {
           if (!one || typeof one !== "object" || one.type === FrameType.batch) continue;
           if (!TO_PAGE.has(one.type)) {
@@ -922,14 +1716,21 @@
             continue;
           }
           mark(one, "relay.in");
-          toPage.push(one);
+          if (one.type === FrameType.call) (native && nativeNames.has(one.name) ? toNative : toPage).push(one);
+          else {
+            toPage.push(one);
+            if (native) toNative.push(one);
+          }
         }
         if (toPage.length) page.postMessage(toPage.length === 1 ? toPage[0] : { type: FrameType.batch, messages: toPage });
+        if (toNative.length) native.send(toNative.length === 1 ? toNative[0] : { type: FrameType.batch, messages: toNative });
         return;
       }
       if (TO_PAGE.has(m.type)) {
         mark(m, "relay.in");
-        page.postMessage(m);
+        if (m.type !== FrameType.call) toSources(m);
+        else if (native && nativeNames.has(m.name)) native.send(m);
+        else page.postMessage(m);
       } else if (m.type === FrameType.contextOn) {
         context.setOn(m.on === true);
       } else if (m.type === FrameType.sample) {

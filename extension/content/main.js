@@ -3,7 +3,7 @@
 // edit the modules and generate again. Their comments are in the modules.
 "use strict";
 (() => {
-  // extension/content/main/builtins.js
+  // extension/content/frame/builtins.js
   var { create, defineProperty, getOwnPropertyDescriptor, hasOwn } = Object;
   var { apply } = Reflect;
   var jsonStringify = JSON.stringify;
@@ -238,7 +238,7 @@
     "debugging"
   ]);
 
-  // extension/content/main/toolcopy.js
+  // extension/content/frame/toolcopy.js
   var COPIED = [...HINTS];
   var codes = /* @__PURE__ */ new WeakMap();
   function bridgeError(code, message) {
@@ -520,7 +520,7 @@
     };
   }
 
-  // extension/content/main/bridge.js
+  // extension/content/frame/bridge.js
   var NO_PROVIDERS = "[]";
   var TAKEN_TIMEOUT = 5e3;
   var GAP = 4;
@@ -543,8 +543,10 @@
     let readyAt = 0;
     const inflight = /* @__PURE__ */ new Map();
     let flushes = [];
+    let send = null;
     function post(msg) {
-      if (port) postTo(port, msg);
+      if (send) send(msg);
+      else if (port) postTo(port, msg);
     }
     let answers = [];
     let answerTask = false;
@@ -585,7 +587,7 @@
     }
     function sync() {
       beforeLook();
-      if (!port) return;
+      if (!port && !send) return;
       syncProviders();
       if (preparing || awaiting || pausing) {
         if (awaiting && !guard) guard = timers.set(() => taken(), TAKEN_TIMEOUT);
@@ -636,7 +638,7 @@
       }
     }
     function syncProviders() {
-      if (!port) return;
+      if (!port && !send) return;
       const defs = providerDefs();
       const pjson = jsonStringify(defs);
       if (pjson !== lastProviders) {
@@ -760,12 +762,25 @@
     return {
       /** Takes the relay's port (once) and reports at once. */
       connect(p) {
-        if (port) return;
+        if (port || send) return;
         port = p;
         port.onmessage = onPortMessage;
         lastSent = "";
         lastProviders = NO_PROVIDERS;
         sync();
+      },
+      /**
+       * Takes a function that carries messages to the relay (once), reports
+       * at once, and returns the function that takes the relay's messages:
+       * the same link as connect, without a MessagePort between.
+       */
+      attach(fn) {
+        if (port || send) return (m) => onRelayMessage(m, false);
+        send = fn;
+        lastSent = "";
+        lastProviders = NO_PROVIDERS;
+        sync();
+        return (m) => onRelayMessage(m, false);
       },
       sync,
       /**
@@ -879,259 +894,6 @@
       onPort(e.ports[0], d);
     }
     apply(addListener, win, ["message", onHandover, true]);
-  }
-
-  // extension/content/main/native.js
-  function useNative({ nativeMC, proto, win, doc, declaredNames, changed, addContextApi }) {
-    const nRegister = proto.registerTool;
-    const nGetTools = proto.getTools;
-    const nExecute = proto.executeTool;
-    const getAttr = typeof win.Element === "function" ? win.Element.prototype.getAttribute : null;
-    const records = /* @__PURE__ */ new Map();
-    const waiting = /* @__PURE__ */ new Map();
-    let entries = /* @__PURE__ */ new Map();
-    let stale = true;
-    function callKey(name, input) {
-      try {
-        const json = jsonStringify(input);
-        return json === void 0 ? void 0 : name + "\n" + json;
-      } catch {
-        return void 0;
-      }
-    }
-    function takeCall(key) {
-      const queue = waiting.get(key);
-      if (!queue) return void 0;
-      const settle = queue.shift();
-      if (!queue.length) waiting.delete(key);
-      return settle;
-    }
-    function forgetCall(key, settle) {
-      const queue = waiting.get(key);
-      if (!queue) return;
-      const i = queue.indexOf(settle);
-      if (i >= 0) queue.splice(i, 1);
-      if (!queue.length) waiting.delete(key);
-    }
-    function wrapExecute(exec, name) {
-      return function execute(input, client) {
-        const key = waiting.size ? callKey(name, input) : void 0;
-        const settle = key === void 0 ? void 0 : takeCall(key);
-        let result;
-        try {
-          result = apply(exec, this, [input, client]);
-        } catch (e) {
-          if (settle) settle({ ok: false, error: e });
-          throw e;
-        }
-        if (settle) then(resolved(result), (value) => settle({ ok: true, value }), (error) => settle({ ok: false, error }));
-        return result;
-      };
-    }
-    function register(tool, options, how) {
-      let derived = tool;
-      let opts = options;
-      let rec = null;
-      try {
-        if (isObject(tool) && (options === void 0 || options === null || isObject(options))) {
-          const exec = tool.execute;
-          const pageSignal = isObject(options) ? options.signal : void 0;
-          const signalOk = pageSignal === void 0 || pageSignal instanceof AbortSig && !pageSignal.aborted;
-          if (typeof exec === "function" && signalOk) {
-            rec = {
-              name: String(tool.name),
-              hints: copyHints(tool.annotations, false),
-              controller: new AbortCtl(),
-              how,
-              // Chromium 156 takes an outputSchema without keeping it: the
-              // page's own stands in where the browser's tool has none.
-              outputSchema: copySchema(tool.outputSchema)
-            };
-            derived = create(tool, { execute: { value: wrapExecute(exec, rec.name), enumerable: true, configurable: true, writable: true } });
-            if (pageSignal instanceof AbortSig) {
-              const ctl = rec.controller;
-              apply(addListener, pageSignal, ["abort", () => ctl.abort(pageSignal.reason), { once: true }]);
-            }
-            opts = create(isObject(options) ? options : null, { signal: { value: rec.controller.signal, enumerable: true } });
-          }
-        }
-      } catch {
-        derived = tool;
-        opts = options;
-        rec = null;
-      }
-      const p = apply(nRegister, nativeMC, [derived, opts]);
-      if (rec) {
-        then(p, () => {
-          if (rec.controller.signal.aborted) return;
-          records.set(rec.name, rec);
-          apply(addListener, rec.controller.signal, ["abort", () => {
-            if (records.get(rec.name) === rec) records.delete(rec.name);
-            changed();
-          }, { once: true }]);
-          changed();
-        }, () => {
-        });
-      }
-      return p;
-    }
-    const registerTool = {
-      registerTool(tool, options) {
-        if (this !== nativeMC) return apply(nRegister, this, arguments);
-        return register(tool, options, "register");
-      }
-    }.registerTool;
-    defineProperty(registerTool, "length", { value: nRegister.length });
-    defineProperty(proto, "registerTool", { ...getOwnPropertyDescriptor(proto, "registerTool"), value: registerTool });
-    function refresh(done) {
-      if (!stale) {
-        done();
-        return;
-      }
-      stale = false;
-      let p;
-      try {
-        p = apply(nGetTools, nativeMC, []);
-      } catch {
-        stale = true;
-        done();
-        return;
-      }
-      then(resolved(p), (list) => {
-        try {
-          take(list);
-        } finally {
-          done();
-        }
-      }, () => {
-        stale = true;
-        done();
-      });
-    }
-    function take(list) {
-      if (!isObject(list)) return;
-      const next = /* @__PURE__ */ new Map();
-      let declarative = null;
-      for (const t of list) {
-        let w;
-        try {
-          w = t.source;
-          if (w === void 0 || w === null) w = t.window;
-        } catch {
-          w = void 0;
-        }
-        let mine = w === win;
-        if (w === void 0 || w === null) {
-          declarative = declarative || declaredNames();
-          mine = records.has(t.name) || declarative.has(t.name);
-        }
-        if (!mine) continue;
-        const meta = copyMeta(t, null);
-        if (meta) next.set(meta.name, { meta, tool: t, nativeHints: copyHints(t.annotations, true) });
-      }
-      entries = next;
-    }
-    function run(entry, input, signal) {
-      const rec = records.get(entry.meta.name);
-      const settled = (s) => {
-        if (s === null) throw navigatedError(entry.meta.name);
-        return parseResultString(s);
-      };
-      if (!rec) return runDeclared(entry, input, signal, settled);
-      const key = callKey(rec.name, input);
-      if (key === void 0) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), settled);
-      return new PromiseCtor((resolve, reject) => {
-        let done = false;
-        const finish = (o) => {
-          if (done) return;
-          done = true;
-          forgetCall(key, settle);
-          if (o.ok) resolve(o.value);
-          else reject(o.error);
-        };
-        const settle = (o) => finish(o.ok || !signal.aborted ? o : { ok: false, error: signal.reason });
-        const queue = waiting.get(key);
-        if (queue) queue.push(settle);
-        else waiting.set(key, [settle]);
-        executeNative(entry, input, signal, settled, finish, () => done);
-      });
-    }
-    function executeNative(entry, input, signal, settled, finish, ended) {
-      let p;
-      try {
-        p = apply(nExecute, nativeMC, [entry.tool, input, { signal }]);
-      } catch (error) {
-        finish({ ok: false, error });
-        return;
-      }
-      then(resolved(p), (s) => {
-        if (ended()) return;
-        let value;
-        try {
-          value = settled(s);
-        } catch (error) {
-          finish({ ok: false, error });
-          return;
-        }
-        finish({ ok: true, value });
-      }, (error) => finish({ ok: false, error }));
-    }
-    function runDeclared(entry, input, signal, settled) {
-      const name = entry.meta.name;
-      if (!getAttr) return then(apply(nExecute, nativeMC, [entry.tool, input, { signal }]), settled);
-      return new PromiseCtor((resolve, reject) => {
-        let done = false;
-        const onSubmit = (e) => {
-          const form = e.target;
-          if (done || !isObject(form) || apply(getAttr, form, ["toolname"]) !== name) return;
-          queueTask(() => {
-            if (!e.defaultPrevented && navigatesHere(form, e)) finish({ ok: false, error: navigatedError(name) });
-          });
-        };
-        const finish = (o) => {
-          if (done) return;
-          done = true;
-          apply(removeListener, win, ["submit", onSubmit, true]);
-          if (o.ok) resolve(o.value);
-          else reject(o.error);
-        };
-        apply(addListener, win, ["submit", onSubmit, true]);
-        executeNative(entry, input, signal, settled, finish, () => done);
-      });
-    }
-    function navigatesHere(form, e) {
-      const submitter = e.submitter;
-      const target = isObject(submitter) && apply(getAttr, submitter, ["formtarget"]) || apply(getAttr, form, ["target"]) || "";
-      const method = String(apply(getAttr, form, ["method"]) || "").toLowerCase();
-      return method !== "dialog" && (target === "" || target.toLowerCase() === "_self");
-    }
-    const toolsChanged = () => {
-      stale = true;
-      changed();
-    };
-    apply(addListener, nativeMC, ["toolchange", toolsChanged]);
-    apply(addListener, doc, ["DOMContentLoaded", toolsChanged, { once: true }]);
-    addContextApi(proto, (that) => that === nativeMC);
-    return {
-      // This document's tools, with the hints the page set where it
-      // registered them through the wrapper.
-      tools() {
-        const out = /* @__PURE__ */ new Map();
-        for (const [name, e] of entries) {
-          const rec = records.get(name);
-          const meta = { ...e.meta };
-          const hints = rec ? rec.hints : e.nativeHints;
-          if (hints) meta.annotations = hints;
-          else delete meta.annotations;
-          if (!meta.outputSchema && rec && rec.outputSchema) meta.outputSchema = rec.outputSchema;
-          out.set(name, { meta, run: (input, signal) => run(e, input, signal) });
-        }
-        return out;
-      },
-      // Reads the browser's list of tools again, then calls done (the bridge
-      // does before each report).
-      refresh
-    };
   }
 
   // extension/content/main/polyfill/formdom.js
@@ -3100,6 +2862,79 @@
     };
   }
 
+  // extension/content/main/witness.js
+  function witnessNative({ nativeMC, proto, tell }) {
+    const nRegister = proto.registerTool;
+    const seen = /* @__PURE__ */ new Map();
+    const say = (msg) => {
+      try {
+        tell(msg);
+      } catch {
+      }
+    };
+    function wrapExecute(exec, name) {
+      const fail = (e) => say({ witness: "error", name, message: errorText(e) });
+      return function execute(input, client) {
+        let result;
+        try {
+          result = apply(exec, this, [input, client]);
+        } catch (e) {
+          fail(e);
+          throw e;
+        }
+        then(resolved(result), void 0, fail);
+        return result;
+      };
+    }
+    function register(tool, options) {
+      let derived = tool;
+      let rec = null;
+      try {
+        const exec = isObject(tool) ? tool.execute : void 0;
+        const signal = isObject(options) ? options.signal : void 0;
+        if (typeof exec === "function" && (signal === void 0 || signal instanceof AbortSig && !signal.aborted)) {
+          rec = { name: String(tool.name), hints: copyHints(tool.annotations, false) || null, outputSchema: copySchema(tool.outputSchema) || null, signal };
+          derived = create(tool, { execute: { value: wrapExecute(exec, rec.name), enumerable: true, configurable: true, writable: true } });
+        }
+      } catch {
+        derived = tool;
+        rec = null;
+      }
+      const p = apply(nRegister, nativeMC, [derived, options]);
+      if (rec) {
+        then(p, () => {
+          if (rec.signal && rec.signal.aborted) return;
+          const info = { hints: rec.hints, outputSchema: rec.outputSchema };
+          seen.set(rec.name, info);
+          say({ witness: "registered", name: rec.name, ...info });
+          if (rec.signal) {
+            apply(addListener, rec.signal, ["abort", () => {
+              if (seen.get(rec.name) !== info) return;
+              seen.delete(rec.name);
+              say({ witness: "unregistered", name: rec.name });
+            }, { once: true }]);
+          }
+        }, () => {
+        });
+      }
+      return p;
+    }
+    const registerTool = {
+      registerTool(tool, options) {
+        if (this !== nativeMC) return apply(nRegister, this, arguments);
+        return register(tool, options);
+      }
+    }.registerTool;
+    defineProperty(registerTool, "length", { value: nRegister.length });
+    defineProperty(proto, "registerTool", { ...getOwnPropertyDescriptor(proto, "registerTool"), value: registerTool });
+    return {
+      /** Tells the isolated world every registration that holds (it listens now). */
+      retell() {
+        for (const [name, info] of seen) say({ witness: "registered", name, ...info });
+      }
+    };
+  }
+
   // extension/content/main/index.js
   var pageWin = window;
   var pageDoc = document;
@@ -3135,28 +2970,15 @@
       return null;
     }
   }
-  function formToolNames() {
-    const names = /* @__PURE__ */ new Set();
-    try {
-      for (const f of apply(querySelectorAll, pageDoc, ["form[toolname]"])) names.add(apply(getAttribute, f, ["toolname"]));
-    } catch {
-    }
-    return names;
-  }
+  var witness = null;
   function installNative(nativeMC) {
-    const native = useNative({
-      nativeMC,
-      proto: NativeMC.prototype,
-      win: pageWin,
-      doc: pageDoc,
-      declaredNames: formToolNames,
-      changed: changes.changed,
-      addContextApi: providers.addMethods
-    });
+    witness = witnessNative({ nativeMC, proto: NativeMC.prototype, tell: (msg) => tellRelay(msg) });
+    providers.addMethods(NativeMC.prototype, (that) => that === nativeMC);
     adopter.markOurs(nativeMC);
     adopter.watch(pageNav);
     adopter.watch(pageDoc);
-    return { tools: native.tools, refresh: native.refresh };
+    const none = /* @__PURE__ */ new Map();
+    return { tools: () => none };
   }
   function declarativeDom() {
     try {
@@ -3219,9 +3041,14 @@
     contextChanged: () => bridge.post({ type: "contextChanged" })
   });
   var dialogEvent = "";
+  function tellRelay(detail) {
+    if (!dialogEvent || !CustomEventCtor) return;
+    apply(dispatch, pageWin, [new CustomEventCtor(dialogEvent, { detail: jsonStringify(detail) })]);
+  }
   listenForHandover(pageWin, (port, data) => {
     const name = data[DIALOG_EVENT];
     if (typeof name === "string") dialogEvent = name;
+    if (witness) witness.retell();
     bridge.connect(port);
   });
   if (CustomEventCtor) {
@@ -3231,7 +3058,7 @@
         if (!dialogEvent) return;
         const detail = open ? { open, kind: kind2, text } : { open };
         if (open) detail.tools = bridge.current();
-        apply(dispatch, pageWin, [new CustomEventCtor(dialogEvent, { detail: jsonStringify(detail) })]);
+        tellRelay(detail);
       }
     });
   }

@@ -25,6 +25,7 @@
 import { CHUNK_UNITS, MAX_RESULT, MAX_WHOLE, cutMessage } from '../../lib/chunks.js';
 import { Code, DIALOG_EVENT, FrameType as F, HANDOVER, PORT_NAME } from '../../lib/protocol.js';
 import { utf8Length } from '../../lib/utf8.js';
+import { createNativeSource } from './nativesource.js';
 import { INPUT_DELAY, MAIN_TIMEOUT, SAMPLE_DELAY, contextSampler } from './sampler.js';
 import { MAX_BACKOFF, workerLink } from './workerlink.js';
 
@@ -140,6 +141,14 @@ export function start(env) {
   window.postMessage({ [HANDOVER]: 1, [DIALOG_EVENT]: dialogEvent }, '*', [channel.port2]);
 
   const latest = new Map(); // list message type -> the latest such message
+  // The frame's tools come from two sources: the browser's own
+  // document.modelContext, read here (native mode: nativesource.js), and
+  // the page's world (the polyfill, and page runtimes' own objects). The
+  // worker gets one list: the native tools first, then the page world's
+  // of other names; a call goes to the source of its tool.
+  const toolsOf = { native: [], page: [] };
+  let nativeNames = new Set();
+  const native = createNativeSource({ window, document, onMessage: (m) => fromSource(m, 'native') });
   const indicator = isTop && lib.indicator ? lib.indicator.create(document) : null;
 
   // Whether this frame has anything to offer; until then it costs the worker nothing.
@@ -167,15 +176,31 @@ export function start(env) {
     onLost() {
       // Calls under way have nobody to answer to any more: abort them. A
       // tools message under way is taken: the next Port sends the latest.
-      page.postMessage({ type: F.cancelAll });
-      page.postMessage({ type: F.toolsTaken });
+      toSources({ type: F.cancelAll });
+      toSources({ type: F.toolsTaken });
       if (indicator) indicator.show('');
     },
     onDead: () => context.setOn(false),
   });
 
   let chunkSeq = 0;
-  page.onmessage = (e) => fromPage(e.data);
+  page.onmessage = (e) => fromSource(e.data, 'page');
+
+  // To the page's world, or to the native source too: what concerns every
+  // call and report of the frame.
+  function toSources(m) {
+    page.postMessage(m);
+    if (native) native.send(m);
+  }
+
+  // The frame's one tools list, from both sources' latest.
+  function mergedTools() {
+    if (!native) return toolsOf.page;
+    if (!toolsOf.page.length) return toolsOf.native;
+    const out = toolsOf.native.slice();
+    for (const t of toolsOf.page) if (t && !nativeNames.has(t.name)) out.push(t);
+    return out;
+  }
 
   // An alert, confirm or prompt opens or closed. While it is up, nothing
   // here runs: the worker hears of it now, with the tools as they are (a
@@ -189,13 +214,20 @@ export function start(env) {
       return;
     }
     if (!d || typeof d !== 'object') return;
+    if (typeof d.witness === 'string') {
+      if (native) native.witness.hear(d);
+      return;
+    }
     if (d.open !== true) {
       link.send({ type: F.dialog, open: false });
       return;
     }
-    if (Array.isArray(d.tools)) {
-      const last = latest.get(F.tools);
-      if (!last || JSON.stringify(last.tools) !== JSON.stringify(d.tools)) fromPage({ type: F.tools, tools: d.tools });
+    if (Array.isArray(d.tools) || native) {
+      const before = JSON.stringify(mergedTools());
+      if (Array.isArray(d.tools)) toolsOf.page = d.tools;
+      if (native) setNative(native.current());
+      const now = mergedTools();
+      if (JSON.stringify(now) !== before || !latest.get(F.tools)) takeTools({ type: F.tools, tools: now }, null);
     }
     const kind = ['alert', 'confirm', 'prompt'].includes(d.kind) ? d.kind : 'alert';
     link.send({ type: F.dialog, open: true, kind, text: String(d.text ?? '').slice(0, MAX_DIALOG_TEXT) });
@@ -223,15 +255,38 @@ export function start(env) {
         link.send(out);
       };
       const guard = clock.setTimeout(done, MAIN_TIMEOUT); // a page's world that does not answer
-      flushing.set(id, done);
-      page.postMessage({ type: F.flush, id });
+      // Both sources answer, each once its tools are reported.
+      let left = native ? 2 : 1;
+      flushing.set(id, () => {
+        if (--left <= 0) done();
+      });
+      toSources({ type: F.flush, id });
     };
     if (document.readyState !== 'loading') go();
     else document.addEventListener('DOMContentLoaded', () => clock.setTimeout(go, 0), { once: true });
   }
 
-  function fromPage(m) {
+  function setNative(list) {
+    toolsOf.native = list;
+    nativeNames = new Set(list.map((t) => t.name));
+  }
+
+  // A tools message of one source (null: the merged list is given).
+  function takeTools(m, src) {
+    if (src === 'native') setNative(m.tools);
+    else if (src === 'page') toolsOf.page = m.tools;
+    const merged = src ? { type: F.tools, tools: mergedTools() } : m;
+    latest.set(F.tools, merged);
+    if (!link.connected() && hasContent()) link.connect(); // connect() sends the latest lists
+    else link.send(merged);
+    // The sources wait for the worker to take their tools in; with no
+    // worker to take them, they are taken (connect() sends them).
+    if (!link.connected()) toSources({ type: F.toolsTaken });
+  }
+
+  function fromSource(m, src) {
     if (!m || typeof m !== 'object') return;
+    if (src === 'native' && (m.type === F.providers || m.type === F.sampled || m.type === F.contextChanged)) return;
     if (m.type === F.flushed) {
       const done = flushing.get(m.id);
       if (done) done();
@@ -260,13 +315,14 @@ export function start(env) {
     const field = LISTS[m.type];
     if (field) {
       if (!Array.isArray(m[field])) return;
+      if (m.type === F.tools) {
+        takeTools(m, src);
+        return;
+      }
       latest.set(m.type, m);
       if (m.type === F.providers) context.schedule(0);
       if (!link.connected() && hasContent()) link.connect(); // connect() sends the latest lists
       else link.send(m);
-      // main.js waits for the worker to take its tools in; with no
-      // worker to take them, they are taken (connect() sends them).
-      if (m.type === F.tools && !link.connected()) page.postMessage({ type: F.toolsTaken });
       return;
     }
     link.send(m);
@@ -297,6 +353,7 @@ export function start(env) {
       // What came from the host together goes to the page together.
       if (!Array.isArray(m.messages)) return;
       const toPage = [];
+      const toNative = [];
       for (const one of m.messages) {
         if (!one || typeof one !== 'object' || one.type === F.batch) continue;
         if (!TO_PAGE.has(one.type)) {
@@ -304,14 +361,21 @@ export function start(env) {
           continue;
         }
         mark(one, 'relay.in');
-        toPage.push(one);
+        if (one.type === F.call) (native && nativeNames.has(one.name) ? toNative : toPage).push(one);
+        else {
+          toPage.push(one);
+          if (native) toNative.push(one);
+        }
       }
       if (toPage.length) page.postMessage(toPage.length === 1 ? toPage[0] : { type: F.batch, messages: toPage });
+      if (toNative.length) native.send(toNative.length === 1 ? toNative[0] : { type: F.batch, messages: toNative });
       return;
     }
     if (TO_PAGE.has(m.type)) {
       mark(m, 'relay.in');
-      page.postMessage(m);
+      if (m.type !== F.call) toSources(m);
+      else if (native && nativeNames.has(m.name)) native.send(m);
+      else page.postMessage(m);
     } else if (m.type === F.contextOn) {
       context.setOn(m.on === true);
     } else if (m.type === F.sample) {

@@ -8,8 +8,8 @@
 
 import {
   AbortSig, PromiseCtor, addListener, apply, defineProperty, getOwnPropertyDescriptor, isObject, resolved, then,
-} from './builtins.js';
-import { copyMeta, parseResultString } from './toolcopy.js';
+} from '../frame/builtins.js';
+import { copyMeta, parseResultString } from '../frame/toolcopy.js';
 
 function wrapMethod(obj, name, make) {
   let orig;

@@ -6,8 +6,10 @@
 //
 // What it does:
 //  - Where the browser has its own document.modelContext (Chromium with
-//    --enable-features=WebMCP), it leaves it in place and wraps it
-//    (native.js).
+//    --enable-features=WebMCP), it leaves it in place: the isolated world
+//    lists and calls its tools itself (content/isolated/native.js), and
+//    this world only adds the context API and witnesses the page's
+//    registerTool (witness.js: its hints, outputSchema and errors).
 //  - Elsewhere it installs a polyfill of the WebMCP draft as
 //    document.modelContext, a getter on Document.prototype (polyfill/).
 //  - It defines nothing on navigator: page runtimes (@mcp-b/global and
@@ -29,17 +31,17 @@
 // This file is the install: it takes the page's globals, picks the browser's
 // own modelContext or the polyfill, and wires the units together.
 
-import { addListener, apply, defineProperty, dispatch, getOwnPropertyDescriptor, hasOwn, jsonStringify, microtask, timeout } from './builtins.js';
+import { addListener, apply, defineProperty, dispatch, getOwnPropertyDescriptor, hasOwn, jsonStringify, microtask, timeout } from '../frame/builtins.js';
 import { createAdopter } from './adopt.js';
-import { createBridge } from './bridge.js';
+import { createBridge } from '../frame/bridge.js';
 import { createChanges } from './changes.js';
 import { watchDialogs } from './dialogs.js';
 import { listenForHandover } from './handover.js';
-import { useNative } from './native.js';
 import { formDom } from './polyfill/formdom.js';
 import { definePolyfill } from './polyfill/polyfill.js';
 import { mapToolPseudoClasses } from './polyfill/pseudo.js';
 import { createProviders } from './providers.js';
+import { witnessNative } from './witness.js';
 import { DIALOG_EVENT } from '../../lib/protocol.js';
 
 // The page's globals, taken before any page script can replace them.
@@ -97,18 +99,21 @@ function formToolNames() {
   return names;
 }
 
-// Wraps the browser's own modelContext; returns this document's own tools.
+// The browser's own modelContext: the isolated world lists and calls its
+// tools (content/isolated/native.js); this world adds the context API to
+// it and witnesses what only it sees (witness.js). Returns this world's own
+// tools of it: none.
+let witness = null;
 function installNative(nativeMC) {
-  const native = useNative({
-    nativeMC, proto: NativeMC.prototype, win: pageWin, doc: pageDoc, declaredNames: formToolNames,
-    changed: changes.changed, addContextApi: providers.addMethods,
-  });
+  witness = witnessNative({ nativeMC, proto: NativeMC.prototype, tell: (msg) => tellRelay(msg) });
+  providers.addMethods(NativeMC.prototype, (that) => that === nativeMC);
   adopter.markOurs(nativeMC);
   adopter.watch(pageNav);
   // The native attribute is read-only; a page can still define its own
   // document.modelContext on the document itself.
   adopter.watch(pageDoc);
-  return { tools: native.tools, refresh: native.refresh };
+  const none = new Map();
+  return { tools: () => none };
 }
 
 // The DOM that the polyfill's declarative tools use, or undefined where the
@@ -184,11 +189,17 @@ changes.listen({
   providersChanged: bridge.syncProviders,
   contextChanged: () => bridge.post({ type: 'contextChanged' }),
 });
-// The DOM event type by which the relay hears of dialogs (the handover names it).
+// The DOM event type by which the relay hears, synchronously, of dialogs
+// and of what the witness saw (the handover names it).
 let dialogEvent = '';
+function tellRelay(detail) {
+  if (!dialogEvent || !CustomEventCtor) return;
+  apply(dispatch, pageWin, [new CustomEventCtor(dialogEvent, { detail: jsonStringify(detail) })]);
+}
 listenForHandover(pageWin, (port, data) => {
   const name = data[DIALOG_EVENT];
   if (typeof name === 'string') dialogEvent = name;
+  if (witness) witness.retell();
   bridge.connect(port);
 });
 
@@ -202,7 +213,7 @@ if (CustomEventCtor) {
       if (!dialogEvent) return;
       const detail = open ? { open, kind, text } : { open };
       if (open) detail.tools = bridge.current();
-      apply(dispatch, pageWin, [new CustomEventCtor(dialogEvent, { detail: jsonStringify(detail) })]);
+      tellRelay(detail);
     },
   });
 }

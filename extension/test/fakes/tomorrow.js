@@ -5,7 +5,8 @@
 // "window", null for a missing inputSchema, outputSchema or annotations;
 // executeTool(tool, input, {signal}) resolves to the JSON text of what
 // execute returned, or to null when the call navigated the page (a
-// declarative form's submission: a tool declared with navigates: true).
+// declarative form's submission: a tool declared with navigates: true),
+// and rejects with a generic UnknownError when execute failed.
 
 /** A Tool interface object: read-only getters over private fields. */
 export class Tool {
@@ -59,7 +60,13 @@ export function tomorrowModelContext(win) {
       if (!d) throw new DOMException('No such tool', 'UnknownError');
       if (d.navigates) return null;
       const signal = options && options.signal;
-      const v = await d.execute(input, { signal });
+      let v;
+      try {
+        v = await d.execute(input, { signal });
+      } catch {
+        // As Chromium: the page's own error stays in the page.
+        throw new DOMException('Tool was executed but the invocation failed. For example, the script function threw an error', 'UnknownError');
+      }
       return typeof v === 'string' ? v : JSON.stringify(v);
     }
   }

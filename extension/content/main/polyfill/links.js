@@ -28,7 +28,7 @@
 
 import {
   Channel, DOMExc, PromiseCtor, URLCtor, addListener, apply, isObject, jsonStringify, postTo, removeListener, stopImmediate, then,
-} from '../builtins.js';
+} from '../../frame/builtins.js';
 
 /** The key that marks the polyfill's own window messages. */
 export const LINK_MARK = '__webmcpBridgeFrameLink';

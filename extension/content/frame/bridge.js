@@ -69,8 +69,12 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   // The relay's flushes that wait for every change to be reported (ids).
   let flushes = [];
 
+  // Where messages to the relay go: a MessagePort (the page's world), or
+  // a function (the isolated world's own native source, content/isolated/native.js).
+  let send = null;
   function post(msg) {
-    if (port) postTo(port, msg);
+    if (send) send(msg);
+    else if (port) postTo(port, msg);
   }
 
   // A call's answer goes at once when no other call runs here; else it
@@ -125,7 +129,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   // sent; while a tools report is under way, notes that another is due.
   function sync() {
     beforeLook();
-    if (!port) return;
+    if (!port && !send) return;
     syncProviders();
     if (preparing || awaiting || pausing) {
       // A hang guard, set only when something waits for it.
@@ -182,7 +186,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
 
   // The providers go at once: their list is small.
   function syncProviders() {
-    if (!port) return;
+    if (!port && !send) return;
     const defs = providerDefs();
     const pjson = jsonStringify(defs);
     if (pjson !== lastProviders) {
@@ -320,12 +324,25 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   return {
     /** Takes the relay's port (once) and reports at once. */
     connect(p) {
-      if (port) return;
+      if (port || send) return;
       port = p;
       port.onmessage = onPortMessage;
       lastSent = '';
       lastProviders = NO_PROVIDERS;
       sync();
+    },
+    /**
+     * Takes a function that carries messages to the relay (once), reports
+     * at once, and returns the function that takes the relay's messages:
+     * the same link as connect, without a MessagePort between.
+     */
+    attach(fn) {
+      if (port || send) return (m) => onRelayMessage(m, false);
+      send = fn;
+      lastSent = '';
+      lastProviders = NO_PROVIDERS;
+      sync();
+      return (m) => onRelayMessage(m, false);
     },
     sync,
     /**

@@ -1,25 +1,27 @@
-// The native path (content/main/native.js) against tomorrow's browser
+// The native path (content/isolated/native.js) against tomorrow's browser
 // (test/fakes/tomorrow.js): Tool objects read field by field, "source" for
 // "window", null schemas and annotations as none, executeTool's null as the
 // navigated error; the WebMCP 2026 fields (outputSchema, consequentialHint,
 // debugging) travel. Chromium 156 itself is covered by e2e/webmcp2026_test.go.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createBridge } from '../content/main/bridge.js';
-import { useNative } from '../content/main/native.js';
-import { errorCode } from '../content/main/toolcopy.js';
+import { createBridge } from '../content/frame/bridge.js';
+import { useNative } from '../content/isolated/native.js';
+import { createWitness } from '../content/isolated/witness.js';
+import { witnessNative } from '../content/main/witness.js';
+import { errorCode } from '../content/frame/toolcopy.js';
 import { drain } from './fakes/clock.js';
 import { Tool, tomorrowModelContext } from './fakes/tomorrow.js';
 
-function setup(patch = () => {}) {
+function setup(patch = () => {}, { declared = new Set(), witness = null } = {}) {
   const win = {};
   const ModelContext = tomorrowModelContext(win);
   patch(ModelContext.prototype); // before useNative takes its methods
   const nativeMC = new ModelContext();
   let changes = 0;
   const native = useNative({
-    nativeMC, proto: ModelContext.prototype, win, doc: new EventTarget(), declaredNames: () => new Set(),
-    changed: () => changes++, addContextApi: () => {},
+    mc: nativeMC, win, doc: new EventTarget(), declaredNames: () => declared, witness,
+    changed: () => changes++,
   });
   // What the bridge does before each report: list the tools again.
   const refreshed = () => new Promise((resolve) => native.refresh(resolve));
@@ -60,7 +62,7 @@ test('native: tomorrow\'s Tool objects are read field by field, source is the wi
 });
 
 test('native: executeTool resolving to null is the navigated error, not a result', async () => {
-  const { nativeMC, native, refreshed } = setup();
+  const { nativeMC, native, refreshed } = setup(undefined, { declared: new Set(['checkout']) });
   nativeMC.declare({ name: 'checkout', description: 'Submits and navigates.', navigates: true });
   await nativeMC.registerTool({ name: 'nothing', description: 'Returns null.', execute: () => null });
   await refreshed();
@@ -133,4 +135,38 @@ test('native: a toolchange only says a report is due; the bridge lists the tools
   await drain();
   assert.equal(calls, 2, 'no getTools() without a toolchange');
   ch.port1.close();
+});
+
+test('native: the witness in the page\'s world gives the page\'s own error, hints and outputSchema', async () => {
+  const witness = createWitness();
+  const { nativeMC, native, refreshed } = setup(undefined, { witness });
+  // The witness of the page's world, on the object the page uses; what it
+  // tells, the isolated world hears synchronously (a DOM event).
+  const proto = Object.getPrototypeOf(nativeMC);
+  const told = [];
+  witnessNative({ nativeMC, proto, tell: (m) => { told.push(m.witness); witness.hear(JSON.parse(JSON.stringify(m))); } });
+  await nativeMC.registerTool({
+    name: 'fails', description: 'Throws.', annotations: { readOnlyHint: false, untrustedContentHint: true },
+    execute: async () => { throw new TypeError('the order 7 is closed'); },
+  });
+  await refreshed();
+  const tool = native.tools().get('fails');
+  assert.deepEqual(tool.meta.annotations, { readOnlyHint: false, untrustedContentHint: true }, 'the hints as the page gave them');
+  await assert.rejects(tool.run({}, new AbortController().signal), (e) => {
+    assert.equal(errorCode(e), 'tool_error');
+    assert.equal(e.message, 'the order 7 is closed');
+    return true;
+  });
+  assert.deepEqual(told, ['registered', 'error']);
+  // Another agent's failing call (the page's own executeTool) is not kept for ours.
+  const [t] = await nativeMC.getTools();
+  await assert.rejects(nativeMC.executeTool(t, {}));
+  assert.equal(witness.takeError('fails'), undefined);
+});
+
+test('native: without a witness, a failure is the browser\'s own error', async () => {
+  const { nativeMC, native, refreshed } = setup();
+  await nativeMC.registerTool({ name: 'fails', description: 'Throws.', execute: () => { throw new Error('page says no'); } });
+  await refreshed();
+  await assert.rejects(native.tools().get('fails').run({}, new AbortController().signal), (e) => e.name === 'UnknownError' && !/page says no/.test(e.message));
 });

@@ -1,0 +1,230 @@
+// The browser's own document.modelContext (Chromium with
+// --enable-features=WebMCP), read and called from the isolated world, as
+// the browser's own agent and Google's Model Context Tool Inspector do: the
+// isolated world sees the same ModelContext as the page, with its own
+// wrappers. getTools() lists the document's tools, `toolchange` says that
+// the list changed, and a call goes through executeTool with an
+// AbortSignal, answered with the browser's JSON text of the result. No call
+// and no tool list crosses into the page's world.
+//
+// What only the page's world sees, its witness (content/main/witness.js)
+// tells this one synchronously, by a DOM event (witness.js here): the hints
+// and outputSchema that the page gave registerTool (the browser fills in
+// defaults, and Chromium 156 keeps no outputSchema), and the page's own
+// error when a tool's execute throws (the browser's executeTool rejects
+// with a generic UnknownError; CDP's agent gets the page's exception).
+
+import { PromiseCtor, addListener, apply, isObject, queueTask, removeListener, resolved, then } from '../frame/builtins.js';
+import { copyHints, copyMeta, navigatedError, parseResultString } from '../frame/toolcopy.js';
+
+/**
+ * @param {object} o
+ * @param {object} o.mc  this world's document.modelContext (the browser's own)
+ * @param {object} o.win  this world's window
+ * @param {object} o.doc  this world's document
+ * @param {() => Set<string>} o.declaredNames  the tool names of the document's <form toolname>
+ * @param {() => void} o.changed  this document's tools may have changed
+ * @param {{registered(name: string): ({hints?: object, outputSchema?: object}|undefined),
+ *   calling(name: string, n: number): void, takeError(name: string): (Error|undefined)}} [o.witness]
+ *   what the page's world saw (witness.js); none: the browser's view alone
+ * @returns {{tools(): Map<string, {meta: object, run: Function}>, refresh(done: () => void): void}}
+ */
+export function useNative({ mc, win, doc, declaredNames, changed, witness = null }) {
+  const proto = Object.getPrototypeOf(mc);
+  const nGetTools = proto.getTools;
+  const nExecute = proto.executeTool;
+  // The submit watch of a form tool needs the page's DOM (a test's window
+  // may have none).
+  const getAttr = typeof win.Element === 'function' ? win.Element.prototype.getAttribute : null;
+  /** name -> {meta, tool, nativeHints, declared}: this document's tools as
+   * getTools() listed them last; refresh() lists them again, which the
+   * bridge does before each report (a toolchange only says that one is
+   * due: a getTools() per toolchange made reporting n tools cost n
+   * getTools() of up to n tools each, 46 s for 2,000 tools in Chromium 156) */
+  let entries = new Map();
+  // Whether the browser's list may have changed since the last look: only
+  // a toolchange (or the document's parsing ending, for its forms) makes
+  // it so. A getTools() while the document goes away can bring down
+  // Chromium 156's browser process: no look without a reason.
+  let stale = true;
+
+  // Lists this document's tools again if they may have changed, then
+  // calls done.
+  function refresh(done) {
+    if (!stale) {
+      done();
+      return;
+    }
+    stale = false;
+    let p;
+    try {
+      p = apply(nGetTools, mc, []);
+    } catch {
+      stale = true;
+      done();
+      return;
+    }
+    then(resolved(p), (list) => {
+      try {
+        take(list);
+      } finally {
+        done();
+      }
+    }, () => {
+      stale = true;
+      done();
+    });
+  }
+
+  // Takes getTools()'s list: this document's tools.
+  function take(list) {
+    if (!isObject(list)) return;
+    const next = new Map();
+    const declarative = declaredNames();
+    for (const t of list) {
+      // The tool's window: "source" in later drafts and browsers (Tool
+      // objects), "window" in Chromium 156.
+      let w;
+      try {
+        w = t.source;
+        if (w === undefined || w === null) w = t.window;
+      } catch {
+        w = undefined;
+      }
+      // getTools() also lists same-origin frames' tools; each frame
+      // reports only its own. Without a window field, fall back to what
+      // this document registered and declared.
+      let mine = w === win;
+      if (w === undefined || w === null) mine = declarative.has(t.name) || !!(witness && witness.registered(t.name));
+      if (!mine) continue;
+      const meta = copyMeta(t, null);
+      if (meta) next.set(meta.name, { meta, tool: t, nativeHints: copyHints(t.annotations, true), declared: declarative.has(meta.name) });
+    }
+    entries = next;
+  }
+
+  // Runs a tool through the browser's executeTool: its JSON text is the
+  // result; null (not the JSON text "null") means that the call navigated
+  // the page (a declarative form's submission). A tool's failure is the
+  // page's own error where the witness saw it.
+  function run(entry, input, signal) {
+    const name = entry.meta.name;
+    const settled = (s) => {
+      if (s === null) throw navigatedError(name);
+      return parseResultString(s);
+    };
+    if (!witness) {
+      if (entry.declared) return runDeclared(entry, input, signal, settled);
+      return then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
+    }
+    witness.calling(name, 1);
+    const p = entry.declared ? runDeclared(entry, input, signal, settled) : then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
+    return then(p, (v) => {
+      witness.calling(name, -1);
+      return v;
+    }, (e) => {
+      const own = signal.aborted ? undefined : witness.takeError(name);
+      witness.calling(name, -1);
+      throw own || e;
+    });
+  }
+
+  // Runs a tool the browser derived from a <form toolname>. Its submission
+  // may navigate the page, and the browser's executeTool then resolves to
+  // null only as the old document goes, often too late for the answer to
+  // leave it (the extension then can only say that the frame went away,
+  // not that the call ran). So the bridge watches the form's submit event:
+  // one that the page's listeners let go on to this browsing context (not
+  // prevented, no other target) navigates the page, and the call is
+  // answered with the navigated error at once, before the page unloads,
+  // as the polyfill does.
+  function runDeclared(entry, input, signal, settled) {
+    const name = entry.meta.name;
+    if (!getAttr) return then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
+    return new PromiseCtor((resolve, reject) => {
+      let done = false;
+      const onSubmit = (e) => {
+        const form = e.target;
+        if (done || !isObject(form) || apply(getAttr, form, ['toolname']) !== name) return;
+        // After the page's own submit listeners (a task later).
+        queueTask(() => {
+          if (!e.defaultPrevented && navigatesHere(form, e)) finish({ ok: false, error: navigatedError(name) });
+        });
+      };
+      const finish = (o) => {
+        if (done) return;
+        done = true;
+        apply(removeListener, win, ['submit', onSubmit, true]);
+        if (o.ok) resolve(o.value);
+        else reject(o.error);
+      };
+      apply(addListener, win, ['submit', onSubmit, true]);
+      let p;
+      try {
+        p = apply(nExecute, mc, [entry.tool, input, { signal }]);
+      } catch (error) {
+        finish({ ok: false, error });
+        return;
+      }
+      then(resolved(p), (s) => {
+        if (done) return;
+        let value;
+        try {
+          value = settled(s);
+        } catch (error) {
+          finish({ ok: false, error });
+          return;
+        }
+        finish({ ok: true, value });
+      }, (error) => finish({ ok: false, error }));
+    });
+  }
+
+  // Whether the submission e of form navigates this document: no target
+  // (or _self) on its submitter or the form, and not a dialog form.
+  function navigatesHere(form, e) {
+    const submitter = e.submitter;
+    const target = (isObject(submitter) && apply(getAttr, submitter, ['formtarget'])) || apply(getAttr, form, ['target']) || '';
+    const method = String(apply(getAttr, form, ['method']) || '').toLowerCase();
+    return method !== 'dialog' && (target === '' || target.toLowerCase() === '_self');
+  }
+
+  const toolsChanged = () => {
+    stale = true;
+    changed();
+  };
+  apply(addListener, mc, ['toolchange', toolsChanged]);
+  apply(addListener, doc, ['DOMContentLoaded', toolsChanged, { once: true }]);
+
+  return {
+    // This document's tools, with the hints and outputSchema the page gave
+    // registerTool where the witness saw them.
+    tools() {
+      const out = new Map();
+      for (const [name, e] of entries) {
+        const seen = witness ? witness.registered(name) : undefined;
+        const meta = { ...e.meta };
+        const hints = seen ? seen.hints : e.nativeHints;
+        if (hints) meta.annotations = hints;
+        else delete meta.annotations;
+        if (!meta.outputSchema && seen && seen.outputSchema) meta.outputSchema = seen.outputSchema;
+        out.set(name, { meta, run: (input, signal) => run(e, input, signal) });
+      }
+      return out;
+    },
+    // Reads the browser's list of tools again, then calls done (the bridge
+    // does before each report).
+    refresh,
+    // Marks the list as possibly changed (the witness saw a registration end).
+    stale() {
+      toolsChanged();
+    },
+  };
+}
+
+/** Whether v is the browser's own document.modelContext as this world sees it. */
+export function isNativeModelContext(v) {
+  if (!isObject(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return !!proto && typeof proto.getTools === 'function' && typeof proto.executeTool === 'function' && typeof proto.registerTool === 'function';
+}
