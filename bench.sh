@@ -6,7 +6,9 @@
 # (go test ./e2e -args -h lists the -suite.* knobs). Other benchmarks of
 # the same folder: ./bench.sh -bench '^BenchmarkHops$' (where a call's time
 # goes, bench/hops.md) and ./bench.sh -bench '^BenchmarkFloor$' (the chain
-# beside its floor path, CDP and MCP-B's relay, bench/floor.md).
+# beside its floor path, CDP and MCP-B's relay, bench/floor.md) and
+# ./bench.sh -bench '^BenchmarkThreeWay$' (sum_numbers through the bridge,
+# MCP-B and CDP, as issue PERF2's benchmark, bench/threeway.md).
 set -eu
 cd "$(dirname "$0")"
 exec go test ./e2e -run '^$' -bench '^BenchmarkSuite$' -benchtime 1x -count 1 -timeout 30m "$@"

@@ -285,15 +285,19 @@ type mcpbPeer struct {
 	browser context.Context
 	relay   *exec.Cmd
 	note    string
+	// The call that call makes: the tool, its arguments and the text it answers.
+	tool string
+	args map[string]any
+	want string
 }
 
 func (p *mcpbPeer) call(ctx context.Context) error {
-	res, err := p.client.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+	res, err := p.client.CallTool(ctx, &mcp.CallToolParams{Name: p.tool, Arguments: p.args})
 	if err != nil {
-		return fmt.Errorf("MCP-B echo: %w", err)
+		return fmt.Errorf("MCP-B %s: %w", p.tool, err)
 	}
-	if res.IsError || text(res) != "x" {
-		return fmt.Errorf("MCP-B echo answered %.200q (error %v), want \"x\"", text(res), res.IsError)
+	if res.IsError || text(res) != p.want {
+		return fmt.Errorf("MCP-B %s answered %.200q (error %v), want %q", p.tool, text(res), res.IsError, p.want)
 	}
 	return nil
 }
@@ -302,26 +306,41 @@ func (p *mcpbPeer) pids() []int {
 	return []int{chromedp.FromContext(p.browser).Browser.Process().Pid, p.relay.Process.Pid}
 }
 
-// The MCP-B peer's page: the echo tool through @mcp-b/global, then the
-// relay's embed script (its widget iframe opens the WebSocket).
+// The MCP-B peer's page: a tool through @mcp-b/global (%s: its
+// registration), then the relay's embed script (its widget iframe opens
+// the WebSocket, on port %d).
 const mcpbPage = `<!doctype html>
 <html><head><meta charset="utf-8"><title>MCP-B peer</title><script src="/global.js"></script></head>
 <body>
 <script>
-document.modelContext.registerTool({
-  name: 'echo', description: 'Echoes the text',
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  async execute({ text }) { return { content: [{ type: 'text', text }] }; },
-});
+%s
 </script>
 <script src="/relay/embed.js" data-relay-port="%d"></script>
 </body></html>
 `
 
-// startMCPB starts the MCP-B peer, installing its packages with npm into a
-// temp folder unless -floor.mcpb names a prefix where they are; nil and
-// why when it cannot (no npm, no registry, or -floor.mcpb off).
+// echoTool is the demo's echo tool, as a page registers it.
+const echoTool = `document.modelContext.registerTool({
+  name: 'echo', description: 'Echoes the text',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  async execute({ text }) { return { content: [{ type: 'text', text }] }; },
+});`
+
+// startMCPB starts the MCP-B peer with the echo tool in its page.
 func startMCPB(b *testing.B) (*mcpbPeer, string) {
+	p, why := startMCPBWith(b, echoTool, "echo")
+	if p != nil {
+		p.tool, p.args, p.want = "echo", map[string]any{"text": "x"}, "x"
+	}
+	return p, why
+}
+
+// startMCPBWith starts the MCP-B peer, its page registering a tool with
+// toolJS and the relay listing the tool named name, installing its
+// packages with npm into a temp folder unless -floor.mcpb names a prefix
+// where they are; nil and why when it cannot (no npm, no registry, or
+// -floor.mcpb off).
+func startMCPBWith(b *testing.B, toolJS, name string) (*mcpbPeer, string) {
 	prefix := *floorMCPB
 	switch {
 	case prefix == "off":
@@ -365,7 +384,7 @@ func startMCPB(b *testing.B) (*mcpbPeer, string) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, mcpbPage, relayPort)
+		fmt.Fprintf(w, mcpbPage, toolJS, relayPort)
 	})
 	mux.HandleFunc("/global.js", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, global) })
 	mux.Handle("/relay/", http.StripPrefix("/relay/", http.FileServer(http.Dir(filepath.Join(mods, "webmcp-local-relay", "dist", "browser")))))
@@ -430,7 +449,7 @@ func startMCPB(b *testing.B) (*mcpbPeer, string) {
 			return nil, fmt.Sprintf("list the relay's tools: %v", err)
 		}
 		for _, t := range res.Tools {
-			if t.Name == "echo" {
+			if t.Name == name {
 				runtime, _ := chromedp.Run(p.browser, chromedp.Evaluate[string](`typeof navigator.modelContext?.callTool === 'function' ? 'navigator.modelContext.callTool' : 'navigator.modelContextTesting.executeTool'`))
 				p.note = fmt.Sprintf("%s and %s from the npm registry; the relay under %s; in the page its embed calls the tool through %s.", mcpbRelayPkg, mcpbGlobalPkg, nodeVersion(node), runtime)
 				return p, ""
@@ -440,7 +459,7 @@ func startMCPB(b *testing.B) (*mcpbPeer, string) {
 		case <-changed:
 		case <-ctx.Done():
 			state, _ := chromedp.Run(p.browser, chromedp.Evaluate[string](`JSON.stringify({documentModelContext: typeof document.modelContext, navigatorModelContext: typeof navigator.modelContext, callTool: typeof navigator.modelContext?.callTool, testing: typeof navigator.modelContextTesting, widget: !!document.querySelector('[data-webmcp-relay]')})`))
-			return nil, fmt.Sprintf("the relay never listed the page's echo tool (the page: %s); logs:\n%s", state, logs.String())
+			return nil, fmt.Sprintf("the relay never listed the page's %s tool (the page: %s); logs:\n%s", name, state, logs.String())
 		}
 	}
 }

@@ -1129,14 +1129,38 @@
         return then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
       }
       witness.calling(name, 1);
-      const p = entry.declared ? runDeclared(entry, input, signal, settled) : then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
-      return then(p, (v) => {
-        witness.calling(name, -1);
-        return v;
-      }, (e) => {
-        const own = signal.aborted ? void 0 : witness.takeError(name);
-        witness.calling(name, -1);
-        throw own || e;
+      let key;
+      try {
+        key = JSON.stringify(input);
+      } catch {
+        key = void 0;
+      }
+      return new PromiseCtor((resolve, reject) => {
+        let done = false;
+        let stop = () => {
+        };
+        const finish = (o) => {
+          if (done) return;
+          done = true;
+          stop();
+          witness.calling(name, -1);
+          if (o.ok) resolve(o.value);
+          else reject(o.error);
+        };
+        if (key !== void 0) stop = witness.awaitOutcome(name, key, (o) => {
+          if (!signal.aborted) finish(o);
+        });
+        let p;
+        try {
+          p = entry.declared ? runDeclared(entry, input, signal, settled) : then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
+        } catch (error) {
+          finish({ ok: false, error });
+          return;
+        }
+        then(resolved(p), (value) => finish({ ok: true, value }), (error) => {
+          const own = signal.aborted ? void 0 : witness.takeError(name);
+          finish({ ok: false, error: own || error });
+        });
       });
     }
     function runDeclared(entry, input, signal, settled) {
@@ -1224,10 +1248,17 @@
 
   // extension/content/isolated/witness.js
   var MAX_ERRORS = 64;
-  function createWitness() {
+  function createWitness(tellPage = () => {
+  }) {
     const seen = /* @__PURE__ */ new Map();
     const calls = /* @__PURE__ */ new Map();
     const errors = /* @__PURE__ */ new Map();
+    const waiters = /* @__PURE__ */ new Map();
+    function unsettled(message, name) {
+      const q = errors.get(name) || [];
+      if (q.length < MAX_ERRORS) q.push(message);
+      errors.set(name, q);
+    }
     return {
       /** A message of the page's world's witness (untrusted in shape: the page's world can be wrong). */
       hear(m) {
@@ -1239,10 +1270,25 @@
           seen.set(m.name, info);
         } else if (m.witness === "unregistered") {
           seen.delete(m.name);
-        } else if (m.witness === "error" && calls.get(m.name) > 0) {
-          const q = errors.get(m.name) || [];
-          if (q.length < MAX_ERRORS) q.push(String(m.message ?? ""));
-          errors.set(m.name, q);
+        } else if (m.witness === "settled" && calls.get(m.name) > 0) {
+          const ok = m.ok === true;
+          const q = waiters.get(m.name) || [];
+          const i = q.findIndex((w2) => w2.input === m.input);
+          if (i < 0) {
+            if (!ok) unsettled(String(m.message ?? ""), m.name);
+            return;
+          }
+          const [w] = q.splice(i, 1);
+          if (!q.length) waiters.delete(m.name);
+          if (ok) {
+            let value;
+            try {
+              value = JSON.parse(String(m.value));
+            } catch {
+              return;
+            }
+            w.settle({ ok: true, value });
+          } else w.settle({ ok: false, error: pageError(String(m.message ?? "")) });
         }
       },
       registered: (name) => seen.get(name),
@@ -1254,15 +1300,39 @@
           calls.delete(name);
           errors.delete(name);
         }
+        try {
+          tellPage({ name, n });
+        } catch {
+        }
       },
-      /** The page's error of the oldest failed call of name, as an Error, if the witness saw one. */
+      /**
+       * Waits for the page's outcome of a call of name with input (its JSON
+       * text): settle({ok, value | error}) once it settled; returns the
+       * function that stops waiting.
+       */
+      awaitOutcome(name, input, settle) {
+        const w = { input, settle };
+        const q = waiters.get(name) || [];
+        q.push(w);
+        waiters.set(name, q);
+        return () => {
+          const list = waiters.get(name);
+          if (!list) return;
+          const i = list.indexOf(w);
+          if (i >= 0) list.splice(i, 1);
+          if (!list.length) waiters.delete(name);
+        };
+      },
+      /** The page's error of the oldest failed call of name not matched to its call, if the witness saw one. */
       takeError(name) {
         const q = errors.get(name);
         if (!q || !q.length) return void 0;
-        const message = q.shift();
-        return new Error(message === "" ? "the tool failed" : message);
+        return pageError(q.shift());
       }
     };
+  }
+  function pageError(message) {
+    return new Error(message === "" ? "the tool failed" : message);
   }
 
   // extension/content/isolated/nativesource.js
@@ -1274,7 +1344,10 @@
       return null;
     }
     if (!isNativeModelContext(mc)) return null;
-    const witness = createWitness();
+    let toPage = "";
+    const witness = createWitness((m) => {
+      if (toPage) window2.dispatchEvent(new CustomEvent(toPage, { detail: JSON.stringify(m) }));
+    });
     const qs = document2.querySelectorAll ? (sel) => document2.querySelectorAll(sel) : () => [];
     const declaredNames = () => {
       const names = /* @__PURE__ */ new Set();
@@ -1297,6 +1370,10 @@
     });
     const receive = bridge.attach((m) => queueMicrotask(() => onMessage(m)));
     return {
+      /** Names the DOM event type of the page world's witness (the handover's). */
+      tellOn(type) {
+        toPage = `${type}:in`;
+      },
       send: (m) => queueMicrotask(() => receive(m)),
       current: () => bridge.current(),
       witness
@@ -1531,6 +1608,7 @@
     const toolsOf = { native: [], page: [] };
     let nativeNames = /* @__PURE__ */ new Set();
     const native = createNativeSource({ window: window2, document: document2, onMessage: (m) => fromSource(m, "native") });
+    if (native) native.tellOn(dialogEvent);
     const indicator = isTop && lib.indicator ? lib.indicator.create(document2) : null;
     function hasContent() {
       if (isTop && isWeb && canSample) return true;

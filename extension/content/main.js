@@ -2863,6 +2863,7 @@
   }
 
   // extension/content/main/witness.js
+  var MAX_EARLY = 64 << 10;
   function witnessNative({ nativeMC, proto, tell }) {
     const nRegister = proto.registerTool;
     const seen = /* @__PURE__ */ new Map();
@@ -2872,17 +2873,40 @@
       } catch {
       }
     };
+    const calls = /* @__PURE__ */ new Map();
     function wrapExecute(exec, name) {
-      const fail = (e) => say({ witness: "error", name, message: errorText(e) });
+      const settled = (input, ok, v) => {
+        if (!(calls.get(name) > 0)) return;
+        const msg = { witness: "settled", name, input, ok };
+        if (ok) {
+          let json;
+          try {
+            json = jsonStringify(v);
+          } catch {
+            json = void 0;
+          }
+          if (json === void 0 || json.length > MAX_EARLY) return;
+          msg.value = json;
+        } else msg.message = errorText(v);
+        say(msg);
+      };
       return function execute(input, client) {
+        let key;
+        if (calls.get(name) > 0) {
+          try {
+            key = jsonStringify(input);
+          } catch {
+            key = void 0;
+          }
+        }
         let result;
         try {
           result = apply(exec, this, [input, client]);
         } catch (e) {
-          fail(e);
+          if (key !== void 0) settled(key, false, e);
           throw e;
         }
-        then(resolved(result), void 0, fail);
+        if (key !== void 0) then(resolved(result), (v) => settled(key, true, v), (e) => settled(key, false, e));
         return result;
       };
     }
@@ -2928,6 +2952,13 @@
     defineProperty(registerTool, "length", { value: nRegister.length });
     defineProperty(proto, "registerTool", { ...getOwnPropertyDescriptor(proto, "registerTool"), value: registerTool });
     return {
+      /** The isolated world's word: n (1 or -1) more of its calls of name under way. */
+      hearCalls(m) {
+        if (!isObject(m) || typeof m.name !== "string" || m.n !== 1 && m.n !== -1) return;
+        const c = (calls.get(m.name) || 0) + m.n;
+        if (c > 0) calls.set(m.name, c);
+        else calls.delete(m.name);
+      },
       /** Tells the isolated world every registration that holds (it listens now). */
       retell() {
         for (const [name, info] of seen) say({ witness: "registered", name, ...info });
@@ -3048,7 +3079,15 @@
   listenForHandover(pageWin, (port, data) => {
     const name = data[DIALOG_EVENT];
     if (typeof name === "string") dialogEvent = name;
-    if (witness) witness.retell();
+    if (witness && dialogEvent) {
+      apply(addListener, pageWin, [dialogEvent + ":in", (e) => {
+        try {
+          witness.hearCalls(jsonParse(e.detail));
+        } catch {
+        }
+      }]);
+      witness.retell();
+    }
     bridge.connect(port);
   });
   if (CustomEventCtor) {

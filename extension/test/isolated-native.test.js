@@ -138,13 +138,14 @@ test('native: a toolchange only says a report is due; the bridge lists the tools
 });
 
 test('native: the witness in the page\'s world gives the page\'s own error, hints and outputSchema', async () => {
-  const witness = createWitness();
+  let pageWitness = null;
+  const witness = createWitness((m) => pageWitness.hearCalls(JSON.parse(JSON.stringify(m))));
   const { nativeMC, native, refreshed } = setup(undefined, { witness });
   // The witness of the page's world, on the object the page uses; what it
   // tells, the isolated world hears synchronously (a DOM event).
   const proto = Object.getPrototypeOf(nativeMC);
   const told = [];
-  witnessNative({ nativeMC, proto, tell: (m) => { told.push(m.witness); witness.hear(JSON.parse(JSON.stringify(m))); } });
+  pageWitness = witnessNative({ nativeMC, proto, tell: (m) => { told.push(m.witness); witness.hear(JSON.parse(JSON.stringify(m))); } });
   await nativeMC.registerTool({
     name: 'fails', description: 'Throws.', annotations: { readOnlyHint: false, untrustedContentHint: true },
     execute: async () => { throw new TypeError('the order 7 is closed'); },
@@ -157,7 +158,7 @@ test('native: the witness in the page\'s world gives the page\'s own error, hint
     assert.equal(e.message, 'the order 7 is closed');
     return true;
   });
-  assert.deepEqual(told, ['registered', 'error']);
+  assert.deepEqual(told, ['registered', 'settled']);
   // Another agent's failing call (the page's own executeTool) is not kept for ours.
   const [t] = await nativeMC.getTools();
   await assert.rejects(nativeMC.executeTool(t, {}));

@@ -10,9 +10,11 @@
 // What only the page's world sees, its witness (content/main/witness.js)
 // tells this one synchronously, by a DOM event (witness.js here): the hints
 // and outputSchema that the page gave registerTool (the browser fills in
-// defaults, and Chromium 156 keeps no outputSchema), and the page's own
-// error when a tool's execute throws (the browser's executeTool rejects
-// with a generic UnknownError; CDP's agent gets the page's exception).
+// defaults, and Chromium 156 keeps no outputSchema), and the outcome of the
+// page's execute of a call from here as soon as it settled: its value (one
+// browser round trip before executeTool resolves) or the page's own error
+// (the browser's executeTool rejects with a generic UnknownError; CDP's
+// agent gets the page's exception).
 
 import { PromiseCtor, addListener, apply, isObject, queueTask, removeListener, resolved, then } from '../frame/builtins.js';
 import { copyHints, copyMeta, navigatedError, parseResultString } from '../frame/toolcopy.js';
@@ -118,14 +120,39 @@ export function useNative({ mc, win, doc, declaredNames, changed, witness = null
       return then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
     }
     witness.calling(name, 1);
-    const p = entry.declared ? runDeclared(entry, input, signal, settled) : then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
-    return then(p, (v) => {
-      witness.calling(name, -1);
-      return v;
-    }, (e) => {
-      const own = signal.aborted ? undefined : witness.takeError(name);
-      witness.calling(name, -1);
-      throw own || e;
+    let key;
+    try {
+      key = JSON.stringify(input);
+    } catch {
+      key = undefined;
+    }
+    return new PromiseCtor((resolve, reject) => {
+      let done = false;
+      let stop = () => {};
+      const finish = (o) => {
+        if (done) return;
+        done = true;
+        stop();
+        witness.calling(name, -1);
+        if (o.ok) resolve(o.value);
+        else reject(o.error);
+      };
+      // The page's own outcome, as soon as it settled (a cancelled call:
+      // the browser's abort decides).
+      if (key !== undefined) stop = witness.awaitOutcome(name, key, (o) => {
+        if (!signal.aborted) finish(o);
+      });
+      let p;
+      try {
+        p = entry.declared ? runDeclared(entry, input, signal, settled) : then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
+      } catch (error) {
+        finish({ ok: false, error });
+        return;
+      }
+      then(resolved(p), (value) => finish({ ok: true, value }), (error) => {
+        const own = signal.aborted ? undefined : witness.takeError(name);
+        finish({ ok: false, error: own || error });
+      });
     });
   }
 

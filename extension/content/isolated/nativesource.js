@@ -15,7 +15,7 @@ import { createWitness } from './witness.js';
  * @param {object} o.window
  * @param {object} o.document
  * @param {(m: object) => void} o.onMessage  the source's messages to the relay
- * @returns {null | {send(m: object): void, current(): object[], witness: ReturnType<typeof createWitness>}}
+ * @returns {null | {tellOn(type: string): void, send(m: object): void, current(): object[], witness: ReturnType<typeof createWitness>}}
  */
 export function createNativeSource({ window, document, onMessage }) {
   let mc;
@@ -25,7 +25,13 @@ export function createNativeSource({ window, document, onMessage }) {
     return null;
   }
   if (!isNativeModelContext(mc)) return null;
-  const witness = createWitness();
+  // The page world's witness hears of this world's calls on the
+  // handover's DOM event type with ":in" (synchronously: it runs inside
+  // dispatchEvent); until the relay names the type, nothing is told.
+  let toPage = '';
+  const witness = createWitness((m) => {
+    if (toPage) window.dispatchEvent(new CustomEvent(toPage, { detail: JSON.stringify(m) }));
+  });
   const qs = document.querySelectorAll ? (sel) => document.querySelectorAll(sel) : () => [];
   const declaredNames = () => {
     const names = new Set();
@@ -49,6 +55,10 @@ export function createNativeSource({ window, document, onMessage }) {
   // A microtask each way: neither side runs inside the other's call.
   const receive = bridge.attach((m) => queueMicrotask(() => onMessage(m)));
   return {
+    /** Names the DOM event type of the page world's witness (the handover's). */
+    tellOn(type) {
+      toPage = `${type}:in`;
+    },
     send: (m) => queueMicrotask(() => receive(m)),
     current: () => bridge.current(),
     witness,

@@ -149,6 +149,7 @@ export function start(env) {
   const toolsOf = { native: [], page: [] };
   let nativeNames = new Set();
   const native = createNativeSource({ window, document, onMessage: (m) => fromSource(m, 'native') });
+  if (native) native.tellOn(dialogEvent);
   const indicator = isTop && lib.indicator ? lib.indicator.create(document) : null;
 
   // Whether this frame has anything to offer; until then it costs the worker nothing.

@@ -1,19 +1,28 @@
 // What the page's world saw of the browser's own document.modelContext
 // (content/main/witness.js), as the isolated world's native path
 // (native.js) reads it: the hints and outputSchema that the page gave
-// registerTool, and the page's own errors of the calls under way.
+// registerTool, and the outcome of the page's execute of the calls under
+// way from here, as soon as it settled.
 
 /** The most errors kept per tool, waiting for their calls' rejections. */
 const MAX_ERRORS = 64;
 
 /**
- * @returns {{hear(msg: object): void, registered(name: string): ({hints?: object, outputSchema?: object}|undefined),
- *   calling(name: string, n: number): void, takeError(name: string): (Error|undefined)}}
+ * @param {(m: {name: string, n: number}) => void} [tellPage]  tells the page's
+ *   world's witness, synchronously, that a call of name starts (n = 1) or
+ *   ended (n = -1)
  */
-export function createWitness() {
+export function createWitness(tellPage = () => {}) {
   const seen = new Map(); // name -> {hints, outputSchema}
   const calls = new Map(); // name -> calls under way from here
-  const errors = new Map(); // name -> [message], oldest first
+  const errors = new Map(); // name -> [message] not matched to a call, oldest first
+  const waiters = new Map(); // name -> [{input, settle}], oldest first
+
+  function unsettled(message, name) {
+    const q = errors.get(name) || [];
+    if (q.length < MAX_ERRORS) q.push(message);
+    errors.set(name, q);
+  }
 
   return {
     /** A message of the page's world's witness (untrusted in shape: the page's world can be wrong). */
@@ -26,12 +35,29 @@ export function createWitness() {
         seen.set(m.name, info);
       } else if (m.witness === 'unregistered') {
         seen.delete(m.name);
-      } else if (m.witness === 'error' && calls.get(m.name) > 0) {
+      } else if (m.witness === 'settled' && calls.get(m.name) > 0) {
         // Only while a call of ours runs: another agent's (CDP's, the
-        // page's own executeTool) failure is not ours to report.
-        const q = errors.get(m.name) || [];
-        if (q.length < MAX_ERRORS) q.push(String(m.message ?? ''));
-        errors.set(m.name, q);
+        // page's own executeTool) is not ours to answer. Of two calls
+        // alike, the older takes the first outcome: the browser started
+        // its execution first.
+        const ok = m.ok === true;
+        const q = waiters.get(m.name) || [];
+        const i = q.findIndex((w) => w.input === m.input);
+        if (i < 0) {
+          if (!ok) unsettled(String(m.message ?? ''), m.name);
+          return;
+        }
+        const [w] = q.splice(i, 1);
+        if (!q.length) waiters.delete(m.name);
+        if (ok) {
+          let value;
+          try {
+            value = JSON.parse(String(m.value));
+          } catch {
+            return; // executeTool's answer decides
+          }
+          w.settle({ ok: true, value });
+        } else w.settle({ ok: false, error: pageError(String(m.message ?? '')) });
       }
     },
     registered: (name) => seen.get(name),
@@ -43,13 +69,39 @@ export function createWitness() {
         calls.delete(name);
         errors.delete(name);
       }
+      try {
+        tellPage({ name, n });
+      } catch {
+        // the page's world hears nothing: executeTool's answers decide
+      }
     },
-    /** The page's error of the oldest failed call of name, as an Error, if the witness saw one. */
+    /**
+     * Waits for the page's outcome of a call of name with input (its JSON
+     * text): settle({ok, value | error}) once it settled; returns the
+     * function that stops waiting.
+     */
+    awaitOutcome(name, input, settle) {
+      const w = { input, settle };
+      const q = waiters.get(name) || [];
+      q.push(w);
+      waiters.set(name, q);
+      return () => {
+        const list = waiters.get(name);
+        if (!list) return;
+        const i = list.indexOf(w);
+        if (i >= 0) list.splice(i, 1);
+        if (!list.length) waiters.delete(name);
+      };
+    },
+    /** The page's error of the oldest failed call of name not matched to its call, if the witness saw one. */
     takeError(name) {
       const q = errors.get(name);
       if (!q || !q.length) return undefined;
-      const message = q.shift();
-      return new Error(message === '' ? 'the tool failed' : message);
+      return pageError(q.shift());
     },
   };
+}
+
+function pageError(message) {
+  return new Error(message === '' ? 'the tool failed' : message);
 }

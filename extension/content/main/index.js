@@ -31,7 +31,7 @@
 // This file is the install: it takes the page's globals, picks the browser's
 // own modelContext or the polyfill, and wires the units together.
 
-import { addListener, apply, defineProperty, dispatch, getOwnPropertyDescriptor, hasOwn, jsonStringify, microtask, timeout } from '../frame/builtins.js';
+import { addListener, apply, defineProperty, dispatch, getOwnPropertyDescriptor, hasOwn, jsonParse, jsonStringify, microtask, timeout } from '../frame/builtins.js';
 import { createAdopter } from './adopt.js';
 import { createBridge } from '../frame/bridge.js';
 import { createChanges } from './changes.js';
@@ -199,7 +199,17 @@ function tellRelay(detail) {
 listenForHandover(pageWin, (port, data) => {
   const name = data[DIALOG_EVENT];
   if (typeof name === 'string') dialogEvent = name;
-  if (witness) witness.retell();
+  if (witness && dialogEvent) {
+    // The isolated world's word to the witness, synchronously too.
+    apply(addListener, pageWin, [dialogEvent + ':in', (e) => {
+      try {
+        witness.hearCalls(jsonParse(e.detail));
+      } catch {
+        // not ours
+      }
+    }]);
+    witness.retell();
+  }
   bridge.connect(port);
 });
 

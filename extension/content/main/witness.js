@@ -5,14 +5,20 @@
 //  - the hints and outputSchema that the page gave registerTool (the
 //    browser's getTools() fills in defaults, and Chromium 156 keeps no
 //    outputSchema);
-//  - the page's own error when a tool's execute throws or rejects (the
-//    browser's executeTool rejects with a generic UnknownError, while
-//    CDP's agent gets the page's exception).
+//  - the outcome of the page's execute of a bridge call, as soon as it
+//    settles: its value, one browser round trip before executeTool
+//    resolves, or its own error (the browser's executeTool rejects with a
+//    generic UnknownError, while CDP's agent gets the page's exception).
+//    The isolated world says which tools have calls under way (hearCalls):
+//    other calls cost nothing more.
 // To do so it wraps ModelContext.prototype.registerTool (same name, length
 // and behaviour) and gives the browser a tool whose execute reports its
 // failures; nothing else of the page's call changes.
 
-import { AbortSig, addListener, apply, create, defineProperty, getOwnPropertyDescriptor, isObject, resolved, then } from '../frame/builtins.js';
+import { AbortSig, addListener, apply, create, defineProperty, getOwnPropertyDescriptor, isObject, jsonStringify, resolved, then } from '../frame/builtins.js';
+
+/** The longest result (JSON text, UTF-16 units) told early; a longer one waits for executeTool. */
+export const MAX_EARLY = 64 << 10;
 import { copyHints, copySchema, errorText } from '../frame/toolcopy.js';
 
 /**
@@ -37,17 +43,47 @@ export function witnessNative({ nativeMC, proto, tell }) {
     }
   };
 
+  /** name -> the isolated world's calls of it under way (it says so: hearCalls) */
+  const calls = new Map();
+
+  // While a bridge call of the tool runs, its execute's outcome is told as
+  // soon as it settles: {witness: "settled", name, input (JSON text),
+  // ok, value (JSON text, when at most MAX_EARLY units) | message}. The
+  // isolated world answers the call from it, one browser round trip
+  // before executeTool resolves.
   function wrapExecute(exec, name) {
-    const fail = (e) => say({ witness: 'error', name, message: errorText(e) });
+    const settled = (input, ok, v) => {
+      if (!(calls.get(name) > 0)) return;
+      const msg = { witness: 'settled', name, input, ok };
+      if (ok) {
+        let json;
+        try {
+          json = jsonStringify(v);
+        } catch {
+          json = undefined;
+        }
+        if (json === undefined || json.length > MAX_EARLY) return; // executeTool's answer decides
+        msg.value = json;
+      } else msg.message = errorText(v);
+      say(msg);
+    };
     return function execute(input, client) {
+      let key;
+      if (calls.get(name) > 0) {
+        try {
+          key = jsonStringify(input);
+        } catch {
+          key = undefined;
+        }
+      }
       let result;
       try {
         result = apply(exec, this, [input, client]);
       } catch (e) {
-        fail(e);
+        if (key !== undefined) settled(key, false, e);
         throw e;
       }
-      then(resolved(result), undefined, fail);
+      if (key !== undefined) then(resolved(result), (v) => settled(key, true, v), (e) => settled(key, false, e));
       return result;
     };
   }
@@ -95,6 +131,13 @@ export function witnessNative({ nativeMC, proto, tell }) {
   defineProperty(proto, 'registerTool', { ...getOwnPropertyDescriptor(proto, 'registerTool'), value: registerTool });
 
   return {
+    /** The isolated world's word: n (1 or -1) more of its calls of name under way. */
+    hearCalls(m) {
+      if (!isObject(m) || typeof m.name !== 'string' || (m.n !== 1 && m.n !== -1)) return;
+      const c = (calls.get(m.name) || 0) + m.n;
+      if (c > 0) calls.set(m.name, c);
+      else calls.delete(m.name);
+    },
     /** Tells the isolated world every registration that holds (it listens now). */
     retell() {
       for (const [name, info] of seen) say({ witness: 'registered', name, ...info });
