@@ -1124,10 +1124,8 @@
         if (s === null) throw navigatedError(name);
         return parseResultString(s);
       };
-      if (!witness) {
-        if (entry.declared) return runDeclared(entry, input, signal, settled);
-        return then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
-      }
+      const execute = () => entry.declared ? runDeclared(entry, input, signal, settled) : then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
+      if (!witness) return execute();
       witness.calling(name, 1);
       let key;
       try {
@@ -1152,7 +1150,7 @@
         });
         let p;
         try {
-          p = entry.declared ? runDeclared(entry, input, signal, settled) : then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
+          p = execute();
         } catch (error) {
           finish({ ok: false, error });
           return;
@@ -1348,11 +1346,10 @@
     const witness = createWitness((m) => {
       if (toPage) window2.dispatchEvent(new CustomEvent(toPage, { detail: JSON.stringify(m) }));
     });
-    const qs = document2.querySelectorAll ? (sel) => document2.querySelectorAll(sel) : () => [];
     const declaredNames = () => {
       const names = /* @__PURE__ */ new Set();
       try {
-        for (const f of qs("form[toolname]")) names.add(f.getAttribute("toolname"));
+        for (const f of document2.querySelectorAll("form[toolname]")) names.add(f.getAttribute("toolname"));
       } catch {
       }
       return names;

@@ -927,10 +927,10 @@
     const N = win.Node.prototype;
     const FormCtor = win.HTMLFormElement;
     const F = FormCtor.prototype;
-    const getAttribute2 = E.getAttribute;
+    const getAttribute = E.getAttribute;
     const setAttribute = E.setAttribute;
     const removeAttribute = E.removeAttribute;
-    const querySelectorAll2 = win.Document.prototype.querySelectorAll;
+    const querySelectorAll = win.Document.prototype.querySelectorAll;
     const elQuerySelector = E.querySelector;
     const isConnected = getter(N, "isConnected");
     const textContent = getter(N, "textContent");
@@ -948,10 +948,10 @@
       }
     };
     const dom = {
-      attr: (el, name) => apply(getAttribute2, el, [name]),
+      attr: (el, name) => apply(getAttribute, el, [name]),
       setAttr: (el, name, v) => apply(setAttribute, el, [name, v]),
       removeAttr: (el, name) => apply(removeAttribute, el, [name]),
-      toolForms: () => apply(querySelectorAll2, doc, ["form[toolname]"]),
+      toolForms: () => apply(querySelectorAll, doc, ["form[toolname]"]),
       controls: (form) => Array.from(apply(elements, form, [])),
       // The text of a control's first label with any, trimmed (as Chromium
       // 156 takes it: the whitespace inside stays).
@@ -971,8 +971,8 @@
       // The browsing context a submission goes to: '' for the form's own.
       target(form, event) {
         const submitter = event && event.submitter;
-        const t = submitter && apply(getAttribute2, submitter, ["formtarget"]) || apply(getAttribute2, form, ["target"]) || "";
-        const method = String(apply(getAttribute2, form, ["method"]) || "").toLowerCase();
+        const t = submitter && apply(getAttribute, submitter, ["formtarget"]) || apply(getAttribute, form, ["target"]) || "";
+        const method = String(apply(getAttribute, form, ["method"]) || "").toLowerCase();
         if (method === "dialog") return "its dialog";
         return t === "" || t.toLowerCase() === "_self" ? "" : t;
       }
@@ -2973,8 +2973,6 @@
   var NativeMC = pageWin.ModelContext;
   var NavigatorProto = typeof Navigator === "function" ? Navigator.prototype : null;
   var DocumentProto = Document.prototype;
-  var querySelectorAll = DocumentProto.querySelectorAll;
-  var getAttribute = Element.prototype.getAttribute;
   var visibilityState = getOwnPropertyDescriptor(DocumentProto, "visibilityState")?.get;
   var CustomEventCtor = typeof CustomEvent === "function" ? CustomEvent : null;
   var changes = createChanges(microtask);

@@ -115,10 +115,8 @@ export function useNative({ mc, win, doc, declaredNames, changed, witness = null
       if (s === null) throw navigatedError(name);
       return parseResultString(s);
     };
-    if (!witness) {
-      if (entry.declared) return runDeclared(entry, input, signal, settled);
-      return then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
-    }
+    const execute = () => (entry.declared ? runDeclared(entry, input, signal, settled) : then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled));
+    if (!witness) return execute();
     witness.calling(name, 1);
     let key;
     try {
@@ -144,7 +142,7 @@ export function useNative({ mc, win, doc, declaredNames, changed, witness = null
       });
       let p;
       try {
-        p = entry.declared ? runDeclared(entry, input, signal, settled) : then(apply(nExecute, mc, [entry.tool, input, { signal }]), settled);
+        p = execute();
       } catch (error) {
         finish({ ok: false, error });
         return;

@@ -32,11 +32,11 @@ export function createNativeSource({ window, document, onMessage }) {
   const witness = createWitness((m) => {
     if (toPage) window.dispatchEvent(new CustomEvent(toPage, { detail: JSON.stringify(m) }));
   });
-  const qs = document.querySelectorAll ? (sel) => document.querySelectorAll(sel) : () => [];
+  // The tool names that the document's <form toolname> elements declare.
   const declaredNames = () => {
     const names = new Set();
     try {
-      for (const f of qs('form[toolname]')) names.add(f.getAttribute('toolname'));
+      for (const f of document.querySelectorAll('form[toolname]')) names.add(f.getAttribute('toolname'));
     } catch {
       // no DOM yet
     }

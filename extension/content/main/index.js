@@ -51,8 +51,6 @@ const pageNav = navigator;
 const NativeMC = pageWin.ModelContext;
 const NavigatorProto = typeof Navigator === 'function' ? Navigator.prototype : null;
 const DocumentProto = Document.prototype;
-const querySelectorAll = DocumentProto.querySelectorAll;
-const getAttribute = Element.prototype.getAttribute;
 const visibilityState = getOwnPropertyDescriptor(DocumentProto, 'visibilityState')?.get;
 const CustomEventCtor = typeof CustomEvent === 'function' ? CustomEvent : null;
 
@@ -88,16 +86,6 @@ function findNavigatorNative() {
   }
 }
 
-// The tool names that the document's <form toolname> elements declare.
-function formToolNames() {
-  const names = new Set();
-  try {
-    for (const f of apply(querySelectorAll, pageDoc, ['form[toolname]'])) names.add(apply(getAttribute, f, ['toolname']));
-  } catch {
-    // no DOM yet
-  }
-  return names;
-}
 
 // The browser's own modelContext: the isolated world lists and calls its
 // tools (content/isolated/native.js); this world adds the context API to
