@@ -67,7 +67,7 @@ var hopNames = map[string]string{
 	"worker.in→worker.out":    "worker: routing, consent, activity",
 	"worker.out→relay.in":     "worker → frame's relay: runtime Port",
 	"relay.in→main.in":        "relay → main world: MessageChannel",
-	"main.in→page.done":       "main world: the tool's execute (native: through executeTool)",
+	"main.in→page.done":       "the tool's execute (native: run by the page world's witness, asked by DOM event)",
 	"page.done→main.out":      "main world: the result as JSON value",
 	"main.out→relay.back":     "main world → relay: MessageChannel",
 	"relay.back→worker.back":  "relay → worker: runtime Port",

@@ -19,6 +19,7 @@ var (
 	threeRuns  = flag.Int("threeway.runs", 3, "BenchmarkThreeWay: runs")
 	threeCalls = flag.Int("threeway.calls", 1000, "BenchmarkThreeWay: calls per path and run, for each figure")
 	threeCDP   = flag.String("threeway.cdp", "same", "BenchmarkThreeWay: where CDP calls the tool: \"same\" (the bridge's page, its WebMCP domain on there) or \"own\" (a browser of its own)")
+	threeVia   = flag.String("threeway.via", "direct", "BenchmarkThreeWay: how native mode runs a call: \"direct\" (the default: the page world's witness runs execute) or \"executeTool\" (the options page's switch on: through the browser's executeTool, as before issue PERF2's direct calls)")
 )
 
 // sumTool is the three-way benchmark's tool, the same in every page.
@@ -51,6 +52,7 @@ func serveSumPage(t testing.TB) string {
 // default bench/).
 //
 //	./bench.sh -bench '^BenchmarkThreeWay$'
+//	./bench.sh -bench '^BenchmarkThreeWay$' -threeway.via executeTool
 func BenchmarkThreeWay(b *testing.B) {
 	if chromiumPath == "" {
 		b.Skip("no Chromium on this machine (set WEBMCP_CHROMIUM, or install chromium)")
@@ -86,6 +88,9 @@ func benchThreeWay(b *testing.B) string {
 		}
 	}
 	nat := start(b, native)
+	if *threeVia != "direct" {
+		nat.setCallPath(*threeVia)
+	}
 	tab := nat.openBeside(serveSumPage(b))
 	nat.waitTool("sum_numbers")
 	cdpTab := tab
@@ -102,7 +107,7 @@ func benchThreeWay(b *testing.B) string {
 	poly.openBeside(serveSumPage(b))
 	poly.waitTool("sum_numbers")
 	paths := []benchPath{
-		{"the bridge, native mode", sumOf(nat), nat.pids},
+		{"the bridge, native mode" + map[bool]string{true: " (through `executeTool`)"}[*threeVia == "executeTool"], sumOf(nat), nat.pids},
 		{"CDP `WebMCP.invokeTool`", func(ctx context.Context) error {
 			e, err := cdpt.invoke(ctx, "sum_numbers", []byte(`{"a":20,"b":22}`))
 			if err == nil && !strings.Contains(string(e.Output), "42") {
@@ -211,4 +216,16 @@ func medianRate(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// setCallPath sets how native mode runs calls ("direct" or "executeTool",
+// worker/callpath.js), from a page of the extension as the options page
+// does.
+func (b *bridge) setCallPath(value string) {
+	b.t.Helper()
+	page := b.openUI("ui/activity.html")
+	got := eval[string](b.t, page, `chrome.runtime.sendMessage({type: "callPath.set", value: `+mustJSON(value)+`}).then(r => r.ok ? r.value.value : r.error)`)
+	if got != value {
+		b.t.Fatalf("set the call path to %s: %s", value, got)
+	}
 }

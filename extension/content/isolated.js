@@ -786,6 +786,7 @@
   }
 
   // extension/content/frame/bridge.js
+  var VIA_EXECUTE_TOOL = /* @__PURE__ */ Object.freeze({ via: "executeTool" });
   var NO_PROVIDERS = "[]";
   var TAKEN_TIMEOUT = 5e3;
   var GAP = 4;
@@ -949,7 +950,7 @@
       if (inBatch) batched.add(id);
       let value;
       try {
-        value = await entry.run(isObject(m.arguments) ? m.arguments : {}, ctl.signal);
+        value = await entry.run(isObject(m.arguments) ? m.arguments : {}, ctl.signal, m.via === "executeTool" ? VIA_EXECUTE_TOOL : void 0);
       } catch (err) {
         if (inflight.get(id) !== ctl) return;
         ended(id);
@@ -1118,7 +1119,45 @@
       }
       entries = next;
     }
-    function run(entry, input, signal) {
+    function run(entry, input, signal, how) {
+      const viaExecuteTool = !!how && how.via === "executeTool";
+      if (witness && !viaExecuteTool && !entry.declared && witness.canRun(entry.meta.name)) {
+        let text;
+        try {
+          text = JSON.stringify(input);
+        } catch {
+          text = void 0;
+        }
+        if (text !== void 0) return runDirect(entry, text, input, signal);
+      }
+      return viaBrowser(entry, input, signal);
+    }
+    function runDirect(entry, text, input, signal) {
+      return new PromiseCtor((resolve, reject) => {
+        if (signal.aborted) {
+          reject(signal.reason);
+          return;
+        }
+        let done = false;
+        let cancel = null;
+        const onAbort = () => {
+          if (done) return;
+          done = true;
+          if (cancel) cancel();
+          reject(signal.reason);
+        };
+        apply(addListener, signal, ["abort", onAbort, { once: true }]);
+        cancel = witness.runDirect(entry.meta.name, text, (o) => {
+          if (done) return;
+          done = true;
+          apply(removeListener, signal, ["abort", onAbort]);
+          if (o.gone) then(viaBrowser(entry, input, signal), resolve, reject);
+          else if (o.ok) resolve(parseResultString(o.value));
+          else reject(o.error);
+        });
+      });
+    }
+    function viaBrowser(entry, input, signal) {
       const name = entry.meta.name;
       const settled = (s) => {
         if (s === null) throw navigatedError(name);
@@ -1225,7 +1264,7 @@
           if (hints) meta.annotations = hints;
           else delete meta.annotations;
           if (!meta.outputSchema && seen && seen.outputSchema) meta.outputSchema = seen.outputSchema;
-          out.set(name, { meta, run: (input, signal) => run(e, input, signal) });
+          out.set(name, { meta, run: (input, signal, how) => run(e, input, signal, how) });
         }
         return out;
       },
@@ -1252,6 +1291,8 @@
     const calls = /* @__PURE__ */ new Map();
     const errors = /* @__PURE__ */ new Map();
     const waiters = /* @__PURE__ */ new Map();
+    const direct = /* @__PURE__ */ new Map();
+    let lastId = 0;
     function unsettled(message, name) {
       const q = errors.get(name) || [];
       if (q.length < MAX_ERRORS) q.push(message);
@@ -1260,11 +1301,22 @@
     return {
       /** A message of the page's world's witness (untrusted in shape: the page's world can be wrong). */
       hear(m) {
-        if (!m || typeof m !== "object" || typeof m.name !== "string") return;
+        if (!m || typeof m !== "object") return;
+        if (m.witness === "done") {
+          const settle = direct.get(m.id);
+          if (!settle) return;
+          direct.delete(m.id);
+          if (m.gone === true) settle({ gone: true });
+          else if (m.ok === true && typeof m.value === "string") settle({ ok: true, value: m.value });
+          else settle({ ok: false, error: pageError(String(m.message ?? "")) });
+          return;
+        }
+        if (typeof m.name !== "string") return;
         if (m.witness === "registered") {
           const info = {};
           if (m.hints && typeof m.hints === "object") info.hints = m.hints;
           if (m.outputSchema && typeof m.outputSchema === "object") info.outputSchema = m.outputSchema;
+          if (m.direct === true) info.direct = true;
           seen.set(m.name, info);
         } else if (m.witness === "unregistered") {
           seen.delete(m.name);
@@ -1290,6 +1342,31 @@
         }
       },
       registered: (name) => seen.get(name),
+      /** Whether the page's world holds name's execute and runs its calls (runDirect). */
+      canRun: (name) => seen.get(name)?.direct === true,
+      /**
+       * Has the page's world run name with input (its JSON text): settle({ok:
+       * true, value (the result's text, as executeTool gives it)} | {ok:
+       * false, error} | {gone: true}) once it ended (gone: the page's world
+       * holds no such tool; it may come before runDirect returns). Returns
+       * the function that cancels the call.
+       */
+      runDirect(name, input, settle) {
+        const id = ++lastId;
+        direct.set(id, settle);
+        try {
+          tellPage({ run: id, name, input });
+        } catch {
+          if (direct.delete(id)) settle({ gone: true });
+        }
+        return () => {
+          if (!direct.delete(id)) return;
+          try {
+            tellPage({ cancel: id, name });
+          } catch {
+          }
+        };
+      },
       /** n = 1 as a call of name starts, -1 as it ends. */
       calling(name, n) {
         const c = (calls.get(name) || 0) + n;

@@ -521,6 +521,7 @@
   }
 
   // extension/content/frame/bridge.js
+  var VIA_EXECUTE_TOOL = /* @__PURE__ */ Object.freeze({ via: "executeTool" });
   var NO_PROVIDERS = "[]";
   var TAKEN_TIMEOUT = 5e3;
   var GAP = 4;
@@ -684,7 +685,7 @@
       if (inBatch) batched.add(id);
       let value;
       try {
-        value = await entry.run(isObject(m.arguments) ? m.arguments : {}, ctl.signal);
+        value = await entry.run(isObject(m.arguments) ? m.arguments : {}, ctl.signal, m.via === "executeTool" ? VIA_EXECUTE_TOOL : void 0);
       } catch (err) {
         if (inflight.get(id) !== ctl) return;
         ended(id);
@@ -2864,9 +2865,23 @@
 
   // extension/content/main/witness.js
   var MAX_EARLY = 64 << 10;
-  function witnessNative({ nativeMC, proto, tell }) {
+  var UNKNOWN_FAILURE = "Tool was executed but the invocation failed. For example, the script function threw an error";
+  function resultText2(v) {
+    if (typeof v === "string") return v;
+    if (v === void 0 || typeof v === "function") return "undefined";
+    if (typeof v === "symbol") return void 0;
+    if (typeof v !== "object" || v === null) return String(v);
+    try {
+      const s = jsonStringify(v);
+      return s === void 0 ? "undefined" : s;
+    } catch {
+      return void 0;
+    }
+  }
+  function witnessNative({ nativeMC, proto, tell, events = {} }) {
     const nRegister = proto.registerTool;
     const seen = /* @__PURE__ */ new Map();
+    const running = /* @__PURE__ */ new Map();
     const say = (msg) => {
       try {
         tell(msg);
@@ -2917,7 +2932,7 @@
         const exec = isObject(tool) ? tool.execute : void 0;
         const signal = isObject(options) ? options.signal : void 0;
         if (typeof exec === "function" && (signal === void 0 || signal instanceof AbortSig && !signal.aborted)) {
-          rec = { name: String(tool.name), hints: copyHints(tool.annotations, false) || null, outputSchema: copySchema(tool.outputSchema) || null, signal };
+          rec = { name: String(tool.name), hints: copyHints(tool.annotations, false) || null, outputSchema: copySchema(tool.outputSchema) || null, signal, exec };
           derived = create(tool, { execute: { value: wrapExecute(exec, rec.name), enumerable: true, configurable: true, writable: true } });
         }
       } catch {
@@ -2929,11 +2944,11 @@
         then(p, () => {
           if (rec.signal && rec.signal.aborted) return;
           const info = { hints: rec.hints, outputSchema: rec.outputSchema };
-          seen.set(rec.name, info);
-          say({ witness: "registered", name: rec.name, ...info });
+          seen.set(rec.name, { info, exec: rec.exec });
+          say({ witness: "registered", name: rec.name, ...info, direct: true });
           if (rec.signal) {
             apply(addListener, rec.signal, ["abort", () => {
-              if (seen.get(rec.name) !== info) return;
+              if (seen.get(rec.name)?.info !== info) return;
               seen.delete(rec.name);
               say({ witness: "unregistered", name: rec.name });
             }, { once: true }]);
@@ -2951,17 +2966,74 @@
     }.registerTool;
     defineProperty(registerTool, "length", { value: nRegister.length });
     defineProperty(proto, "registerTool", { ...getOwnPropertyDescriptor(proto, "registerTool"), value: registerTool });
+    const fire = (C, type, toolName) => {
+      if (typeof C !== "function") return;
+      try {
+        apply(dispatch, nativeMC, [new C(type, { toolName })]);
+      } catch {
+      }
+    };
+    function runDirect(id, name, inputText) {
+      const reg = seen.get(name);
+      if (!reg) {
+        say({ witness: "done", id, gone: true });
+        return;
+      }
+      const ctl = new AbortCtl();
+      running.set(id, ctl);
+      microtask(() => {
+        if (running.get(id) !== ctl) return;
+        const done = (msg) => {
+          if (running.get(id) !== ctl) return;
+          running.delete(id);
+          say(msg);
+        };
+        let p;
+        try {
+          p = resolved(apply(reg.exec, void 0, [jsonParse(inputText), { signal: ctl.signal }]));
+        } catch (e) {
+          p = PromiseCtor.reject(e);
+        }
+        queueTask(() => fire(events.ToolActivatedEvent, "toolactivated", name));
+        then(p, (v) => {
+          const text = resultText2(v);
+          done(text === void 0 ? { witness: "done", id, ok: false, message: UNKNOWN_FAILURE } : { witness: "done", id, ok: true, value: text });
+        }, (e) => done({ witness: "done", id, ok: false, message: errorText(e) }));
+      });
+    }
+    function cancelDirect(id, name) {
+      const ctl = running.get(id);
+      if (!ctl) return;
+      running.delete(id);
+      queueTask(() => {
+        ctl.abort();
+        queueTask(() => fire(events.ToolCancelEvent, "toolcancel", name));
+      });
+    }
     return {
-      /** The isolated world's word: n (1 or -1) more of its calls of name under way. */
+      /**
+       * The isolated world's word: n (1 or -1) more of its executeTool calls
+       * of name under way; or {run: id, name, input (JSON text)}, a direct
+       * call; or {cancel: id, name}, its end.
+       */
       hearCalls(m) {
-        if (!isObject(m) || typeof m.name !== "string" || m.n !== 1 && m.n !== -1) return;
+        if (!isObject(m) || typeof m.name !== "string") return;
+        if (typeof m.run === "number" && typeof m.input === "string") {
+          runDirect(m.run, m.name, m.input);
+          return;
+        }
+        if (typeof m.cancel === "number") {
+          cancelDirect(m.cancel, m.name);
+          return;
+        }
+        if (m.n !== 1 && m.n !== -1) return;
         const c = (calls.get(m.name) || 0) + m.n;
         if (c > 0) calls.set(m.name, c);
         else calls.delete(m.name);
       },
       /** Tells the isolated world every registration that holds (it listens now). */
       retell() {
-        for (const [name, info] of seen) say({ witness: "registered", name, ...info });
+        for (const [name, reg] of seen) say({ witness: "registered", name, ...reg.info, direct: true });
       }
     };
   }
@@ -2975,6 +3047,7 @@
   var DocumentProto = Document.prototype;
   var visibilityState = getOwnPropertyDescriptor(DocumentProto, "visibilityState")?.get;
   var CustomEventCtor = typeof CustomEvent === "function" ? CustomEvent : null;
+  var nativeEvents = { ToolActivatedEvent: pageWin.ToolActivatedEvent, ToolCancelEvent: pageWin.ToolCancelEvent };
   var changes = createChanges(microtask);
   var providers = createProviders({ changed: changes.providersChanged, contextChanged: changes.contextChanged });
   var adopter = createAdopter({ changed: changes.changed, addContextApi: providers.addMethods });
@@ -3001,7 +3074,7 @@
   }
   var witness = null;
   function installNative(nativeMC) {
-    witness = witnessNative({ nativeMC, proto: NativeMC.prototype, tell: (msg) => tellRelay(msg) });
+    witness = witnessNative({ nativeMC, proto: NativeMC.prototype, tell: (msg) => tellRelay(msg), events: nativeEvents });
     providers.addMethods(NativeMC.prototype, (that) => that === nativeMC);
     adopter.markOurs(nativeMC);
     adopter.watch(pageNav);

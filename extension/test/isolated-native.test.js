@@ -8,12 +8,13 @@ import { test } from 'node:test';
 import { createBridge } from '../content/frame/bridge.js';
 import { useNative } from '../content/isolated/native.js';
 import { createWitness } from '../content/isolated/witness.js';
-import { witnessNative } from '../content/main/witness.js';
+import { UNKNOWN_FAILURE, resultText, witnessNative } from '../content/main/witness.js';
 import { errorCode } from '../content/frame/toolcopy.js';
 import { drain } from './fakes/clock.js';
 import { Tool, tomorrowModelContext } from './fakes/tomorrow.js';
 
 function setup(patch = () => {}, { declared = new Set(), witness = null } = {}) {
+  patch = patch || (() => {});
   const win = {};
   const ModelContext = tomorrowModelContext(win);
   patch(ModelContext.prototype); // before useNative takes its methods
@@ -158,11 +159,147 @@ test('native: the witness in the page\'s world gives the page\'s own error, hint
     assert.equal(e.message, 'the order 7 is closed');
     return true;
   });
-  assert.deepEqual(told, ['registered', 'settled']);
+  assert.deepEqual(told, ['registered', 'done'], 'a direct call: the page\'s world ran it');
   // Another agent's failing call (the page's own executeTool) is not kept for ours.
   const [t] = await nativeMC.getTools();
   await assert.rejects(nativeMC.executeTool(t, {}));
   assert.equal(witness.takeError('fails'), undefined);
+});
+
+// The witness of the page's world linked to the isolated world's, as the
+// two scripts are in a frame (each message a JSON copy: a DOM event's
+// detail text), with the browser's tool events given.
+function linkedWitness(setupOptions = {}) {
+  let pageWitness = null;
+  const toPage = [];
+  const witness = createWitness((m) => {
+    toPage.push(m);
+    pageWitness.hearCalls(JSON.parse(JSON.stringify(m)));
+  });
+  const { patch, ...rest } = setupOptions;
+  const env = setup(patch, { ...rest, witness });
+  const proto = Object.getPrototypeOf(env.nativeMC);
+  class ToolActivatedEvent extends Event {
+    constructor(type, init) {
+      super(type);
+      this.toolName = init.toolName;
+    }
+  }
+  class ToolCancelEvent extends ToolActivatedEvent {}
+  pageWitness = witnessNative({ nativeMC: env.nativeMC, proto, tell: (m) => witness.hear(JSON.parse(JSON.stringify(m))), events: { ToolActivatedEvent, ToolCancelEvent } });
+  return { ...env, witness, toPage, classes: { ToolActivatedEvent, ToolCancelEvent } };
+}
+
+test('native: a direct call runs the page\'s execute as executeTool does, without it', async () => {
+  const { nativeMC, native, refreshed, toPage, classes } = linkedWitness();
+  let executed = 0;
+  nativeMC.executeTool = () => {
+    executed++;
+    return Promise.reject(new Error('not through executeTool'));
+  };
+  const got = [];
+  const events = [];
+  nativeMC.addEventListener('toolactivated', (e) => events.push([e.type, e.toolName, e instanceof classes.ToolActivatedEvent]));
+  const input = { a: 20, b: 22, nested: { list: [1, 2] } };
+  let answers = [];
+  await nativeMC.registerTool({
+    name: 'sum', description: 'Adds.',
+    execute(i, client) {
+      got.push({ i, client, self: this });
+      events.push(['execute']);
+      return answers.shift();
+    },
+  });
+  await refreshed();
+  const run = (v) => {
+    answers = [v];
+    return native.tools().get('sum').run(input, new AbortController().signal);
+  };
+  assert.deepEqual(await run({ content: [{ type: 'text', text: '42' }] }), { content: [{ type: 'text', text: '42' }] });
+  assert.equal(executed, 0);
+  assert.deepEqual(got[0].i, input, 'the same input');
+  assert.notEqual(got[0].i, input, 'a fresh object, as from the browser');
+  assert.deepEqual(Object.keys(got[0].client), ['signal'], 'the client: a plain object with the signal, as in Chromium 156');
+  assert.ok(got[0].client.signal instanceof AbortSignal && !got[0].client.signal.aborted);
+  assert.equal(got[0].self, undefined);
+  assert.deepEqual(toPage[0], { run: 1, name: 'sum', input: JSON.stringify(input) });
+  await drain();
+  assert.deepEqual(events, [['execute'], ['toolactivated', 'sum', true]], 'toolactivated in a task after execute started');
+  // The result's text as Chromium 156's executeTool gives it, then read
+  // as the executeTool path reads it.
+  assert.equal(await run('plain words'), 'plain words');
+  assert.equal(await run('{"a":1}').then((v) => v.a), 1);
+  assert.equal(await run(undefined), 'undefined');
+  assert.equal(await run(Number.NaN), 'NaN');
+  assert.deepEqual(await run([undefined, 1]), [null, 1]);
+  const cyclic = {};
+  cyclic.self = cyclic;
+  await assert.rejects(run(cyclic), (e) => errorCode(e) === 'tool_error' && e.message === UNKNOWN_FAILURE);
+  await assert.rejects(run(Promise.reject(new RangeError('out of range'))), (e) => e.message === 'out of range');
+});
+
+test('native: a cancelled direct call rejects at once; execute\'s signal aborts, then toolcancel fires', async () => {
+  const { nativeMC, native, refreshed, toPage } = linkedWitness();
+  const order = [];
+  let client = null;
+  await nativeMC.registerTool({
+    name: 'slow', description: 'Waits.',
+    execute(_, c) {
+      client = c;
+      c.signal.addEventListener('abort', () => order.push('signal aborted'));
+      return new Promise(() => {});
+    },
+  });
+  const cancelled = new Promise((resolve) => nativeMC.addEventListener('toolcancel', (e) => {
+    order.push(`toolcancel ${e.toolName}`);
+    resolve();
+  }));
+  await refreshed();
+  const ctl = new AbortController();
+  const p = native.tools().get('slow').run({}, ctl.signal);
+  await drain();
+  assert.ok(client, 'execute started');
+  const reason = new DOMException('stop', 'AbortError');
+  ctl.abort(reason);
+  order.push('aborted');
+  await assert.rejects(p, (e) => e === reason);
+  await cancelled;
+  assert.deepEqual(order, ['aborted', 'signal aborted', 'toolcancel slow']);
+  assert.deepEqual(toPage.at(-1), { cancel: 1, name: 'slow' });
+});
+
+test('native: a tool the page\'s world does not hold goes through executeTool', async () => {
+  // The browser's registerTool taken before the witness wraps it: a
+  // registration the witness does not see (as one from another world).
+  let nRegister = null;
+  const { nativeMC, native, refreshed, witness } = linkedWitness({ patch: (proto) => { nRegister = proto.registerTool; } });
+  await nRegister.call(nativeMC, { name: 'unseen', description: 'Unseen.', execute: () => ({ via: 'executeTool' }) });
+  await nativeMC.registerTool({ name: 'seen', description: 'Seen.', execute: () => ({ via: 'witness' }) });
+  await refreshed();
+  assert.equal(witness.canRun('seen'), true);
+  assert.equal(witness.canRun('unseen'), false);
+  assert.deepEqual(await native.tools().get('unseen').run({}, new AbortController().signal), { via: 'executeTool' });
+  assert.deepEqual(await native.tools().get('seen').run({}, new AbortController().signal), { via: 'witness' });
+  // The page's world answers "gone" at once for a name it does not hold.
+  const settled = [];
+  witness.runDirect('unseen', '{}', (o) => settled.push(o));
+  assert.deepEqual(settled, [{ gone: true }], 'told before runDirect returned');
+});
+
+test('resultText is what Chromium 156\'s executeTool resolves to', () => {
+  assert.equal(resultText('abc'), 'abc');
+  assert.equal(resultText(5), '5');
+  assert.equal(resultText(Number.NaN), 'NaN');
+  assert.equal(resultText(10n), '10');
+  assert.equal(resultText(null), 'null');
+  assert.equal(resultText(true), 'true');
+  assert.equal(resultText(undefined), 'undefined');
+  assert.equal(resultText(() => 1), 'undefined');
+  assert.equal(resultText({ toJSON: () => ({ x: 1 }) }), '{"x":1}');
+  assert.equal(resultText({ u: undefined, f() {} }), '{}');
+  assert.equal(resultText(new Date(0)), '"1970-01-01T00:00:00.000Z"');
+  assert.equal(resultText({ n: 10n }), undefined);
+  assert.equal(resultText(Symbol('x')), undefined);
 });
 
 test('native: without a witness, a failure is the browser\'s own error', async () => {

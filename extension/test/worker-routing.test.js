@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import { RECONNECT_MIN } from '../worker/hostlink.js';
 import { COMPLETE_GRACE, NAV_WAIT } from '../worker/navanswers.js';
 import { DIALOG_GRACE } from '../worker/routing.js';
+import { ask } from './fakes/consent.js';
 import { bootWorker, drain, frameWithTools, localTab } from './fakes/worker.js';
+import { CALL_PATH_KEY } from '../worker/callpath.js';
 
 async function withEcho(opts = {}) {
   const w = await bootWorker({ tabs: [localTab(3), localTab(4)], ...opts });
@@ -45,6 +47,24 @@ test('a traced call: the worker adds its marks on the way to the frame and back;
   assert.deepEqual(host.take()[0].trace.map((m) => m.hop), ['shim.in', 'worker.back']);
   host.deliver(call('s1.3'));
   assert.equal(frame.take()[0].trace, undefined);
+});
+
+test('the user\'s choice of executeTool (the options page) rides on each call to the frame, and is kept', async () => {
+  const { host, frame, chrome } = await withEcho();
+  const page = { id: chrome.runtime.id, url: chrome.runtime.getURL('ui/options.html') };
+  assert.deepEqual((await ask(chrome, { type: 'callPath.get' }, page)).value, { value: 'direct' });
+  host.deliver(call('s1.1'));
+  assert.equal(frame.take()[0].via, undefined, 'by default the frame picks the way (native mode: directly)');
+  assert.deepEqual((await ask(chrome, { type: 'callPath.set', value: 'executeTool' }, page)).value, { value: 'executeTool' });
+  host.deliver(call('s1.2'));
+  assert.equal(frame.take()[0].via, 'executeTool');
+  assert.equal((await chrome.storage.local.get([CALL_PATH_KEY]))[CALL_PATH_KEY], 'executeTool');
+  assert.match((await ask(chrome, { type: 'callPath.set', value: 'fast' }, page)).error, /must be "direct" or "executeTool"/);
+  const content = { id: chrome.runtime.id, url: 'http://localhost:8765/', tab: { id: 3 }, frameId: 0 };
+  assert.equal((await ask(chrome, { type: 'callPath.set', value: 'direct' }, content)).ok, false, 'a page cannot change it');
+  // A restarted worker reads it back.
+  const again = await bootWorker({ tabs: [localTab(3)], storage: { instance: 'inst-1', [CALL_PATH_KEY]: 'executeTool' } });
+  assert.equal(again.worker.callPaths.viaExecuteTool(), true);
 });
 
 test('a frame\'s error keeps not_found, internal and navigated, and is tool_error otherwise', async () => {

@@ -1,7 +1,11 @@
-// The options page: the allow list (ui/sites.js), as the panel shows it.
+// The options page: the allow list (ui/sites.js), as the panel shows it,
+// and how native mode runs calls (ui/callpath.js).
 
 import { listen, send } from './api.js';
+import { mountCallPath } from './callpath.js';
 import { mountSites } from './sites.js';
 import { reporter } from './status.js';
 
-mountSites(document.getElementById('sites-body'), { send, listen, report: reporter(document.getElementById('status')) });
+const report = reporter(document.getElementById('status'));
+mountSites(document.getElementById('sites-body'), { send, listen, report });
+mountCallPath(document.getElementById('call-path-body'), { send, report });

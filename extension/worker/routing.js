@@ -78,9 +78,11 @@ export class CallRouter {
    * @param {{hold: (conn: object, out: object) => void}} [o.navAnswers] holds the answer of a
    *   call that navigated its frame until the next document loaded (navanswers.js); without
    *   it such an answer goes at once
+   * @param {{viaExecuteTool(): boolean}} [o.callPaths] whether native mode's calls go through the
+   *   browser's executeTool (callpath.js); without it they go the default way
    */
-  constructor({ chrome, registry, frames, send, sendAnswer, log, consent, activity, agents, navAnswers, clock }) {
-    Object.assign(this, { chrome, registry, frames, send, log, consent, activity, agents, navAnswers });
+  constructor({ chrome, registry, frames, send, sendAnswer, log, consent, activity, agents, navAnswers, clock, callPaths }) {
+    Object.assign(this, { chrome, registry, frames, send, log, consent, activity, agents, navAnswers, callPaths });
     this.clock = clock || globalThis;
     /** @type {Map<string, {m: object, timer: any}>} calls that wait for a frame's dialog to close (DIALOG_GRACE) */
     this.dialogHeld = new Map();
@@ -249,6 +251,7 @@ export class CallRouter {
   /** Sends a pending call to its frame. */
   dispatch(m, conn) {
     const msg = { type: T.call, id: m.id, name: m.name, arguments: m.arguments };
+    if (this.callPaths && this.callPaths.viaExecuteTool()) msg.via = 'executeTool';
     if (m.trace) {
       msg.trace = m.trace;
       mark(msg, 'worker.out');

@@ -31,6 +31,7 @@ import { PRINTS_KEY, ToolPrints } from '../lib/toolprints.js';
 import { Activity } from './activity.js';
 import { Agents } from './agents.js';
 import { Badge } from './badge.js';
+import { CALL_PATH_KEY, CallPaths } from './callpath.js';
 import { Consent } from './consent.js';
 import { ContextSampler } from './contextsampler.js';
 import { Frames } from './frames.js';
@@ -209,8 +210,9 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
       activity.end(out.id, out);
     },
   });
+  const callPaths = new CallPaths({ chrome });
   const router = new CallRouter({
-    chrome, registry, frames, send: (m) => link.send(m), sendAnswer: (m, more) => link.answer(m, more), log, consent, activity, agents: callAgents, navAnswers, clock,
+    chrome, registry, frames, send: (m) => link.send(m), sendAnswer: (m, more) => link.answer(m, more), log, consent, activity, agents: callAgents, navAnswers, clock, callPaths,
   });
   const sampler = new ContextSampler({ registry, frames, clock, flush: () => link.flush() });
   const pins = new PinStore({
@@ -279,6 +281,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
   sites.listen();
   ui.listen();
   consent.listen(ui);
+  callPaths.listen(ui);
   activity.listen(ui);
   badge.listen();
   panel.listen();
@@ -290,8 +293,9 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
 
   async function start() {
     await restrictStorage(chrome, log);
-    const stored = await chrome.storage.local.get([INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY, PRINTS_KEY]);
+    const stored = await chrome.storage.local.get([INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY, PRINTS_KEY, CALL_PATH_KEY]);
     prints.load(stored[PRINTS_KEY]); // tools seen before it are compared now
+    callPaths.load(stored[CALL_PATH_KEY]);
     tabs.setExclusions(stored[EXCLUSIONS_KEY]);
     // Site access, and the content scripts registered for it (also after
     // an update, and after the browser or the worker restarted).
@@ -318,5 +322,5 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.giveUpStart();
     link.connect();
   });
-  return { registry, link, frames, router, sampler, pins, requests, tabs, sites, ui, agents, opener, panel, inspector, consent, activity, badge, indicator, started };
+  return { registry, link, frames, router, callPaths, sampler, pins, requests, tabs, sites, ui, agents, opener, panel, inspector, consent, activity, badge, indicator, started };
 }

@@ -14,6 +14,9 @@ import { Code, FrameType as F } from '../../lib/protocol.js';
 import { AbortCtl, clearTimer, dateNow, epochMs, isArray, isObject, jsonStringify, postTo, queueTask, timeout } from './builtins.js';
 import { errorCode, errorText, toJSONValue } from './toolcopy.js';
 
+/** A call's way in native mode, as the worker gave it (worker/callpath.js). */
+const VIA_EXECUTE_TOOL = /* @__PURE__ */ Object.freeze({ via: 'executeTool' });
+
 // The relay takes a document without a providers message to have none.
 const NO_PROVIDERS = '[]';
 // A tools message that is not taken in this long, while changes wait for
@@ -41,7 +44,8 @@ const pageTimers = {
 
 /**
  * @param {object} o
- * @param {() => Map<string, {meta: object, run(input: object, signal: AbortSignal): Promise<unknown>}>} o.tools
+ * @param {() => Map<string, {meta: object, run(input: object, signal: AbortSignal, how?: {via: string}): Promise<unknown>}>} o.tools
+ *   (how: the call's via, where the worker gave one: "executeTool", native mode's calls through the browser's executeTool)
  *   this document's tools, by name, as they are now
  * @param {() => void} o.beforeLook  runs before the tools are looked at
  *   (it notices a page's own modelContext defined over ours)
@@ -240,7 +244,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     if (inBatch) batched.add(id);
     let value;
     try {
-      value = await entry.run(isObject(m.arguments) ? m.arguments : {}, ctl.signal);
+      value = await entry.run(isObject(m.arguments) ? m.arguments : {}, ctl.signal, m.via === 'executeTool' ? VIA_EXECUTE_TOOL : undefined);
     } catch (err) {
       if (inflight.get(id) !== ctl) return; // cancelled: the worker answered already
       ended(id);

@@ -26,8 +26,7 @@ import { copyHints, copyMeta, navigatedError, parseResultString } from '../frame
  * @param {object} o.doc  this world's document
  * @param {() => Set<string>} o.declaredNames  the tool names of the document's <form toolname>
  * @param {() => void} o.changed  this document's tools may have changed
- * @param {{registered(name: string): ({hints?: object, outputSchema?: object}|undefined),
- *   calling(name: string, n: number): void, takeError(name: string): (Error|undefined)}} [o.witness]
+ * @param {ReturnType<typeof import('./witness.js').createWitness>} [o.witness]
  *   what the page's world saw (witness.js); none: the browser's view alone
  * @returns {{tools(): Map<string, {meta: object, run: Function}>, refresh(done: () => void): void}}
  */
@@ -105,11 +104,61 @@ export function useNative({ mc, win, doc, declaredNames, changed, witness = null
     entries = next;
   }
 
+  // Runs a tool: directly in the page's world where its witness holds the
+  // tool's execute (witness.js there: what the browser's executeTool does,
+  // without its trips through the browser process), else through the
+  // browser's executeTool: a form tool, a tool the witness did not see
+  // registered, and every call when the user chose executeTool (how.via,
+  // worker/callpath.js: DevTools then lists the bridge's calls).
+  function run(entry, input, signal, how) {
+    const viaExecuteTool = !!how && how.via === 'executeTool';
+    if (witness && !viaExecuteTool && !entry.declared && witness.canRun(entry.meta.name)) {
+      let text;
+      try {
+        text = JSON.stringify(input);
+      } catch {
+        text = undefined;
+      }
+      if (text !== undefined) return runDirect(entry, text, input, signal);
+    }
+    return viaBrowser(entry, input, signal);
+  }
+
+  // A direct call: the page's world runs it and tells its outcome; a
+  // cancelled call rejects with the signal's reason at once, as
+  // executeTool does. Where the page's world no longer holds the tool,
+  // the call goes through executeTool.
+  function runDirect(entry, text, input, signal) {
+    return new PromiseCtor((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      let done = false;
+      let cancel = null;
+      const onAbort = () => {
+        if (done) return;
+        done = true;
+        if (cancel) cancel();
+        reject(signal.reason);
+      };
+      apply(addListener, signal, ['abort', onAbort, { once: true }]);
+      cancel = witness.runDirect(entry.meta.name, text, (o) => {
+        if (done) return;
+        done = true;
+        apply(removeListener, signal, ['abort', onAbort]);
+        if (o.gone) then(viaBrowser(entry, input, signal), resolve, reject);
+        else if (o.ok) resolve(parseResultString(o.value));
+        else reject(o.error);
+      });
+    });
+  }
+
   // Runs a tool through the browser's executeTool: its JSON text is the
   // result; null (not the JSON text "null") means that the call navigated
   // the page (a declarative form's submission). A tool's failure is the
   // page's own error where the witness saw it.
-  function run(entry, input, signal) {
+  function viaBrowser(entry, input, signal) {
     const name = entry.meta.name;
     const settled = (s) => {
       if (s === null) throw navigatedError(name);
@@ -233,7 +282,7 @@ export function useNative({ mc, win, doc, declaredNames, changed, witness = null
         if (hints) meta.annotations = hints;
         else delete meta.annotations;
         if (!meta.outputSchema && seen && seen.outputSchema) meta.outputSchema = seen.outputSchema;
-        out.set(name, { meta, run: (input, signal) => run(e, input, signal) });
+        out.set(name, { meta, run: (input, signal, how) => run(e, input, signal, how) });
       }
       return out;
     },

@@ -1,22 +1,26 @@
 // What the page's world saw of the browser's own document.modelContext
 // (content/main/witness.js), as the isolated world's native path
 // (native.js) reads it: the hints and outputSchema that the page gave
-// registerTool, and the outcome of the page's execute of the calls under
-// way from here, as soon as it settled.
+// registerTool, the outcome of the page's execute of the executeTool calls
+// under way from here, as soon as it settled, and the direct calls that
+// the page's world runs for this one (runDirect).
 
 /** The most errors kept per tool, waiting for their calls' rejections. */
 const MAX_ERRORS = 64;
 
 /**
- * @param {(m: {name: string, n: number}) => void} [tellPage]  tells the page's
- *   world's witness, synchronously, that a call of name starts (n = 1) or
- *   ended (n = -1)
+ * @param {(m: object) => void} [tellPage]  tells the page's world's witness,
+ *   synchronously, that an executeTool call of name starts ({name, n: 1})
+ *   or ended ({name, n: -1}), or asks it to run a call ({run: id, name,
+ *   input}) or to cancel one ({cancel: id, name})
  */
 export function createWitness(tellPage = () => {}) {
   const seen = new Map(); // name -> {hints, outputSchema}
   const calls = new Map(); // name -> calls under way from here
   const errors = new Map(); // name -> [message] not matched to a call, oldest first
   const waiters = new Map(); // name -> [{input, settle}], oldest first
+  const direct = new Map(); // call id -> settle, the direct calls under way
+  let lastId = 0;
 
   function unsettled(message, name) {
     const q = errors.get(name) || [];
@@ -27,11 +31,22 @@ export function createWitness(tellPage = () => {}) {
   return {
     /** A message of the page's world's witness (untrusted in shape: the page's world can be wrong). */
     hear(m) {
-      if (!m || typeof m !== 'object' || typeof m.name !== 'string') return;
+      if (!m || typeof m !== 'object') return;
+      if (m.witness === 'done') {
+        const settle = direct.get(m.id);
+        if (!settle) return;
+        direct.delete(m.id);
+        if (m.gone === true) settle({ gone: true });
+        else if (m.ok === true && typeof m.value === 'string') settle({ ok: true, value: m.value });
+        else settle({ ok: false, error: pageError(String(m.message ?? '')) });
+        return;
+      }
+      if (typeof m.name !== 'string') return;
       if (m.witness === 'registered') {
         const info = {};
         if (m.hints && typeof m.hints === 'object') info.hints = m.hints;
         if (m.outputSchema && typeof m.outputSchema === 'object') info.outputSchema = m.outputSchema;
+        if (m.direct === true) info.direct = true;
         seen.set(m.name, info);
       } else if (m.witness === 'unregistered') {
         seen.delete(m.name);
@@ -61,6 +76,32 @@ export function createWitness(tellPage = () => {}) {
       }
     },
     registered: (name) => seen.get(name),
+    /** Whether the page's world holds name's execute and runs its calls (runDirect). */
+    canRun: (name) => seen.get(name)?.direct === true,
+    /**
+     * Has the page's world run name with input (its JSON text): settle({ok:
+     * true, value (the result's text, as executeTool gives it)} | {ok:
+     * false, error} | {gone: true}) once it ended (gone: the page's world
+     * holds no such tool; it may come before runDirect returns). Returns
+     * the function that cancels the call.
+     */
+    runDirect(name, input, settle) {
+      const id = ++lastId;
+      direct.set(id, settle);
+      try {
+        tellPage({ run: id, name, input });
+      } catch {
+        if (direct.delete(id)) settle({ gone: true });
+      }
+      return () => {
+        if (!direct.delete(id)) return;
+        try {
+          tellPage({ cancel: id, name });
+        } catch {
+          // the page's world is gone with its call
+        }
+      };
+    },
     /** n = 1 as a call of name starts, -1 as it ends. */
     calling(name, n) {
       const c = (calls.get(name) || 0) + n;

@@ -7,9 +7,11 @@
 // What it does:
 //  - Where the browser has its own document.modelContext (Chromium with
 //    --enable-features=WebMCP), it leaves it in place: the isolated world
-//    lists and calls its tools itself (content/isolated/native.js), and
-//    this world only adds the context API and witnesses the page's
-//    registerTool (witness.js: its hints, outputSchema and errors).
+//    lists its tools itself (content/isolated/native.js), and this world
+//    adds the context API and witnesses the page's registerTool
+//    (witness.js: its hints, outputSchema and errors), and runs the
+//    bridge's calls of the tools it saw registered when the isolated world
+//    asks (direct calls, without the browser's executeTool).
 //  - Elsewhere it installs a polyfill of the WebMCP draft as
 //    document.modelContext, a getter on Document.prototype (polyfill/).
 //  - It defines nothing on navigator: page runtimes (@mcp-b/global and
@@ -53,6 +55,8 @@ const NavigatorProto = typeof Navigator === 'function' ? Navigator.prototype : n
 const DocumentProto = Document.prototype;
 const visibilityState = getOwnPropertyDescriptor(DocumentProto, 'visibilityState')?.get;
 const CustomEventCtor = typeof CustomEvent === 'function' ? CustomEvent : null;
+// The browser's tool events (native mode), for the calls this world runs.
+const nativeEvents = { ToolActivatedEvent: pageWin.ToolActivatedEvent, ToolCancelEvent: pageWin.ToolCancelEvent };
 
 const changes = createChanges(microtask);
 const providers = createProviders({ changed: changes.providersChanged, contextChanged: changes.contextChanged });
@@ -87,13 +91,14 @@ function findNavigatorNative() {
 }
 
 
-// The browser's own modelContext: the isolated world lists and calls its
-// tools (content/isolated/native.js); this world adds the context API to
-// it and witnesses what only it sees (witness.js). Returns this world's own
-// tools of it: none.
+// The browser's own modelContext: the isolated world lists its tools
+// (content/isolated/native.js); this world adds the context API to it,
+// witnesses what only it sees and runs the direct calls (witness.js).
+// Returns this world's own tools of it: none (they are reported from the
+// isolated world).
 let witness = null;
 function installNative(nativeMC) {
-  witness = witnessNative({ nativeMC, proto: NativeMC.prototype, tell: (msg) => tellRelay(msg) });
+  witness = witnessNative({ nativeMC, proto: NativeMC.prototype, tell: (msg) => tellRelay(msg), events: nativeEvents });
   providers.addMethods(NativeMC.prototype, (that) => that === nativeMC);
   adopter.markOurs(nativeMC);
   adopter.watch(pageNav);
