@@ -639,8 +639,9 @@
   ]);
 
   // extension/content/frame/builtins.js
-  var { create: create2, defineProperty, getOwnPropertyDescriptor, hasOwn } = Object;
-  var { apply } = Reflect;
+  var { create: create2, defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn } = Object;
+  var ObjectProto = Object.prototype;
+  var { apply, ownKeys } = Reflect;
   var jsonStringify = JSON.stringify;
   var jsonParse = JSON.parse;
   var { isArray: isArray2 } = Array;
@@ -1309,6 +1310,10 @@
           if (m.gone === true) settle({ gone: true });
           else if (m.ok === true && typeof m.value === "string") settle({ ok: true, value: m.value });
           else settle({ ok: false, error: pageError(String(m.message ?? "")) });
+          return;
+        }
+        if (m.witness === "direct" && m.on === false) {
+          for (const info of seen.values()) delete info.direct;
           return;
         }
         if (typeof m.name !== "string") return;

@@ -4,8 +4,9 @@
 "use strict";
 (() => {
   // extension/content/frame/builtins.js
-  var { create, defineProperty, getOwnPropertyDescriptor, hasOwn } = Object;
-  var { apply } = Reflect;
+  var { create, defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn } = Object;
+  var ObjectProto = Object.prototype;
+  var { apply, ownKeys } = Reflect;
   var jsonStringify = JSON.stringify;
   var jsonParse = JSON.parse;
   var { isArray } = Array;
@@ -2866,6 +2867,15 @@
   // extension/content/main/witness.js
   var MAX_EARLY = 64 << 10;
   var UNKNOWN_FAILURE = "Tool was executed but the invocation failed. For example, the script function threw an error";
+  function plainClient(client) {
+    try {
+      if (!isObject(client) || getPrototypeOf(client) !== ObjectProto) return false;
+      const keys2 = ownKeys(client);
+      return keys2.length === 1 && keys2[0] === "signal";
+    } catch {
+      return false;
+    }
+  }
   function resultText2(v) {
     if (typeof v === "string") return v;
     if (v === void 0 || typeof v === "function") return "undefined";
@@ -2878,7 +2888,7 @@
       return void 0;
     }
   }
-  function witnessNative({ nativeMC, proto, tell, events = {} }) {
+  function witnessNative({ nativeMC, proto, tell, events = {}, direct = true }) {
     const nRegister = proto.registerTool;
     const seen = /* @__PURE__ */ new Map();
     const running = /* @__PURE__ */ new Map();
@@ -2906,6 +2916,10 @@
         say(msg);
       };
       return function execute(input, client) {
+        if (direct && !plainClient(client)) {
+          direct = false;
+          say({ witness: "direct", on: false });
+        }
         let key;
         if (calls.get(name) > 0) {
           try {
@@ -2945,7 +2959,7 @@
           if (rec.signal && rec.signal.aborted) return;
           const info = { hints: rec.hints, outputSchema: rec.outputSchema };
           seen.set(rec.name, { info, exec: rec.exec });
-          say({ witness: "registered", name: rec.name, ...info, direct: true });
+          say({ witness: "registered", name: rec.name, ...info, direct });
           if (rec.signal) {
             apply(addListener, rec.signal, ["abort", () => {
               if (seen.get(rec.name)?.info !== info) return;
@@ -2975,7 +2989,7 @@
     };
     function runDirect(id, name, inputText) {
       const reg = seen.get(name);
-      if (!reg) {
+      if (!reg || !direct) {
         say({ witness: "done", id, gone: true });
         return;
       }
@@ -3033,7 +3047,7 @@
       },
       /** Tells the isolated world every registration that holds (it listens now). */
       retell() {
-        for (const [name, reg] of seen) say({ witness: "registered", name, ...reg.info, direct: true });
+        for (const [name, reg] of seen) say({ witness: "registered", name, ...reg.info, direct });
       }
     };
   }
@@ -3048,6 +3062,7 @@
   var visibilityState = getOwnPropertyDescriptor(DocumentProto, "visibilityState")?.get;
   var CustomEventCtor = typeof CustomEvent === "function" ? CustomEvent : null;
   var nativeEvents = { ToolActivatedEvent: pageWin.ToolActivatedEvent, ToolCancelEvent: pageWin.ToolCancelEvent };
+  var hasClientInterface = typeof pageWin.ModelContextClient === "function";
   var changes = createChanges(microtask);
   var providers = createProviders({ changed: changes.providersChanged, contextChanged: changes.contextChanged });
   var adopter = createAdopter({ changed: changes.changed, addContextApi: providers.addMethods });
@@ -3074,7 +3089,7 @@
   }
   var witness = null;
   function installNative(nativeMC) {
-    witness = witnessNative({ nativeMC, proto: NativeMC.prototype, tell: (msg) => tellRelay(msg), events: nativeEvents });
+    witness = witnessNative({ nativeMC, proto: NativeMC.prototype, tell: (msg) => tellRelay(msg), events: nativeEvents, direct: !hasClientInterface });
     providers.addMethods(NativeMC.prototype, (that) => that === nativeMC);
     adopter.markOurs(nativeMC);
     adopter.watch(pageNav);

@@ -308,3 +308,42 @@ test('native: without a witness, a failure is the browser\'s own error', async (
   await refreshed();
   await assert.rejects(native.tools().get('fails').run({}, new AbortController().signal), (e) => e.name === 'UnknownError' && !/page says no/.test(e.message));
 });
+
+test('native: where the browser hands execute more than a plain client with the signal, every call goes through executeTool', async () => {
+  let viaBrowser = 0;
+  const { nativeMC, native, refreshed, witness } = linkedWitness({
+    patch: (proto) => {
+      const nExecute = proto.executeTool;
+      proto.executeTool = function (...args) {
+        viaBrowser++;
+        return nExecute.apply(this, args);
+      };
+    },
+  });
+  const clients = [];
+  await nativeMC.registerTool({ name: 'who', description: 'Says who runs it.', execute: (_, client) => { clients.push(Object.keys(client)); return { ok: true }; } });
+  await refreshed();
+  const run = () => native.tools().get('who').run({}, new AbortController().signal);
+  await run();
+  assert.equal(viaBrowser, 0, 'a direct call');
+  // The page's own executeTool, whose client has more than the signal.
+  nativeMC.clientExtras = { requestUserInteraction() {} };
+  const [t] = await nativeMC.getTools();
+  await nativeMC.executeTool(t, {});
+  assert.equal(viaBrowser, 1);
+  assert.equal(witness.canRun('who'), false, 'no more direct calls');
+  await run();
+  assert.equal(viaBrowser, 2, 'through executeTool');
+  assert.deepEqual(clients, [['signal'], ['signal', 'requestUserInteraction'], ['signal', 'requestUserInteraction']]);
+});
+
+test('native: a browser with a ModelContextClient interface gets no direct calls', async () => {
+  let pageWitness = null;
+  const witness = createWitness((m) => pageWitness.hearCalls(JSON.parse(JSON.stringify(m))));
+  const { nativeMC, native, refreshed } = setup(undefined, { witness });
+  pageWitness = witnessNative({ nativeMC, proto: Object.getPrototypeOf(nativeMC), tell: (m) => witness.hear(JSON.parse(JSON.stringify(m))), direct: false });
+  await nativeMC.registerTool({ name: 'who', description: 'd', execute: () => ({ ok: true }) });
+  await refreshed();
+  assert.equal(witness.canRun('who'), false);
+  assert.deepEqual(await native.tools().get('who').run({}, new AbortController().signal), { ok: true });
+});

@@ -7,8 +7,9 @@
 // module; window, document, navigator, Document and Element are taken by the
 // entry (index.js) and handed to the modules that need them.
 
-export const { create, defineProperty, getOwnPropertyDescriptor, hasOwn } = Object;
-export const { apply } = Reflect;
+export const { create, defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn } = Object;
+export const ObjectProto = Object.prototype;
+export const { apply, ownKeys } = Reflect;
 export const jsonStringify = JSON.stringify;
 export const jsonParse = JSON.parse;
 export const { isArray } = Array;

@@ -41,6 +41,10 @@ export function createWitness(tellPage = () => {}) {
         else settle({ ok: false, error: pageError(String(m.message ?? '')) });
         return;
       }
+      if (m.witness === 'direct' && m.on === false) {
+        for (const info of seen.values()) delete info.direct;
+        return;
+      }
       if (typeof m.name !== 'string') return;
       if (m.witness === 'registered') {
         const info = {};

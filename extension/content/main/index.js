@@ -57,6 +57,7 @@ const visibilityState = getOwnPropertyDescriptor(DocumentProto, 'visibilityState
 const CustomEventCtor = typeof CustomEvent === 'function' ? CustomEvent : null;
 // The browser's tool events (native mode), for the calls this world runs.
 const nativeEvents = { ToolActivatedEvent: pageWin.ToolActivatedEvent, ToolCancelEvent: pageWin.ToolCancelEvent };
+const hasClientInterface = typeof pageWin.ModelContextClient === 'function';
 
 const changes = createChanges(microtask);
 const providers = createProviders({ changed: changes.providersChanged, contextChanged: changes.contextChanged });
@@ -98,7 +99,10 @@ function findNavigatorNative() {
 // isolated world).
 let witness = null;
 function installNative(nativeMC) {
-  witness = witnessNative({ nativeMC, proto: NativeMC.prototype, tell: (msg) => tellRelay(msg), events: nativeEvents });
+  // A browser with a ModelContextClient interface hands execute more than
+  // a plain object with the signal (the draft's requestUserInteraction):
+  // there every call goes through its executeTool.
+  witness = witnessNative({ nativeMC, proto: NativeMC.prototype, tell: (msg) => tellRelay(msg), events: nativeEvents, direct: !hasClientInterface });
   providers.addMethods(NativeMC.prototype, (that) => that === nativeMC);
   adopter.markOurs(nativeMC);
   adopter.watch(pageNav);

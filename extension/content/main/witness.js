@@ -26,7 +26,7 @@
 // and behaviour) and gives the browser a tool whose execute reports its
 // failures; nothing else of the page's call changes.
 
-import { AbortCtl, AbortSig, PromiseCtor, addListener, apply, create, defineProperty, dispatch, getOwnPropertyDescriptor, isObject, jsonParse, jsonStringify, microtask, queueTask, resolved, then } from '../frame/builtins.js';
+import { AbortCtl, AbortSig, ObjectProto, PromiseCtor, addListener, apply, create, defineProperty, dispatch, getOwnPropertyDescriptor, getPrototypeOf, isObject, jsonParse, jsonStringify, microtask, ownKeys, queueTask, resolved, then } from '../frame/builtins.js';
 
 import { copyHints, copySchema, errorText } from '../frame/toolcopy.js';
 
@@ -35,6 +35,17 @@ export const MAX_EARLY = 64 << 10;
 
 /** What Chromium 156's executeTool rejects with when the result has no text (and so do direct calls). */
 export const UNKNOWN_FAILURE = 'Tool was executed but the invocation failed. For example, the script function threw an error';
+
+/** Whether the browser's client for execute is what direct calls give: a plain object with a signal alone (Chromium 156). */
+function plainClient(client) {
+  try {
+    if (!isObject(client) || getPrototypeOf(client) !== ObjectProto) return false;
+    const keys = ownKeys(client);
+    return keys.length === 1 && keys[0] === 'signal';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The text that the browser's executeTool resolves to for what execute
@@ -66,9 +77,12 @@ export function resultText(v) {
  * @param {{ToolActivatedEvent?: Function, ToolCancelEvent?: Function}} [o.events]
  *   the browser's event classes, taken before page scripts ran (none: no
  *   events fire for direct calls)
+ * @param {boolean} [o.direct]  whether this world may run the bridge's calls
+ *   (false where the browser has a ModelContextClient of its own, which a
+ *   plain client object would not match)
  * @returns {{retell(): void, hearCalls(m: object): void}}
  */
-export function witnessNative({ nativeMC, proto, tell, events = {} }) {
+export function witnessNative({ nativeMC, proto, tell, events = {}, direct = true }) {
   const nRegister = proto.registerTool;
   /** name -> {hints, outputSchema, exec}: the registrations that succeeded and hold */
   const seen = new Map();
@@ -108,6 +122,12 @@ export function witnessNative({ nativeMC, proto, tell, events = {} }) {
       say(msg);
     };
     return function execute(input, client) {
+      if (direct && !plainClient(client)) {
+        // The browser hands execute more than the signal: direct calls,
+        // whose client has only that, would not be what it runs.
+        direct = false;
+        say({ witness: 'direct', on: false });
+      }
       let key;
       if (calls.get(name) > 0) {
         try {
@@ -148,7 +168,7 @@ export function witnessNative({ nativeMC, proto, tell, events = {} }) {
         if (rec.signal && rec.signal.aborted) return;
         const info = { hints: rec.hints, outputSchema: rec.outputSchema };
         seen.set(rec.name, { info, exec: rec.exec });
-        say({ witness: 'registered', name: rec.name, ...info, direct: true });
+        say({ witness: 'registered', name: rec.name, ...info, direct });
         if (rec.signal) {
           apply(addListener, rec.signal, ['abort', () => {
             if (seen.get(rec.name)?.info !== info) return;
@@ -186,7 +206,7 @@ export function witnessNative({ nativeMC, proto, tell, events = {} }) {
   // no execute of that name (the isolated world then calls executeTool).
   function runDirect(id, name, inputText) {
     const reg = seen.get(name);
-    if (!reg) {
+    if (!reg || !direct) {
       say({ witness: 'done', id, gone: true });
       return;
     }
@@ -248,7 +268,7 @@ export function witnessNative({ nativeMC, proto, tell, events = {} }) {
     },
     /** Tells the isolated world every registration that holds (it listens now). */
     retell() {
-      for (const [name, reg] of seen) say({ witness: 'registered', name, ...reg.info, direct: true });
+      for (const [name, reg] of seen) say({ witness: 'registered', name, ...reg.info, direct });
     },
   };
 }

@@ -27,6 +27,9 @@ export class Tool {
 /**
  * A browser-like ModelContext class for win; declare(tool) adds a tool the
  * browser itself declared (a <form toolname>), not registered by script.
+ * An instance's clientExtras, when set, go into the client that
+ * executeTool hands execute beside the signal (a browser whose client has
+ * more than Chromium 156's).
  */
 export function tomorrowModelContext(win) {
   class ModelContext extends EventTarget {
@@ -62,7 +65,7 @@ export function tomorrowModelContext(win) {
       const signal = options && options.signal;
       let v;
       try {
-        v = await d.execute(input, { signal });
+        v = await d.execute(input, { signal, ...this.clientExtras });
       } catch {
         // As Chromium: the page's own error stays in the page.
         throw new DOMException('Tool was executed but the invocation failed. For example, the script function threw an error', 'UnknownError');
