@@ -1336,13 +1336,8 @@
           const [w] = q.splice(i, 1);
           if (!q.length) waiters.delete(m.name);
           if (ok) {
-            let value;
-            try {
-              value = JSON.parse(String(m.value));
-            } catch {
-              return;
-            }
-            w.settle({ ok: true, value });
+            if (typeof m.value !== "string") return;
+            w.settle({ ok: true, value: parseResultString(m.value) });
           } else w.settle({ ok: false, error: pageError(String(m.message ?? "")) });
         }
       },

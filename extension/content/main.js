@@ -2904,14 +2904,9 @@
         if (!(calls.get(name) > 0)) return;
         const msg = { witness: "settled", name, input, ok };
         if (ok) {
-          let json;
-          try {
-            json = jsonStringify(v);
-          } catch {
-            json = void 0;
-          }
-          if (json === void 0 || json.length > MAX_EARLY) return;
-          msg.value = json;
+          const text = resultText2(v);
+          if (text === void 0 || text.length > MAX_EARLY) return;
+          msg.value = text;
         } else msg.message = errorText(v);
         say(msg);
       };

@@ -5,6 +5,8 @@
 // under way from here, as soon as it settled, and the direct calls that
 // the page's world runs for this one (runDirect).
 
+import { parseResultString } from '../frame/toolcopy.js';
+
 /** The most errors kept per tool, waiting for their calls' rejections. */
 const MAX_ERRORS = 64;
 
@@ -69,13 +71,8 @@ export function createWitness(tellPage = () => {}) {
         const [w] = q.splice(i, 1);
         if (!q.length) waiters.delete(m.name);
         if (ok) {
-          let value;
-          try {
-            value = JSON.parse(String(m.value));
-          } catch {
-            return; // executeTool's answer decides
-          }
-          w.settle({ ok: true, value });
+          if (typeof m.value !== 'string') return; // executeTool's answer decides
+          w.settle({ ok: true, value: parseResultString(m.value) });
         } else w.settle({ ok: false, error: pageError(String(m.message ?? '')) });
       }
     },

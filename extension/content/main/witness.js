@@ -102,7 +102,8 @@ export function witnessNative({ nativeMC, proto, tell, events = {}, direct = tru
 
   // While a bridge call of the tool runs, its execute's outcome is told as
   // soon as it settles: {witness: "settled", name, input (JSON text),
-  // ok, value (JSON text, when at most MAX_EARLY units) | message}. The
+  // ok, value (the text executeTool resolves to, when at most MAX_EARLY
+  // units) | message}. The
   // isolated world answers the call from it, one browser round trip
   // before executeTool resolves.
   function wrapExecute(exec, name) {
@@ -110,14 +111,11 @@ export function witnessNative({ nativeMC, proto, tell, events = {}, direct = tru
       if (!(calls.get(name) > 0)) return;
       const msg = { witness: 'settled', name, input, ok };
       if (ok) {
-        let json;
-        try {
-          json = jsonStringify(v);
-        } catch {
-          json = undefined;
-        }
-        if (json === undefined || json.length > MAX_EARLY) return; // executeTool's answer decides
-        msg.value = json;
+        // The text executeTool will resolve to (a string itself, "NaN",
+        // an object's JSON), read by the isolated world as it reads that.
+        const text = resultText(v);
+        if (text === undefined || text.length > MAX_EARLY) return; // executeTool's answer decides
+        msg.value = text;
       } else msg.message = errorText(v);
       say(msg);
     };
