@@ -199,7 +199,12 @@ test('native: a direct call runs the page\'s execute as executeTool does, withou
   };
   const got = [];
   const events = [];
-  nativeMC.addEventListener('toolactivated', (e) => events.push([e.type, e.toolName, e instanceof classes.ToolActivatedEvent]));
+  let activated;
+  const firstActivated = new Promise((resolve) => { activated = resolve; });
+  nativeMC.addEventListener('toolactivated', (e) => {
+    events.push([e.type, e.toolName, e instanceof classes.ToolActivatedEvent]);
+    activated();
+  });
   const input = { a: 20, b: 22, nested: { list: [1, 2] } };
   let answers = [];
   await nativeMC.registerTool({
@@ -223,7 +228,7 @@ test('native: a direct call runs the page\'s execute as executeTool does, withou
   assert.ok(got[0].client.signal instanceof AbortSignal && !got[0].client.signal.aborted);
   assert.equal(got[0].self, undefined);
   assert.deepEqual(toPage[0], { run: 1, name: 'sum', input: JSON.stringify(input) });
-  await drain();
+  await firstActivated;
   assert.deepEqual(events, [['execute'], ['toolactivated', 'sum', true]], 'toolactivated in a task after execute started');
   // The result's text as Chromium 156's executeTool gives it, then read
   // as the executeTool path reads it.
