@@ -223,6 +223,7 @@ type bridge struct {
 	logs       *logBuffer
 	shims      []*exec.Cmd     // the webmcp-shim processes connectShim started, oldest first
 	views      context.Context // an extension page that sees the extension's windows (see extViews)
+	reference  context.Context // a Chromium without the extension, where a test asks the browser's own agent (browserFormAnswer)
 }
 
 // start starts Chromium in mode m with a fresh profile prepared by
