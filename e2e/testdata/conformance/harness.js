@@ -128,6 +128,25 @@
         target.addEventListener(type, on);
       });
     },
+    /**
+     * Resolves to how many type events target fired, once n have, or after
+     * ms (a hang guard, for a browser that fires fewer).
+     */
+    events(target, type, n, ms) {
+      return new Promise((resolve) => {
+        let seen = 0;
+        const end = () => {
+          clearTimeout(timer);
+          target.removeEventListener(type, on);
+          resolve(seen);
+        };
+        const timer = setTimeout(end, ms);
+        function on() {
+          if (++seen >= n) end();
+        }
+        target.addEventListener(type, on);
+      });
+    },
     /** Settles p, or resolves 'pending' when it has not settled within ms. */
     within(p, ms = 3000) {
       return Promise.race([p, new Promise((resolve) => setTimeout(() => resolve('pending'), ms))]);
@@ -147,7 +166,8 @@
     },
     /**
      * Asks a frames/remote.html frame to do msg ({cmd, ...}); resolves to its
-     * reply ({ok} or {threw}), or 'no reply' when none comes within ms.
+     * reply ({ok} or {threw}), or 'no reply' when none comes within ms (the
+     * frame always replies: the test runs such a page again).
      */
     ask(frame, msg, ms = 4000) {
       const id = ++askSeq;
