@@ -101,11 +101,10 @@ export function witnessNative({ nativeMC, proto, tell, events = {}, direct = tru
   const calls = new Map();
 
   // While a bridge call of the tool runs, its execute's outcome is told as
-  // soon as it settles: {witness: "settled", name, input (JSON text),
-  // ok, value (the text executeTool resolves to, when at most MAX_EARLY
-  // units) | message}. The
-  // isolated world answers the call from it, one browser round trip
-  // before executeTool resolves.
+  // soon as it settles: {witness: "settled", name, input (JSON text), ok,
+  // value (the text executeTool resolves to, when at most MAX_EARLY units)
+  // | message}. The isolated world answers the call from it, one browser
+  // round trip before executeTool resolves.
   function wrapExecute(exec, name) {
     const settled = (input, ok, v) => {
       if (!(calls.get(name) > 0)) return;
