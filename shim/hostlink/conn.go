@@ -75,7 +75,7 @@ type Conn struct {
 	nc   net.Conn
 	log  *slog.Logger
 
-	wmu sync.Mutex // serializes writes
+	w *lines.Writer // writes whole lines, gathering those sent at once
 
 	state webmcp.State
 	next  atomic.Uint64 // call counter
@@ -127,6 +127,7 @@ func Dial(ctx context.Context, path string, opts ConnOptions) (*Conn, error) {
 		opts:    opts,
 		path:    path,
 		nc:      nc,
+		w:       lines.NewWriter(deadlineWriter{nc}),
 		log:     log.With("host", filepath.Base(path)),
 		pending: map[string]chan answer{},
 		ready:   make(chan struct{}),
@@ -312,12 +313,16 @@ func (c *Conn) send(m *webmcp.Message) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
-	_, err = c.nc.Write(b)
+	_, err = c.w.Write(append(b, '\n'))
 	return err
+}
+
+// deadlineWriter writes to a host within writeTimeout.
+type deadlineWriter struct{ nc net.Conn }
+
+func (d deadlineWriter) Write(p []byte) (int, error) {
+	d.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return d.nc.Write(p)
 }
 
 // end ends the connection once, with err as the reason, and answers every

@@ -27,6 +27,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/internal/lines"
 	"github.com/webmcp-bridge/bridge/shim/results"
 )
 
@@ -76,6 +77,7 @@ func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
 	if c.log == nil {
 		c.log = slog.Default()
 	}
+	c.w = lines.NewWriter(c.out)
 	go c.readLoop()
 	return c, nil
 }
@@ -87,7 +89,7 @@ type conn struct {
 	max int
 	log *slog.Logger
 
-	wmu sync.Mutex // keeps each written message whole
+	w *lines.Writer // keeps each message whole, gathers those written at once
 
 	msgs      chan jsonrpc.Message // decoded messages, to Read
 	readErr   error                // why reading ended; set before ended is closed
@@ -120,14 +122,12 @@ func (c *conn) Write(_ context.Context, m jsonrpc.Message) error {
 }
 
 func (c *conn) writeLine(b []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
 	select {
 	case <-c.done:
 		return io.ErrClosedPipe
 	default:
 	}
-	_, err := c.out.Write(append(b, '\n'))
+	_, err := c.w.Write(append(b, '\n'))
 	return err
 }
 
