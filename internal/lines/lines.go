@@ -1,6 +1,8 @@
-// Package lines reads the framing of the bridge's socket link between
-// webmcp-shim and webmcp-host: each message is one line ended by '\n', of
-// bounded length. Both ends read it with [Read].
+// Package lines reads and writes the framing of the bridge's socket link
+// between webmcp-shim and webmcp-host (and of the shim's MCP stdio): each
+// message is one line ended by '\n', of bounded length. Both ends read it
+// with [Read]; the shim writes it with a [Writer], which sends the lines
+// that its goroutines write at the same moment in one write.
 //
 // Production code.
 package lines

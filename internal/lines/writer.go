@@ -24,6 +24,7 @@ type Writer struct {
 type batch struct {
 	buf  []byte
 	done chan struct{} // closed once buf is written, or failed (err)
+	n    int           // how much of buf went out
 	err  error
 }
 
@@ -33,10 +34,10 @@ func NewWriter(w io.Writer) *Writer {
 }
 
 // Write writes p, whole, between the messages of other goroutines; it
-// returns once p is written, alone or with messages that joined it. A
-// write error of the stream is the error of every message it carried and of
-// every later Write (the stream is not usable after it; its messages may
-// have gone out in part).
+// returns once p is written, alone or with messages that joined it. When
+// the stream fails, the messages of that write that went out whole succeed
+// and the others (the one cut, those after it) fail with its error, as
+// does every later Write: the stream is not usable after it.
 func (g *Writer) Write(p []byte) (int, error) {
 	g.mu.Lock()
 	if g.err != nil {
@@ -52,9 +53,10 @@ func (g *Writer) Write(p []byte) (int, error) {
 		}
 		b := g.open
 		b.buf = append(b.buf, p...)
+		end := len(b.buf)
 		g.mu.Unlock()
 		<-b.done
-		if b.err != nil {
+		if b.n < end {
 			return 0, b.err
 		}
 		return len(p), nil
@@ -69,14 +71,17 @@ func (g *Writer) Write(p []byte) (int, error) {
 	joined := g.open
 	g.open = nil
 	g.mu.Unlock()
+	var n int
 	var err error
 	if joined == nil {
-		_, err = g.w.Write(p)
+		n, err = g.w.Write(p)
 	} else {
+		// p first, then what joined: shift their ends by len(p).
 		joined.buf = append(p[:len(p):len(p)], joined.buf...)
-		_, err = g.w.Write(joined.buf)
-		joined.finish(err)
+		n, err = g.w.Write(joined.buf)
+		joined.finish(n-len(p), err)
 	}
+	ok := n >= len(p)
 	// Write what joined meanwhile, then hand the stream back.
 	for err == nil {
 		g.mu.Lock()
@@ -88,8 +93,9 @@ func (g *Writer) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 		g.mu.Unlock()
-		_, err = g.w.Write(b.buf)
-		b.finish(err)
+		var n int
+		n, err = g.w.Write(b.buf)
+		b.finish(n, err)
 	}
 	g.mu.Lock()
 	if g.err == nil {
@@ -100,13 +106,17 @@ func (g *Writer) Write(p []byte) (int, error) {
 	g.busy = false
 	g.mu.Unlock()
 	if b != nil {
-		b.finish(err)
+		b.finish(0, err)
+	}
+	if ok {
+		return len(p), nil
 	}
 	return 0, err
 }
 
-// finish tells the goroutines of b how its write went.
-func (b *batch) finish(err error) {
-	b.err = err
+// finish tells the goroutines of b how its write went: n of its bytes went
+// out (those of the messages ahead of it in the write taken away).
+func (b *batch) finish(n int, err error) {
+	b.n, b.err = n, err
 	close(b.done)
 }

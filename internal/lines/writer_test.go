@@ -17,24 +17,31 @@ import (
 // gate is a stream whose writes wait until the test lets them through; it
 // keeps what each write carried.
 type gate struct {
-	entered chan []byte // a write began, with these bytes
-	release chan error  // the write ends, with this error
+	entered chan []byte  // a write began, with these bytes
+	release chan outcome // the write ends so
 	mu      sync.Mutex
 	writes  []string
 }
 
+// outcome is how a write of a gate ends: n bytes went out (all of them when
+// err is nil), then err.
+type outcome struct {
+	n   int
+	err error
+}
+
 func newGate() *gate {
-	return &gate{entered: make(chan []byte), release: make(chan error)}
+	return &gate{entered: make(chan []byte), release: make(chan outcome)}
 }
 
 func (g *gate) Write(p []byte) (int, error) {
 	g.entered <- p
-	err := <-g.release
+	o := <-g.release
 	g.mu.Lock()
 	g.writes = append(g.writes, string(p))
 	g.mu.Unlock()
-	if err != nil {
-		return 0, err
+	if o.err != nil {
+		return o.n, o.err
 	}
 	return len(p), nil
 }
@@ -84,10 +91,10 @@ func TestWriterGathersWritesMadeMeanwhile(t *testing.T) {
 		}()
 	}
 	joined(t, w, size)
-	g.release <- nil
+	g.release <- outcome{}
 	// The goroutine that wrote first makes the next write too.
 	second := string(<-g.entered)
-	g.release <- nil
+	g.release <- outcome{}
 	if err := <-first; err != nil {
 		t.Fatalf("first Write: %v", err)
 	}
@@ -172,7 +179,7 @@ func TestWriterErrorReachesEveryMessageItCarried(t *testing.T) {
 	}
 	joined(t, w, 4)
 	broken := errors.New("broken pipe")
-	g.release <- broken
+	g.release <- outcome{0, broken}
 	// The stream broke: the first message's Write and both that waited
 	// for the next write fail with its error, and the next write is never
 	// made.
@@ -202,5 +209,41 @@ func TestWriterAloneWritesItsMessageAsIs(t *testing.T) {
 	}
 	if got, want := buf.String(), "one\ntwo\nthree\n"; got != want {
 		t.Errorf("wrote %q, want %q", got, want)
+	}
+}
+
+func TestWriterErrorSparesTheMessagesThatWentOutWhole(t *testing.T) {
+	g := newGate()
+	w := NewWriter(g)
+	first := make(chan error, 1)
+	go func() {
+		_, err := w.Write([]byte("first\n"))
+		first <- err
+	}()
+	<-g.entered
+	errs := map[string]chan error{"a\n": make(chan error, 1), "bb\n": make(chan error, 1)}
+	for m, ch := range errs {
+		go func() {
+			_, err := w.Write([]byte(m))
+			ch <- err
+		}()
+	}
+	joined(t, w, 5)
+	g.release <- outcome{}
+	second := string(<-g.entered)
+	// The stream takes the first message of the second write, and one byte
+	// of the other, then breaks.
+	head, tail, _ := strings.Cut(second, "\n")
+	head += "\n"
+	broken := errors.New("broken pipe")
+	g.release <- outcome{len(head) + 1, broken}
+	if err := <-first; err != nil {
+		t.Errorf("first Write: %v, want it written", err)
+	}
+	if err := <-errs[head]; err != nil {
+		t.Errorf("Write(%q), which went out whole: %v", head, err)
+	}
+	if err := <-errs[tail]; !errors.Is(err, broken) {
+		t.Errorf("Write(%q), cut: %v, want %v", tail, err, broken)
 	}
 }
