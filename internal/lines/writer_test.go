@@ -67,28 +67,32 @@ func joined(t *testing.T, w *Writer, n int) {
 	}
 }
 
+// writeAsync writes msg to w in a goroutine of its own; the channel gets
+// its error.
+func writeAsync(w *Writer, msg string) <-chan error {
+	ch := make(chan error, 1)
+	go func() {
+		_, err := w.Write([]byte(msg))
+		ch <- err
+	}()
+	return ch
+}
+
 func TestWriterGathersWritesMadeMeanwhile(t *testing.T) {
 	g := newGate()
 	w := NewWriter(g)
-	first := make(chan error, 1)
-	go func() {
-		_, err := w.Write([]byte("first\n"))
-		first <- err
-	}()
+	first := writeAsync(w, "first\n")
 	if got := string(<-g.entered); got != "first\n" {
 		t.Fatalf("first write %q, want the first line alone", got)
 	}
 	// While it is under way, four more lines come, two of them in one
 	// message.
 	msgs := []string{"a\n", "b\n", "c\nd\n", "e\n"}
-	errs := make(chan error, len(msgs))
+	var errs []<-chan error
 	size := 0
 	for _, m := range msgs {
 		size += len(m)
-		go func() {
-			_, err := w.Write([]byte(m))
-			errs <- err
-		}()
+		errs = append(errs, writeAsync(w, m))
 	}
 	joined(t, w, size)
 	g.release <- outcome{}
@@ -98,8 +102,8 @@ func TestWriterGathersWritesMadeMeanwhile(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatalf("first Write: %v", err)
 	}
-	for range msgs {
-		if err := <-errs; err != nil {
+	for _, ch := range errs {
+		if err := <-ch; err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 	}
@@ -164,19 +168,9 @@ func TestWriterKeepsMessagesWholeAndInOrder(t *testing.T) {
 func TestWriterErrorReachesEveryMessageItCarried(t *testing.T) {
 	g := newGate()
 	w := NewWriter(g)
-	first := make(chan error, 1)
-	go func() {
-		_, err := w.Write([]byte("first\n"))
-		first <- err
-	}()
+	first := writeAsync(w, "first\n")
 	<-g.entered
-	later := make(chan error, 2)
-	for _, m := range []string{"a\n", "b\n"} {
-		go func() {
-			_, err := w.Write([]byte(m))
-			later <- err
-		}()
-	}
+	later := []<-chan error{writeAsync(w, "a\n"), writeAsync(w, "b\n")}
 	joined(t, w, 4)
 	broken := errors.New("broken pipe")
 	g.release <- outcome{0, broken}
@@ -186,8 +180,8 @@ func TestWriterErrorReachesEveryMessageItCarried(t *testing.T) {
 	if err := <-first; !errors.Is(err, broken) {
 		t.Errorf("first Write: %v, want %v", err, broken)
 	}
-	for range 2 {
-		if err := <-later; !errors.Is(err, broken) {
+	for _, ch := range later {
+		if err := <-ch; !errors.Is(err, broken) {
 			t.Errorf("joined Write: %v, want %v", err, broken)
 		}
 	}
@@ -215,19 +209,9 @@ func TestWriterAloneWritesItsMessageAsIs(t *testing.T) {
 func TestWriterErrorSparesTheMessagesThatWentOutWhole(t *testing.T) {
 	g := newGate()
 	w := NewWriter(g)
-	first := make(chan error, 1)
-	go func() {
-		_, err := w.Write([]byte("first\n"))
-		first <- err
-	}()
+	first := writeAsync(w, "first\n")
 	<-g.entered
-	errs := map[string]chan error{"a\n": make(chan error, 1), "bb\n": make(chan error, 1)}
-	for m, ch := range errs {
-		go func() {
-			_, err := w.Write([]byte(m))
-			ch <- err
-		}()
-	}
+	errs := map[string]<-chan error{"a\n": writeAsync(w, "a\n"), "bb\n": writeAsync(w, "bb\n")}
 	joined(t, w, 5)
 	g.release <- outcome{}
 	second := string(<-g.entered)
