@@ -81,7 +81,29 @@ const (
 	// MethodCloseTab closes a tab that openPage opened for the same agent.
 	// Params: {"tabId":N}. Output: {"tabId":N}.
 	MethodCloseTab = "closeTab"
+	// MethodContextTools lists the page tools of a tab that can be sampled
+	// as UI context (read-only, no required argument). Params: {"tabId":N}
+	// or {} for the focused tab. Output: {"tabId":N,"tools":[{"name":"…",
+	// "frameId":N,"origin":"…","state":"on"|"off"|"changed","offered":bool}]}
+	// (offered: the page names it get_ui_context; changed: turned on for a
+	// definition the page has since changed, so not sampled).
+	MethodContextTools = "contextTools"
+	// MethodSetContextTool turns a page tool on or off as UI context, as the
+	// person's choice (the local CLI's; no MCP tool sends it). Params:
+	// {"name":"page tool name","on":true,"tabId":N,"frameId":N} (tabId
+	// optional: the focused tab; frameId optional when one frame has the
+	// tool). Output: {"name":"…","state":"on"|"off"}.
+	MethodSetContextTool = "setContextTool"
 )
+
+// ContextTool is one entry of a contextTools output.
+type ContextTool struct {
+	Name    string `json:"name"`
+	FrameID int    `json:"frameId"`
+	Origin  string `json:"origin"`
+	State   string `json:"state"`
+	Offered bool   `json:"offered,omitempty"`
+}
 
 // OpenedPage is the output of an openPage request.
 type OpenedPage struct {

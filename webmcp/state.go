@@ -95,6 +95,9 @@ type ProviderSnapshot struct {
 	// Note says why the provider was left out (it threw, or was too slow);
 	// Summary and Data are then empty.
 	Note string `json:"note,omitempty"`
+	// Stale says why Summary and Data are not fresh: a page tool sampled as
+	// context that did not answer in time gives its last answer with it.
+	Stale string `json:"stale,omitempty"`
 }
 
 // Ambient is the context every allowed page has: its text selection and its

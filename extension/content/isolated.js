@@ -112,8 +112,10 @@
       } catch {
         out.note = "data is not JSON";
         delete out.summary;
+        return out;
       }
     }
+    if (typeof raw.stale === "string" && raw.stale !== "") out.stale = cutText(raw.stale, MAX_NOTE_CHARS);
     return out;
   }
   function checkSnapshot(p) {
@@ -126,7 +128,7 @@
         json = void 0;
       }
     }
-    return fromSample({ id: p.id, description: p.description, summary: p.summary, note: p.note, json });
+    return fromSample({ id: p.id, description: p.description, summary: p.summary, note: p.note, json, stale: p.stale });
   }
 
   // extension/content/isolated/ambient.js
@@ -1461,6 +1463,7 @@
   var INPUT_EVENTS = ["click", "keyup", "focusin", "focusout"];
   function contextSampler({ window: window2, document: document2, clock, isTop, canSample, latest, snapshot, ambient, askPage, send }) {
     let on = false;
+    let everyInput = false;
     let sampleTimer = 0;
     let lastSampleAt = -Infinity;
     let lastContext = "";
@@ -1470,7 +1473,8 @@
     function onInput() {
       schedule();
     }
-    function setOn(value) {
+    function setOn(value, input = false) {
+      everyInput = value && input;
       if (value === on || !canSample) return;
       on = value;
       const method = on ? "addEventListener" : "removeEventListener";
@@ -1550,7 +1554,7 @@
         latest.set(FrameType.context, ctx);
       }
       if (id !== void 0) send({ ...ctx, id });
-      else if (changed) send(ctx);
+      else if (changed || everyInput) send(ctx);
     }
     return { setOn, schedule, queue, onSampled };
   }
@@ -1884,7 +1888,7 @@
         else if (native && nativeNames.has(m.name)) native.send(m);
         else page.postMessage(m);
       } else if (m.type === FrameType.contextOn) {
-        context.setOn(m.on === true);
+        context.setOn(m.on === true, m.input === true);
       } else if (m.type === FrameType.sample) {
         context.queue(m.id);
       } else if (m.type === FrameType.whenLoaded) {

@@ -91,7 +91,9 @@ export function normalizeFrameContext(m, top) {
  * Merges the frames of one tab into a protocol Context (without time).
  * tab is the protocol Tab; frames are {frameId, providers: [{id}], context:
  * {providers, ambient?} | null}, only those whose context may leave the
- * browser. Providers come in frame order (frame id, the top frame first) and
+ * browser, and toolSnapshots?: the snapshots of its tools sampled as
+ * context (lib/contexttools.js), which come after its providers.
+ * Providers come in frame order (frame id, the top frame first) and
  * registration order; a snapshot whose provider the frame no longer lists
  * (it was unregistered since the sample) is left out, as is an id that an
  * earlier frame has already. Ambient comes from the top frame.
@@ -106,16 +108,19 @@ export function mergeContext(tab, frames, excluded = null) {
   const providers = [];
   const seen = new Set();
   let ambient;
+  const take = (p) => {
+    if (seen.has(p.id)) return;
+    seen.add(p.id);
+    if (excluded && excluded.providers.has(p.id)) return;
+    providers.push(p);
+  };
   for (const f of [...frames].sort((a, b) => a.frameId - b.frameId)) {
-    if (!f.context) continue;
-    const registered = new Set(f.providers.map((p) => p.id));
-    for (const p of f.context.providers) {
-      if (!registered.has(p.id) || seen.has(p.id)) continue;
-      seen.add(p.id);
-      if (excluded && excluded.providers.has(p.id)) continue;
-      providers.push(p);
+    if (f.context) {
+      const registered = new Set(f.providers.map((p) => p.id));
+      for (const p of f.context.providers) if (registered.has(p.id)) take(p);
+      if (f.frameId === 0 && f.context.ambient && !(excluded && excluded.ambient)) ambient = f.context.ambient;
     }
-    if (f.frameId === 0 && f.context.ambient && !(excluded && excluded.ambient)) ambient = f.context.ambient;
+    for (const p of f.toolSnapshots || []) take(p);
   }
   // The protocol's field order (testdata/protocol/context.json): providers, then ambient.
   if (providers.length) ctx.providers = providers;

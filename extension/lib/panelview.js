@@ -22,6 +22,7 @@ export function agentProviderJSON(p) {
   const v = { id: p.id };
   if (p.summary) v.summary = p.summary;
   if (p.data !== undefined) v.data = p.data;
+  if (p.stale) v.stale = p.stale;
   return JSON.stringify(v);
 }
 
@@ -73,6 +74,10 @@ export function tabTools(registry, tabId, tabAllowed) {
         // The page changed its definition since it was first seen (lib/toolprints.js).
         changed: !!registry.prints && registry.prints.changed(f.origin, t),
       });
+      // A read-only tool without required arguments on a shared site can
+      // go with every prompt (lib/contexttools.js): on, off or changed.
+      const c = tabAllowed && registry.allows(f.origin) && typeof registry.contextToolState === 'function' ? registry.contextToolState(f.origin, t) : null;
+      if (c) out[out.length - 1].context = { state: c.state, offered: c.offered };
     }
   }
   return out;
@@ -85,19 +90,23 @@ export function tabTools(registry, tabId, tabAllowed) {
  */
 export function tabChips(registry, wire, excluded) {
   if (!wire || !wire.allowed) return [];
-  const frames = registry.contextFrames(wire.id);
+  const frames = registry.contextParts(wire.id);
   if (!frames.length || frames[0].frameId !== 0 || !frames[0].context) return [];
   const ctx = mergeContext(wire, frames, null);
+  const fromTools = new Set(frames.flatMap((f) => f.toolSnapshots.map((p) => p.id)));
   const chips = [];
   for (const p of ctx.providers || []) {
     const chip = {
       id: p.id,
       kind: 'provider',
+      // A page tool sampled as context (its answer), not a provider.
+      tool: fromTools.has(p.id),
       summary: p.summary || '',
       included: !(excluded && excluded.providers.has(p.id)),
       raw: agentProviderJSON(p),
     };
     if (p.note) chip.note = p.note;
+    if (p.stale) chip.stale = p.stale;
     if (p.description) chip.description = p.description;
     chips.push(chip);
   }

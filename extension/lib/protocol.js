@@ -128,6 +128,8 @@ export const Method = /* @__PURE__ */ Object.freeze({
   openPage: 'openPage',
   focusTab: 'focusTab',
   closeTab: 'closeTab',
+  contextTools: 'contextTools',
+  setContextTool: 'setContextTool',
 });
 
 const METHODS = /* @__PURE__ */ new Set(/* @__PURE__ */ Object.values(Method));

@@ -44,14 +44,22 @@ export class Registry {
     this.prints = opts.prints || null;
     /** What the user excluded of a site's context: origin -> {providers: Set, ambient} | null (lib/exclusions.js). */
     this.excluded = opts.excluded || (() => null);
+    /**
+     * Tools as context (lib/contexttools.js): whether a site's tool is
+     * sampled as context now, given whether it changed since first seen;
+     * null: none is.
+     * @type {{sampled: (origin: string, tool: object, changed: boolean) => boolean} | null}
+     */
+    this.contextTools = opts.contextTools || null;
     /** @type {Map<number, {id: number, windowId: number, active: boolean, url: string, title: string}>} */
     this.tabs = new Map();
     /**
      * providers: the frame's registered context providers [{id, description?}];
      * context: its latest sample {providers, ambient?} or null; sampledAt: when
-     * that sample arrived (Unix ms).
+     * that sample arrived (Unix ms); toolContext: the latest answers of its
+     * tools sampled as context, name -> {snap (a ProviderSnapshot), at}.
      * @type {Map<string, {tabId: number, frameId: number, origin: string, tools: Map<string, object>,
-     *   providers: object[], context: object | null, sampledAt: number}>}
+     *   providers: object[], context: object | null, sampledAt: number, toolContext: Map<string, {snap: object, at: number}>}>}
      */
     this.frames = new Map();
     this.focusedWindow = -1;
@@ -184,6 +192,7 @@ export class Registry {
       providers: keep ? old.providers : [],
       context: keep ? old.context : null,
       sampledAt: keep ? old.sampledAt : 0,
+      toolContext: keep ? old.toolContext : new Map(),
     });
     return left;
   }
@@ -228,11 +237,58 @@ export class Registry {
     return out.sort((a, b) => a.frameId - b.frameId);
   }
 
-  /** The ids of the context providers registered in the allowed frames of a tab, in frame order. */
+  /** The ids of the context providers registered in the allowed frames of a tab, and of its tools sampled as context, in frame order. */
   providerIds(tabId) {
     const ids = [];
-    for (const f of this.contextFrames(tabId)) for (const p of f.providers) if (!ids.includes(p.id)) ids.push(p.id);
+    for (const f of this.contextFrames(tabId)) {
+      for (const p of f.providers) if (!ids.includes(p.id)) ids.push(p.id);
+      for (const t of f.tools.values()) if (this.toolSampled(f.origin, t) && !ids.includes(t.name)) ids.push(t.name);
+    }
     return ids;
+  }
+
+  /** Whether a site's tool is sampled as context now (the person's choice, or the page's offer, for its definition now). */
+  toolSampled(origin, tool) {
+    if (!this.contextTools || !origin) return false;
+    return this.contextTools.sampled(origin, tool, !!this.prints && this.prints.changed(origin, tool));
+  }
+
+  /** A site's tool as a context source: {state: on | off | changed, offered}, or null when it cannot be one (lib/contexttools.js). */
+  contextToolState(origin, tool) {
+    if (!this.contextTools || typeof this.contextTools.stateOf !== 'function' || !origin) return null;
+    return this.contextTools.stateOf(origin, tool, !!this.prints && this.prints.changed(origin, tool));
+  }
+
+  /** The tools of a tab sampled as context now, in its allowed frames: [{frame, tool}], in frame order. */
+  sampledTools(tabId) {
+    const out = [];
+    for (const f of this.contextFrames(tabId)) for (const t of f.tools.values()) if (this.toolSampled(f.origin, t)) out.push({ frame: f, tool: t });
+    return out;
+  }
+
+  /** Sets the latest answer of a frame's tool sampled as context (a ProviderSnapshot), which arrived at time. */
+  setToolContext(tabId, frameId, name, snap, time) {
+    const f = this.frames.get(frameKey(tabId, frameId));
+    if (!f || !f.tools.has(name)) return;
+    this.dirty(tabId);
+    f.toolContext.set(name, { snap, at: time });
+  }
+
+  /**
+   * The frames of a tab whose context may leave the browser, as
+   * lib/contexts.js mergeContext takes them: with the snapshots of their
+   * tools sampled as context now (those turned off or changed since are
+   * left out at once).
+   */
+  contextParts(tabId) {
+    return this.contextFrames(tabId).map((f) => {
+      const toolSnapshots = [];
+      for (const [name, a] of f.toolContext) {
+        const t = f.tools.get(name);
+        if (t && this.toolSampled(f.origin, t)) toolSnapshots.push(a.snap);
+      }
+      return { frameId: f.frameId, providers: f.providers, context: f.context, sampledAt: f.sampledAt, toolSnapshots, toolAt: Math.max(0, ...[...f.toolContext.values()].map((a) => a.at)) };
+    });
   }
 
   /**
@@ -247,10 +303,10 @@ export class Registry {
 
   contextOf(tab) {
     if (!tab.allowed) return null;
-    const frames = this.contextFrames(tab.id);
+    const frames = this.contextParts(tab.id);
     if (!frames.length || frames[0].frameId !== 0 || !frames[0].context) return null;
     const ctx = mergeContext(tab, frames, this.excluded(tab.origin));
-    ctx.time = Math.max(...frames.map((f) => f.sampledAt));
+    ctx.time = Math.max(...frames.map((f) => Math.max(f.sampledAt, f.toolSnapshots.length ? f.toolAt : 0)));
     return ctx;
   }
 

@@ -1,5 +1,5 @@
 // The requests a shim makes of the extension besides tool calls (Go package
-// webmcp: sampleContext, pin, unpin): their parameters, the tab they are
+// webmcp: sampleContext, pin, unpin, contextTools, setContextTool): their parameters, the tab they are
 // about, and the pin they make. Pure: each function returns a value or
 // {code, message} for the error to answer with.
 
@@ -37,6 +37,21 @@ export function unpinParams(params) {
     return { code: Code.badRequest, message: 'unpin: "providerId" must name a pinned provider, or be left out to unpin everything' };
   }
   return { providerId };
+}
+
+/** Reads the params of setContextTool: {name, on, tabId?, frameId?}. */
+export function setContextToolParams(params) {
+  const { name, on, frameId } = params;
+  if (typeof name !== 'string' || name === '') {
+    return { code: Code.badRequest, message: 'setContextTool: "name" must name a tool of the tab (its page name, as contextTools lists it)' };
+  }
+  if (typeof on !== 'boolean') return { code: Code.badRequest, message: 'setContextTool: "on" must be true or false' };
+  if (frameId !== undefined && frameId !== null && (!Number.isSafeInteger(frameId) || frameId < 0)) {
+    return { code: Code.badRequest, message: 'setContextTool: "frameId" must be a frame id (an integer), or left out' };
+  }
+  const t = tabIdParam('setContextTool', params);
+  if (t.code) return t;
+  return { name, on, tabId: t.tabId, frameId: Number.isSafeInteger(frameId) ? frameId : undefined };
 }
 
 /**

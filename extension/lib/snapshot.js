@@ -101,8 +101,10 @@ export function capData(json) {
 
 /**
  * Builds a ProviderSnapshot (the protocol's shape) from what the page's
- * world sampled: {id, description?, summary?, json?, note?}, json being the
- * data's JSON text. It returns null for something that is not a snapshot.
+ * world sampled: {id, description?, summary?, json?, note?, stale?}, json
+ * being the data's JSON text; stale says why an answer is not fresh (a tool
+ * sampled as context that did not answer in time: lib/contexttools.js).
+ * It returns null for something that is not a snapshot.
  * Everything is cut to its limit here.
  */
 export function fromSample(raw) {
@@ -122,8 +124,10 @@ export function fromSample(raw) {
     } catch {
       out.note = 'data is not JSON';
       delete out.summary;
+      return out;
     }
   }
+  if (typeof raw.stale === 'string' && raw.stale !== '') out.stale = cutText(raw.stale, MAX_NOTE_CHARS);
   return out;
 }
 
@@ -142,5 +146,5 @@ export function checkSnapshot(p) {
       json = undefined;
     }
   }
-  return fromSample({ id: p.id, description: p.description, summary: p.summary, note: p.note, json });
+  return fromSample({ id: p.id, description: p.description, summary: p.summary, note: p.note, json, stale: p.stale });
 }

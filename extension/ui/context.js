@@ -57,7 +57,7 @@ export function renderChips(el, state, actions) {
     return;
   }
   if (!chips.length) {
-    fill(el, h('p', { class: 'muted' }, 'Nothing to share right now: the page has no context providers with something to say, and nothing is selected.'));
+    fill(el, h('p', { class: 'muted' }, 'Nothing to share right now: the page has no context providers with something to say, and nothing is selected. A read-only tool of the page can go with every prompt: turn it on under Tools.'));
     return;
   }
   const include = async (chip, on, input) => {
@@ -95,6 +95,7 @@ export function renderChips(el, state, actions) {
       h('div', { class: 'row' },
         toggle({ label, text: '', checked: chip.included, onChange: (on, input) => include(chip, on, input) }),
         h('code', { class: 'name', title: chip.kind === 'ambient' ? undefined : chip.id }, chip.kind === 'ambient' ? 'Selection and focus' : chip.id),
+        chip.tool && h('span', { class: 'tag read', title: 'The answer of this page tool, sent with every prompt' }, 'tool'),
         raw.button,
         chip.kind === 'provider' && h('button', {
           type: 'button',
@@ -105,6 +106,7 @@ export function renderChips(el, state, actions) {
           onClick: (e) => pin(chip, e.currentTarget),
         }, 'Pin')),
       h('p', { class: 'summary', title: chip.summary || undefined }, chip.note ? `Could not be read: ${chip.note}` : chip.summary || '(no summary)'),
+      chip.stale && h('p', { class: 'muted small' }, `Not fresh: ${chip.stale}.`),
       !chip.included && h('p', { class: 'muted small' }, 'Excluded: agents get none of it, not in get_ui_context, the prompt hook nor a pin.'),
       raw.body);
   })));

@@ -10,7 +10,7 @@
 // beside what an agent gets in the details, and a "Try NAME" button that
 // opens the tool's form (ui/inspector.js).
 
-import { h, fill } from './dom.js';
+import { h, fill, toggle } from './dom.js';
 import { TryForms, sides, warningList } from './inspector.js';
 import { plainText } from './plaintext.js';
 
@@ -53,6 +53,7 @@ export function renderTools(el, state, actions) {
       t.frameId !== 0 && h('p', { class: 'muted small' }, `in a frame of ${t.origin}`),
       e && warningList(e.warnings),
       e && sides(e, inspect.notes)),
+      t.context && actions && contextSwitch(state, t, e ? e.agent && e.agent.name : '', actions),
       e && actions && tryButton(tabId, e, actions),
       e && tryForms.isOpen(tabId, e) && tryForms.node(tabId, e, actions),
       t.changed && h('p', { class: 'changed-note' },
@@ -71,6 +72,34 @@ export function renderTools(el, state, actions) {
           },
         }, 'Accept the new definition')));
   })), leftOut);
+}
+
+// "Send NAME with every prompt": a read-only tool without required
+// arguments travels as context with every prompt while its tab is the one
+// the person looks at (worker/contexttools.js). NAME is the tool's name
+// for agents.
+function contextSwitch(state, t, agentName, actions) {
+  const name = agentName || t.name;
+  const c = t.context;
+  const set = async (on, input) => {
+    input.disabled = true;
+    try {
+      await actions.send('contextTool/set', { tabId: state.tab.id, frameId: t.frameId, name: t.name, on });
+      actions.report(on ? `${name} now goes with every prompt while you look at this tab.` : `${name} no longer goes with your prompts.`);
+    } catch (e) {
+      input.checked = !on;
+      actions.report(`Could not change ${name}: ${e.message}`, true);
+    } finally {
+      input.disabled = false;
+      actions.refresh();
+    }
+  };
+  let note = '';
+  if (c.state === 'changed') note = 'The page changed this tool since it was turned on: turn it on again to send the new one.';
+  else if (c.offered && c.state === 'on') note = 'The page offers it as what you are looking at.';
+  return h('div', { class: 'context-tool' },
+    toggle({ label: `Send ${name} with every prompt`, text: 'Send with every prompt', checked: c.state === 'on', onChange: (on, input) => set(on, input) }),
+    note && h('p', { class: 'muted small' }, note));
 }
 
 // "Try NAME": shows or hides the tool's form, in place (no render).

@@ -1,8 +1,11 @@
 // UI context in the worker: it tells each frame whether its context may
 // leave the browser ({type:"contextOn", on}; the frame samples itself only
-// while it may), and samples a tab's frames on demand ({type:"sample", id},
-// for a shim's sampleContext and pin), waiting for each frame's answer at
-// most SAMPLE_TIMEOUT ms.
+// while it may; input: true when its tab has tools sampled as context, so
+// that the frame reports each sample after the person's input, changed or
+// not, and those tools are sampled again), and samples a tab's frames on
+// demand ({type:"sample", id}, for a shim's sampleContext and pin), waiting
+// for each frame's answer at most SAMPLE_TIMEOUT ms; the tab the person
+// looks at has its tools sampled as context too (contexttools.js).
 
 import { FrameType as F } from '../lib/protocol.js';
 import { postToFrame } from './frames.js';
@@ -20,9 +23,10 @@ export class ContextSampler {
    * @param {import('./frames.js').Frames} o.frames
    * @param {{now: () => number, setTimeout: Function, clearTimeout: Function}} o.clock
    * @param {() => void} o.flush sends the host what changed, now
+   * @param {{sample: (tabId: number) => Promise<void>}} [o.tools] the tools sampled as context (contexttools.js)
    */
-  constructor({ registry, frames, clock, flush }) {
-    Object.assign(this, { registry, frames, clock, flush });
+  constructor({ registry, frames, clock, flush, tools }) {
+    Object.assign(this, { registry, frames, clock, flush, tools });
     /** Sample requests under way: id -> {conn, resolve, timer}. */
     this.samples = new Map();
     this.seq = 0;
@@ -31,9 +35,11 @@ export class ContextSampler {
   /** Tells a frame whether its context may leave the browser, when that changed. */
   updateOn(conn) {
     const on = this.registry.contextAllowed(conn.tabId, conn.frameId);
-    if (on === conn.contextOn) return;
+    const input = on && this.registry.sampledTools(conn.tabId).length > 0;
+    if (on === conn.contextOn && input === !!conn.contextInput) return;
     conn.contextOn = on;
-    postToFrame(conn, { type: F.contextOn, on });
+    conn.contextInput = input;
+    postToFrame(conn, input ? { type: F.contextOn, on, input } : { type: F.contextOn, on });
   }
 
   /** updateOn for the frames of a tab, or of every tab when tabId is undefined. */
@@ -78,7 +84,9 @@ export class ContextSampler {
   async sampleTab(tab) {
     const frames = this.registry.contextFrames(tab.id);
     const targets = frames.map((f) => this.frames.get(tab.id, f.frameId)).filter(Boolean);
-    await Promise.all(targets.map((c) => this.sampleFrame(c)));
+    const focused = this.registry.focusedTab();
+    const tools = this.tools && focused && focused.id === tab.id ? this.tools.sample(tab.id) : null;
+    await Promise.all([...targets.map((c) => this.sampleFrame(c)), tools]);
     this.flush();
     const ctx = this.registry.tabContext(tab.id);
     if (ctx) return ctx;

@@ -47,6 +47,8 @@ export class Frames {
    *   connected(conn); ended(conn) its Port closed;
    *   gone(conn) its Port closed (after the registry forgot the frame);
    *   sampled(conn, id) a context sample arrived, answering sample id;
+   *   pushed(conn) the frame sent a sample of its own (after input, or a change);
+   *   tools(conn) its tools message was taken in;
    *   answer(conn, m) a call's result or error; loaded(conn, m) the relay's loaded;
    *   changed() the registry changed.
    */
@@ -160,6 +162,7 @@ export class Frames {
         const problems = registry.setFrame(conn.tabId, conn.frameId, conn.origin, normalized.tools, normalized.problems);
         if (problems.length) this.log.warn(`tab ${conn.tabId} frame ${conn.frameId} (${conn.origin}): left out ${problems.join('; ')}`);
         this.on.changed();
+        if (this.on.tools) this.on.tools(conn);
         // The frame sends its next tools message once this one is taken in.
         postToFrame(conn, { type: F.toolsTaken });
         break;
@@ -171,6 +174,7 @@ export class Frames {
       case F.context:
         registry.setFrameContext(conn.tabId, conn.frameId, normalizeFrameContext(m, conn.frameId === 0), this.clock.now());
         if (typeof m.id === 'string') this.on.sampled(conn, m.id);
+        else if (this.on.pushed) this.on.pushed(conn);
         this.on.changed();
         break;
       case F.result:

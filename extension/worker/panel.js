@@ -87,6 +87,7 @@ export class Panel {
     const tool = f && f.tools.get(name);
     if (!tool) throw new Error(`tab ${tabId} frame ${frameId} has no tool ${JSON.stringify(String(name))} (any more)`);
     if (registry.prints) registry.prints.accept(f.origin, name, fingerprint(tool));
+    registry.dirty(tabId); // a tool the page offers as context is sampled again
     this.changed();
     return { accepted: name };
   }

@@ -6,7 +6,7 @@
 
 import { webOrigin } from '../lib/allowlist.js';
 import { Code, Method, errorMessage, resultMessage } from '../lib/protocol.js';
-import { pinFromContext, pinParams, resolveTab, tabIdParam, unpinParams } from '../lib/requestparams.js';
+import { pinFromContext, pinParams, resolveTab, setContextToolParams, tabIdParam, unpinParams } from '../lib/requestparams.js';
 
 /** Requests runs the requests under way. */
 export class Requests {
@@ -20,9 +20,10 @@ export class Requests {
    * @param {{warn: Function}} o.log
    * @param {import('./opener.js').Opener} [o.opener] openPage, focusTab, closeTab
    * @param {import('./activity.js').Activity} [o.activity] logs what agents do to tabs
+   * @param {import('./contexttools.js').ContextTools} [o.contextTools] page tools sampled as context
    */
-  constructor({ registry, sampler, pins, send, clock, log, opener, activity }) {
-    Object.assign(this, { registry, sampler, pins, send, clock, log, opener, activity });
+  constructor({ registry, sampler, pins, send, clock, log, opener, activity, contextTools }) {
+    Object.assign(this, { registry, sampler, pins, send, clock, log, opener, activity, contextTools });
     /** Ids of the requests the activity log follows. */
     this.tracked = new Set();
     /** Ids of the requests under way. */
@@ -46,6 +47,12 @@ export class Requests {
         break;
       case Method.unpin:
         work = this.unpin(m.params);
+        break;
+      case Method.contextTools:
+        work = this.listContextTools(m.params);
+        break;
+      case Method.setContextTool:
+        work = this.setContextTool(m.params);
         break;
       case Method.openPage:
         this.track(m, 'open_page', 0, webOrigin(String(m.params.url || '')));
@@ -121,6 +128,28 @@ export class Requests {
     const made = pinFromContext(ctx, p.providerId, this.registry.providerIds(r.tab.id), this.clock.now());
     if (made.code) return made;
     return this.pins.add(made.pin);
+  }
+
+  // The tools of a tab that can be context, and whether each is sent with prompts.
+  async listContextTools(params) {
+    const p = tabIdParam(Method.contextTools, params);
+    if (p.code) return p;
+    const r = resolveTab(this.registry, p.tabId);
+    if (r.code) return r;
+    return { output: { tabId: r.tab.id, tools: this.contextTools.list(r.tab.id) } };
+  }
+
+  // The person, through the local CLI, turns a tool on or off as context.
+  async setContextTool(params) {
+    const p = setContextToolParams(params);
+    if (p.code) return p;
+    const r = resolveTab(this.registry, p.tabId);
+    if (r.code) return r;
+    try {
+      return { output: await this.contextTools.set({ tabId: r.tab.id, frameId: p.frameId, name: p.name, on: p.on }) };
+    } catch (e) {
+      return { code: Code.notFound, message: `setContextTool: ${e.message}` };
+    }
   }
 
   async unpin(params) {

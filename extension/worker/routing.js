@@ -210,10 +210,11 @@ export class CallRouter {
    * Runs a call the user made in the panel (the inspector's Run): m {id,
    * tabId, frameId, name, arguments}, id the worker's own (never a shim's).
    * It goes to the frame as an agent's call does, without asking first (the
-   * user is who acts), and is logged as the user's (by). Resolves with the
-   * answer, a result or error message, which goes to the panel only.
+   * user is who acts), and is logged as the user's (by; quiet: not logged,
+   * as the context samples the user asked for in the panel). Resolves with
+   * the answer, a result or error message, which goes to the panel only.
    */
-  runForUser(m, by) {
+  runForUser(m, by, { quiet = false } = {}) {
     return new Promise((resolve) => {
       const problem = this.registry.route(m.tabId, m.frameId, m.name);
       const conn = this.frames.get(m.tabId, m.frameId);
@@ -234,7 +235,7 @@ export class CallRouter {
       this.own.set(m.id, resolve);
       const tab = this.registry.tabs.get(m.tabId);
       const frame = this.registry.frames.get(frameKey(m.tabId, m.frameId));
-      if (this.activity) this.activity.start({ ...m, origin: frame.origin, tabTitle: tab && tab.title, by }, false);
+      if (this.activity && !quiet) this.activity.start({ ...m, origin: frame.origin, tabTitle: tab && tab.title, by }, false);
       this.dispatch(m, conn);
     });
   }

@@ -9,6 +9,7 @@
 //   frames.js    the relays' Ports, and what the frames report
 //   routing.js   calls to frames and their answers, cancels
 //   contextsampler.js  contextOn and sample requests to frames
+//   contexttools.js    page tools sampled as context: the person's choices, the calls
 //   requests.js  sampleContext, pin, unpin
 //   pins.js      the pin store
 //   tabs.js      tabs, the focused window, the allow list applied
@@ -34,6 +35,7 @@ import { Badge } from './badge.js';
 import { CALL_PATH_KEY, CallPaths } from './callpath.js';
 import { Consent } from './consent.js';
 import { ContextSampler } from './contextsampler.js';
+import { CONTEXT_TOOLS_KEY, ContextTools } from './contexttools.js';
 import { Frames } from './frames.js';
 import { NavAnswers } from './navanswers.js';
 import { HostLink } from './hostlink.js';
@@ -183,6 +185,8 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
         opener.loaded(conn, m);
       },
       sampled: (conn, id) => sampler.sampled(conn, id),
+      pushed: (conn) => contextTools.noticed(conn.tabId),
+      tools: (conn) => sampler.updateAllOn(conn.tabId),
       answer: (conn, m) => router.answer(conn, m),
       used: (tabId) => opener.used(tabId),
       changed,
@@ -214,7 +218,12 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
   const router = new CallRouter({
     chrome, registry, frames, send: (m) => link.send(m), sendAnswer: (m, more) => link.answer(m, more), log, consent, activity, agents: callAgents, navAnswers, clock, callPaths,
   });
-  const sampler = new ContextSampler({ registry, frames, clock, flush: () => link.flush() });
+  const contextTools = new ContextTools({
+    chrome, registry, router, clock, log, changed: () => changed(),
+    choicesChanged: (tabId) => sampler.updateAllOn(tabId),
+  });
+  registry.contextTools = contextTools;
+  const sampler = new ContextSampler({ registry, frames, clock, flush: () => link.flush(), tools: contextTools });
   const pins = new PinStore({
     chrome,
     announce: (list) => link.sendIfReady({ type: T.pins, pins: list }),
@@ -229,7 +238,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     allowSite: (origin) => sites.allow(origin),
     dropAsk: (id) => consent.settle(id, { allow: false, how: 'cancelled' }),
   });
-  const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log, opener, activity });
+  const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log, opener, activity, contextTools });
   const tabs = new Tabs({
     chrome, registry, log,
     on: {
@@ -286,6 +295,7 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
   badge.listen();
   panel.listen();
   inspector.listen(ui);
+  contextTools.listen(ui);
   pins.listen();
   // Browser start and install only need to wake the worker, which then opens the host link.
   chrome.runtime.onStartup.addListener(() => {});
@@ -293,8 +303,9 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
 
   async function start() {
     await restrictStorage(chrome, log);
-    const stored = await chrome.storage.local.get([INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY, PRINTS_KEY, CALL_PATH_KEY]);
+    const stored = await chrome.storage.local.get([INSTANCE_KEY, PINS_KEY, EXCLUSIONS_KEY, PRINTS_KEY, CALL_PATH_KEY, CONTEXT_TOOLS_KEY]);
     prints.load(stored[PRINTS_KEY]); // tools seen before it are compared now
+    contextTools.load(stored[CONTEXT_TOOLS_KEY]);
     callPaths.load(stored[CALL_PATH_KEY]);
     tabs.setExclusions(stored[EXCLUSIONS_KEY]);
     // Site access, and the content scripts registered for it (also after
@@ -322,5 +333,5 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.giveUpStart();
     link.connect();
   });
-  return { registry, link, frames, router, callPaths, sampler, pins, requests, tabs, sites, ui, agents, opener, panel, inspector, consent, activity, badge, indicator, started };
+  return { registry, link, frames, router, callPaths, sampler, contextTools, pins, requests, tabs, sites, ui, agents, opener, panel, inspector, consent, activity, badge, indicator, started };
 }

@@ -62,7 +62,7 @@ type Command struct {
 
 // commands are webmcp-shim's subcommands, in the order --help lists them.
 func commands() []*Command {
-	return []*Command{statusCommand(), toolsCommand(), callCommand(), contextCommand(), pinCommand(), unpinCommand(), pinsCommand(), openCommand(), registerCommand(), tokenCommand(), doctorCommand(), cleanCommand(), demoCommand()}
+	return []*Command{statusCommand(), toolsCommand(), callCommand(), contextCommand(), contextToolsCommand(), pinCommand(), unpinCommand(), pinsCommand(), openCommand(), registerCommand(), tokenCommand(), doctorCommand(), cleanCommand(), demoCommand()}
 }
 
 func lookup(name string) *Command {

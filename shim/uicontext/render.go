@@ -135,6 +135,9 @@ func Render(v *View, now time.Time) string {
 			if s := clip(p.Summary, maxSummary); s != "" {
 				head += " " + s
 			}
+			if p.Stale != "" {
+				head += " [stale: " + clip(p.Stale, maxNote) + "]"
+			}
 			items = append(items, item{head, p.Data})
 		}
 		for _, n := range v.Notes {

@@ -62,6 +62,9 @@ type Provider struct {
 	Summary string `json:"summary,omitempty"`
 	// Data is the provider's JSON payload, or a [Cut] marker.
 	Data json.RawMessage `json:"data,omitempty"`
+	// Stale says why Summary and Data are an earlier answer, not a fresh
+	// one (a page tool sampled as context that did not answer in time).
+	Stale string `json:"stale,omitempty"`
 }
 
 // Note says why a provider was left out.
@@ -132,7 +135,7 @@ func Build(hosts []Host, f *Focus) *View {
 				v.Notes = append(v.Notes, Note{ID: id, Note: "left out: " + problem})
 				continue
 			}
-			v.Providers = append(v.Providers, Provider{ID: id, Summary: clip(p.Summary, maxSummary), Data: data})
+			v.Providers = append(v.Providers, Provider{ID: id, Summary: clip(p.Summary, maxSummary), Data: data, Stale: clip(p.Stale, maxNote)})
 			describe(id, p.Description)
 		}
 		if a := c.Ambient; a != nil {

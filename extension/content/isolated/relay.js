@@ -378,7 +378,7 @@ export function start(env) {
       else if (native && nativeNames.has(m.name)) native.send(m);
       else page.postMessage(m);
     } else if (m.type === F.contextOn) {
-      context.setOn(m.on === true);
+      context.setOn(m.on === true, m.input === true);
     } else if (m.type === F.sample) {
       context.queue(m.id);
     } else if (m.type === F.whenLoaded) {

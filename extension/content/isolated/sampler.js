@@ -6,8 +6,10 @@
 // when the page says its context changed, and when its providers change
 // (after input, INPUT_DELAY ms later, so that the page's own handlers have
 // run), at most once per SAMPLE_DELAY ms; a sample is sent only when it
-// differs from the last one sent. The worker's {type:"sample", id} is
-// answered at once, always.
+// differs from the last one sent, or, while the worker asks for every
+// input ({type:"contextOn", on:true, input:true}: the tab has page tools
+// sampled as context, which the worker calls again after input), always.
+// The worker's {type:"sample", id} is answered at once, always.
 
 import { FrameType as F } from '../../lib/protocol.js';
 
@@ -27,10 +29,11 @@ const INPUT_EVENTS = ['click', 'keyup', 'focusin', 'focusout'];
  * canSample; latest (the relay's map of the latest whole-list messages,
  * where the last sample is kept too); snapshot and ambient (lib/snapshot.js,
  * ambient.js); askPage(m) posts to the page's world; send(m) to the worker.
- * Returns {setOn(on), schedule(delay?), queue(id), onSampled(m)}.
+ * Returns {setOn(on, input?), schedule(delay?), queue(id), onSampled(m)}.
  */
 export function contextSampler({ window, document, clock, isTop, canSample, latest, snapshot, ambient, askPage, send }) {
   let on = false;
+  let everyInput = false; // send a sample after input even when it did not change
   let sampleTimer = 0;
   let lastSampleAt = -Infinity;
   let lastContext = ''; // the JSON of the last sample sent
@@ -42,7 +45,8 @@ export function contextSampler({ window, document, clock, isTop, canSample, late
     schedule();
   }
 
-  function setOn(value) {
+  function setOn(value, input = false) {
+    everyInput = value && input;
     if (value === on || !canSample) return;
     on = value;
     const method = on ? 'addEventListener' : 'removeEventListener';
@@ -136,7 +140,7 @@ export function contextSampler({ window, document, clock, isTop, canSample, late
       latest.set(F.context, ctx);
     }
     if (id !== undefined) send({ ...ctx, id });
-    else if (changed) send(ctx);
+    else if (changed || everyInput) send(ctx);
   }
 
   return { setOn, schedule, queue, onSampled };
