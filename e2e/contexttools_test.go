@@ -10,6 +10,7 @@ package e2e
 // can turn it off.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -88,6 +89,13 @@ func (b *bridge) shimContext() (*uiContext, string) {
 	var c uiContext
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		b.t.Fatalf("webmcp-shim context --json printed no JSON (%v): %s", err, out)
+	}
+	// The command indents its JSON; compare data as get_ui_context gives it.
+	for i, p := range c.Providers {
+		var buf bytes.Buffer
+		if json.Compact(&buf, p.Data) == nil {
+			c.Providers[i].Data = buf.Bytes()
+		}
 	}
 	return &c, out
 }
