@@ -203,6 +203,12 @@ func TestToolsAsContext(t *testing.T) {
 			return ok && strings.Contains(data, `"end":1000`)
 		})
 		waitSwitch(t, panel, "Send perfetto_get_viewport with every prompt", true)
+		// The context strip shows the tools' answers as chips, as the agent gets them.
+		waitPage(t, panel, `document.querySelector('[data-chip="perfetto_get_selection"] .tag') !== null && document.querySelector('[data-chip="perfetto_get_viewport"]') !== null`)
+		if m == polyfill {
+			t.Logf("screenshot: %s", screenshot(t, panel, "light", screenshotDir(t), "panel-context-tools-light.png"))
+			focus(t, tab)
+		}
 
 		// A tool that acts cannot be turned on, not even from the CLI.
 		if out, err := b.shimCLI("context-tools", "on", "perfetto_select_track_event"); err == nil {

@@ -162,12 +162,51 @@ function toolPhrase(tool) {
 }
 
 /**
+ * A JSON value in plain words for a chip, at most SUMMARY_PREVIEW
+ * characters: keys and values without JSON's quotes ("selection: {kind:
+ * slice, id: 5}").
+ */
+export function plainPreview(v) {
+  let out = '';
+  const put = (s) => {
+    out += s;
+    return out.length <= SUMMARY_PREVIEW;
+  };
+  const walk = (x, depth) => {
+    if (x === null || typeof x !== 'object') return put(typeof x === 'string' ? x.replace(/\s+/g, ' ') : String(x));
+    if (depth > 4) return put('…');
+    const arr = Array.isArray(x);
+    if (!put(arr ? '[' : '{')) return false;
+    let first = true;
+    for (const [k, val] of Object.entries(x)) {
+      if (!first && !put(', ')) return false;
+      first = false;
+      if (!arr && !put(`${k}: `)) return false;
+      if (!walk(val, depth + 1)) return false;
+    }
+    return put(arr ? ']' : '}');
+  };
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    // The outer braces say nothing.
+    let first = true;
+    for (const [k, val] of Object.entries(v)) {
+      if (!first && !put(', ')) break;
+      first = false;
+      if (!put(`${k}: `) || !walk(val, 1)) break;
+    }
+  } else {
+    walk(v, 0);
+  }
+  return out.length > SUMMARY_PREVIEW ? `${out.slice(0, SUMMARY_PREVIEW - 1)}…` : out;
+}
+
+/**
  * The context snapshot of a tool's answer (the output of its call, as the
  * page returned it), under the tool's name: an answer of the RFC's shape
  * {summary, data} is taken as it is; MCP-shaped content and JSON text are
  * read first; a short text is the summary; any other answer is the data,
- * summed up by the tool's title (or the first sentence of its
- * description). The tool's description goes along, said once. Cut to a
+ * summed up in plain words (plainPreview). The tool's description goes
+ * along, said once. Cut to a
  * provider's limits (lib/snapshot.js).
  */
 export function snapshotOfAnswer(tool, output) {
@@ -195,7 +234,7 @@ export function snapshotOfAnswer(tool, output) {
     if (json === undefined) {
       raw.note = 'the answer is not JSON';
     } else {
-      raw.summary = toolPhrase(tool);
+      raw.summary = plainPreview(JSON.parse(json)) || toolPhrase(tool);
       raw.json = json;
     }
   }

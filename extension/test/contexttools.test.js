@@ -68,12 +68,15 @@ test('an answer becomes a snapshot: {summary, data} as it is, JSON text read, ot
   const t = readOnly('get_selection', { title: 'Selection' });
   assert.deepEqual(snapshotOfAnswer(t, { summary: 'Slice 3', data: { id: 3 } }),
     { id: 'get_selection', description: t.description, summary: 'Slice 3', data: { id: 3 } });
-  assert.deepEqual(snapshotOfAnswer(t, '{"id":3}'), { id: 'get_selection', description: t.description, summary: 'Selection', data: { id: 3 } });
+  assert.deepEqual(snapshotOfAnswer(t, '{"id":3}'), { id: 'get_selection', description: t.description, summary: 'id: 3', data: { id: 3 } });
   assert.deepEqual(snapshotOfAnswer(t, { content: [{ type: 'text', text: '{"summary":"S","data":[1]}' }] }),
     { id: 'get_selection', description: t.description, summary: 'S', data: [1] });
   assert.deepEqual(snapshotOfAnswer(t, 'Slice 3 is selected'), { id: 'get_selection', description: t.description, summary: 'Slice 3 is selected' });
-  const untitled = readOnly('get_viewport');
-  assert.equal(snapshotOfAnswer(untitled, { start: 0 }).summary, 'get_viewport: the current selection.');
+  assert.equal(snapshotOfAnswer(t, { selection: { kind: 'slice', id: 5, name: 'Layout' }, tags: ['a', 'b'] }).summary,
+    'selection: {kind: slice, id: 5, name: Layout}, tags: [a, b]');
+  assert.equal(snapshotOfAnswer(t, { rows: 'y'.repeat(500) }).summary.length, 160);
+  assert.equal(snapshotOfAnswer(t, {}).summary, 'Selection', 'an empty answer is summed up by the tool');
+  assert.equal(snapshotOfAnswer(t, null).summary, 'Selection: nothing');
   // Data over 4 KiB is cut as a provider's is.
   const big = snapshotOfAnswer(t, { rows: 'x'.repeat(5000) });
   assert.equal(big.data.truncated, true);
@@ -123,7 +126,7 @@ test('nothing is called before the person chooses; once on, every sample of the 
   await drain();
   const out = host.take();
   const ctx = out.find((m) => m.type === 'context');
-  assert.deepEqual(ctx.context.providers, [{ id: 'get_selection', description: 'get_selection: the current selection. More words.', summary: 'get_selection: the current selection.', data: { id: 3 } }]);
+  assert.deepEqual(ctx.context.providers, [{ id: 'get_selection', description: 'get_selection: the current selection. More words.', summary: 'id: 3', data: { id: 3 } }]);
   assert.deepEqual(out.find((m) => m.id === 'r3').output, { name: 'get_selection', state: 'on' });
   assert.equal(chrome.storage.local.peek(CONTEXT_TOOLS_KEY)[`${LOCAL} get_selection`].on, true);
 
