@@ -107,8 +107,11 @@ func uninstall(rec *installrec.Record, hasRecord bool, self string, locs []manif
 		seen[e.Path] = true
 		u.removeManifest(prefix, host, e)
 	}
+	// The agents' entries that start this install's shim, beside its
+	// host.
+	agents := u.removeAgents(filepath.Dir(host))
 	if !hasRecord {
-		if len(u.removed) == 0 {
+		if len(u.removed) == 0 && !agents {
 			say(stdout, "no install record and no manifest naming this binary: nothing to remove here")
 		}
 		return exitOf(u.failed)
@@ -180,7 +183,7 @@ func uninstall(rec *installrec.Record, hasRecord bool, self string, locs []manif
 	u.removeToken()
 	u.removeRuntimeDir(stopped)
 
-	if len(u.removed) == 0 {
+	if len(u.removed) == 0 && !agents {
 		say(stdout, "nothing left to remove: what the record listed is gone already")
 	}
 	return exitOf(u.failed)
@@ -347,7 +350,7 @@ func (u *uninstaller) stopProcesses(prefix string, inPrefix bool) []proc {
 		shims = shims || p.name() == "webmcp-shim"
 	}
 	if shims {
-		say(u.stdout, "an agent whose webmcp server was a stopped webmcp-shim now shows it as failed: remove the server from the agent")
+		say(u.stdout, "an agent that ran a stopped webmcp-shim shows its webmcp server as failed until it restarts")
 	}
 	return stopped
 }

@@ -62,7 +62,7 @@ type Command struct {
 
 // commands are webmcp-shim's subcommands, in the order --help lists them.
 func commands() []*Command {
-	return []*Command{statusCommand(), toolsCommand(), callCommand(), contextCommand(), contextToolsCommand(), pinCommand(), unpinCommand(), pinsCommand(), openCommand(), registerCommand(), tokenCommand(), doctorCommand(), cleanCommand(), demoCommand()}
+	return []*Command{statusCommand(), toolsCommand(), callCommand(), contextCommand(), contextToolsCommand(), pinCommand(), unpinCommand(), pinsCommand(), openCommand(), registerCommand(), tokenCommand(), doctorCommand(), cleanCommand(), demoCommand(), uninstallCommand()}
 }
 
 func lookup(name string) *Command {
@@ -183,12 +183,16 @@ Register it with your agent (every path absolute, so PATH does not matter):
 
   webmcp-shim register claude|codex|gemini|cursor|vscode|claude-desktop
 
-prints what that agent needs (for Claude Code also the UserPromptSubmit
-hook that sends what you are looking at in the browser with each prompt);
---write adds it to the agent's config files, keeping a backup. For Claude
-Code, for instance:
+prints what that agent needs (for Claude Code, Codex and Gemini CLI also
+the prompt hook that sends what you are looking at in the browser with each
+prompt); --write adds it to the agent's config files, keeping a backup, and
+--remove takes it out again. For Claude Code, for instance:
 
   claude mcp add --scope user webmcp -- `+"%[1]s"+`
+
+Uninstall: webmcp-shim uninstall prints the command for this install
+(webmcp-host uninstall --prefix PREFIX, which ./install.sh --uninstall
+runs); it also removes what register --write wrote into your agents' files.
 
 Usage:
 `, self)

@@ -57,7 +57,7 @@ func TestGlobalFlagsAfterTheCommand(t *testing.T) {
 func TestContextUsageNeverExits2(t *testing.T) {
 	for _, args := range [][]string{
 		{"context", "extra"},
-		{"context", "--hook", "codex"},
+		{"context", "--hook", "cursor"},
 		{"context", "--hook"},
 		{"context", "--bogus"},
 		{"context", "--hook", "claude", "--json"},

@@ -54,7 +54,7 @@ func TestCLIHelpAndUsage(t *testing.T) {
 	r := runCLI(ctx, t, dir, "", "--help")
 	r.expect(t, "--help", 0)
 	for _, want := range []string{"webmcp-shim register claude|codex|gemini|cursor|vscode|claude-desktop", "status [--json]", "tools [--json]", "call [--json] NAME [JSON]",
-		"context [--hook claude] [--json]", "pin PROVIDER_ID", "unpin [PROVIDER_ID]", "pins [--json]",
+		"context [--hook claude|codex|gemini] [--json]", "uninstall", "pin PROVIDER_ID", "unpin [PROVIDER_ID]", "pins [--json]",
 		"--http HOST:PORT", "--timeout", "WEBMCP_RUNTIME_DIR"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--help lacks %q:\n%s", want, r.stdout)

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/webmcp-bridge/bridge/shim"
+	"github.com/webmcp-bridge/bridge/shim/register"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -26,14 +29,15 @@ const (
 func contextCommand() *Command {
 	return &Command{
 		Name:    "context",
-		Args:    "[--hook claude] [--json] [--wait D]",
+		Args:    "[--hook claude|codex|gemini] [--json] [--wait D]",
 		Summary: "what you look at in the browser, as <ui_context>, for prompt hooks",
 		Run:     runContext,
 	}
 }
 
-// claudeHook is what Claude Code's UserPromptSubmit hook reads on stdout.
-type claudeHook struct {
+// hookOutput is what the prompt hooks of Claude Code and Codex
+// (UserPromptSubmit) and Gemini CLI (BeforeAgent) read on stdout.
+type hookOutput struct {
 	HookSpecificOutput struct {
 		HookEventName     string `json:"hookEventName"`
 		AdditionalContext string `json:"additionalContext"`
@@ -43,7 +47,7 @@ type claudeHook struct {
 // runContext prints the UI context block. It never fails the prompt it
 // runs for: without a runtime directory, a host or any context it prints
 // nothing and exits 0, and problems go to stderr only with --verbose. Bad
-// usage exits 1, not 2: Claude Code blocks the prompt on a hook's exit 2.
+// usage exits 1, not 2: the agents block the prompt on a hook's exit 2.
 func runContext(ctx context.Context, env *Env, args []string) (code int) {
 	// A panic exits 2, which would block the prompt: say nothing instead.
 	defer func() {
@@ -73,8 +77,8 @@ func runContext(ctx context.Context, env *Env, args []string) (code int) {
 	case fs.NArg() > 0:
 		fmt.Fprintf(env.Stderr, "webmcp-shim: context takes no arguments (got %q)\n", fs.Args())
 		return ExitFail
-	case *hook != "" && *hook != "claude":
-		fmt.Fprintf(env.Stderr, "webmcp-shim: unknown --hook %q: the one supported is claude (Claude Code's UserPromptSubmit)\n", *hook)
+	case *hook != "" && !slices.Contains(register.HookAgents, *hook):
+		fmt.Fprintf(env.Stderr, "webmcp-shim: unknown --hook %q: want one of %s (webmcp-shim register AGENT --write installs the hook)\n", *hook, strings.Join(register.HookAgents, ", "))
 		return ExitFail
 	case *hook != "" && *asJSON:
 		fmt.Fprintln(env.Stderr, "webmcp-shim: give either --hook or --json")
@@ -125,8 +129,8 @@ func runContext(ctx context.Context, env *Env, args []string) (code int) {
 		fmt.Fprint(env.Stdout, text)
 		return ExitOK
 	}
-	var out claudeHook
-	out.HookSpecificOutput.HookEventName = "UserPromptSubmit"
+	var out hookOutput
+	out.HookSpecificOutput.HookEventName = register.HookEvent(*hook)
 	out.HookSpecificOutput.AdditionalContext = text
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetEscapeHTML(false) // keep the tags readable

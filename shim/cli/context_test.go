@@ -71,22 +71,25 @@ trace.Timeline#selection (pinned ` + uicontext.PinOrigin(uicontext.Pinned{TabID:
 		t.Error("the block repeats a description, or names the tab that is not allowed")
 	}
 
-	r = runCLI(ctx, t, dir, "", "context", "--wait", "10s", "--hook", "claude")
-	r.expect(t, "context --hook claude", 0)
-	var hook struct {
-		HookSpecificOutput struct {
-			HookEventName     string `json:"hookEventName"`
-			AdditionalContext string `json:"additionalContext"`
-		} `json:"hookSpecificOutput"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &hook); err != nil {
-		t.Fatalf("--hook claude printed %q: %v", r.stdout, err)
-	}
-	if hook.HookSpecificOutput.HookEventName != "UserPromptSubmit" || hook.HookSpecificOutput.AdditionalContext != want {
-		t.Errorf("--hook claude = %+v", hook)
-	}
-	if strings.Count(r.stdout, "\n") != 1 {
-		t.Errorf("--hook claude printed more than one line: %q", r.stdout)
+	// Each agent's hook reads the block from its own event's JSON.
+	for agent, event := range map[string]string{"claude": "UserPromptSubmit", "codex": "UserPromptSubmit", "gemini": "BeforeAgent"} {
+		r = runCLI(ctx, t, dir, "", "context", "--wait", "10s", "--hook", agent)
+		r.expect(t, "context --hook "+agent, 0)
+		var hook struct {
+			HookSpecificOutput struct {
+				HookEventName     string `json:"hookEventName"`
+				AdditionalContext string `json:"additionalContext"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &hook); err != nil {
+			t.Fatalf("--hook %s printed %q: %v", agent, r.stdout, err)
+		}
+		if hook.HookSpecificOutput.HookEventName != event || hook.HookSpecificOutput.AdditionalContext != want {
+			t.Errorf("--hook %s = %+v", agent, hook)
+		}
+		if strings.Count(r.stdout, "\n") != 1 {
+			t.Errorf("--hook %s printed more than one line: %q", agent, r.stdout)
+		}
 	}
 
 	r = runCLI(ctx, t, dir, "", "context", "--wait", "10s", "--json")
@@ -97,7 +100,7 @@ trace.Timeline#selection (pinned ` + uicontext.PinOrigin(uicontext.Pinned{TabID:
 	}
 
 	// Bad usage exits 1, never 2: Claude Code blocks the prompt on 2.
-	for _, args := range [][]string{{"context", "--hook", "codex"}, {"context", "extra"}, {"context", "--bogus"}} {
+	for _, args := range [][]string{{"context", "--hook", "cursor"}, {"context", "extra"}, {"context", "--bogus"}} {
 		r = runCLI(ctx, t, dir, "", args...)
 		r.expect(t, strings.Join(args, " "), 1)
 		if r.stdout != "" || !strings.HasPrefix(r.stderr, "webmcp-shim: ") {

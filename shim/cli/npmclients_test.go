@@ -149,6 +149,9 @@ func TestAgentsReadRegister(t *testing.T) {
 		t.Run(tc.client, func(t *testing.T) {
 			bin := tc.cmd[len(tc.cmd)-1]
 			if _, err := os.Stat(filepath.Join(tools, "node_modules", bin)); err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("CI is set but WEBMCP_NPM_TOOLS has no %s: .ci/run installs it", bin)
+				}
 				t.Skipf("no %s in WEBMCP_NPM_TOOLS", bin)
 			}
 			runCLI(ctx, t, dir, "", "register", tc.client, "--write", "--shim", shimBin).expect(t, "register "+tc.client, 0)

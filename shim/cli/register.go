@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/webmcp-bridge/bridge/shim/register"
@@ -14,8 +15,8 @@ import (
 func registerCommand() *Command {
 	return &Command{
 		Name:    "register",
-		Args:    "CLIENT [--write] [--project DIR]",
-		Summary: "print what an agent (" + strings.Join(register.Clients, ", ") + ") needs to start this shim; --write adds it",
+		Args:    "CLIENT [--write | --remove] [--project DIR]",
+		Summary: "print what an agent (" + strings.Join(register.Clients, ", ") + ") needs to start this shim and send your context with each prompt; --write adds it, --remove takes it out again",
 		Run:     runRegister,
 	}
 }
@@ -23,6 +24,7 @@ func registerCommand() *Command {
 func runRegister(ctx context.Context, env *Env, args []string) int {
 	fs := env.flagSet("register")
 	write := fs.Bool("write", false, "")
+	remove := fs.Bool("remove", false, "")
 	project := fs.String("project", "", "")
 	shimPath := fs.String("shim", "", "")
 	// Flags may come before and after CLIENT.
@@ -40,6 +42,10 @@ func runRegister(ctx context.Context, env *Env, args []string) int {
 	}
 	if client == "" || len(rest) > 0 {
 		fmt.Fprintf(env.Stderr, "webmcp-shim register: name one client: %s (see webmcp-shim --help)\n", strings.Join(register.Clients, ", "))
+		return ExitUsage
+	}
+	if *write && *remove {
+		fmt.Fprintln(env.Stderr, "webmcp-shim register: give either --write or --remove")
 		return ExitUsage
 	}
 	home, err := os.UserHomeDir()
@@ -66,10 +72,14 @@ func runRegister(ctx context.Context, env *Env, args []string) int {
 			return ExitFail
 		}
 	}
-	plan, err := register.For(client, register.Env{
+	renv := register.Env{
 		Shim: shim, Home: home, GOOS: runtime.GOOS,
 		XDGConfig: os.Getenv("XDG_CONFIG_HOME"), AppData: os.Getenv("APPDATA"), CodexHome: os.Getenv("CODEX_HOME"), Project: proj,
-	})
+	}
+	if *remove {
+		return runUnregister(env, client, renv)
+	}
+	plan, err := register.For(client, renv)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "webmcp-shim register: %v\n", err)
 		return ExitUsage
@@ -85,8 +95,8 @@ func runRegister(ctx context.Context, env *Env, args []string) int {
 		for _, e := range plan.Edits {
 			fmt.Fprintf(out, "\n%s, in %s:\n%s", e.What, e.Path, indent(e.Snippet, "  "))
 		}
-		if client == "claude" {
-			fmt.Fprintln(out, "\n(the hook is not made by claude mcp add; --write adds it, keeping your other hooks)")
+		if slices.Contains(register.HookAgents, client) {
+			fmt.Fprintf(out, "\n(the hook is not made by %s mcp add; --write adds it, keeping your other hooks)\n", client)
 		}
 	} else {
 		fmt.Fprintf(out, "%s: registering webmcp-shim (%s)\n", plan.Client, shim)
@@ -116,6 +126,26 @@ func runRegister(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(out, "\n%s", n)
 	}
 	fmt.Fprintln(out)
+	return ExitOK
+}
+
+// runUnregister takes out of client's files what register --write put
+// there for this shim, and says what it removed.
+func runUnregister(env *Env, client string, renv register.Env) int {
+	plan, err := register.Removal(client, renv)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "webmcp-shim register: %v\n", err)
+		return ExitUsage
+	}
+	fmt.Fprintf(env.Stdout, "%s: removing webmcp-shim (%s)\n", plan.Client, renv.Shim)
+	results, err := plan.Apply()
+	for _, line := range register.Describe(plan, results) {
+		fmt.Fprintf(env.Stdout, "  %s\n", line)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "webmcp-shim register: %v\n", err)
+		return ExitFail
+	}
 	return ExitOK
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // object is a JSON object that keeps its keys in order and its values as
@@ -64,6 +65,15 @@ func (o *object) set(key string, v json.RawMessage) {
 		o.keys = append(o.keys, key)
 	}
 	o.vals[key] = v
+}
+
+// del removes key, if it is there.
+func (o *object) del(key string) {
+	if _, ok := o.vals[key]; !ok {
+		return
+	}
+	delete(o.vals, key)
+	o.keys = slices.DeleteFunc(o.keys, func(k string) bool { return k == key })
 }
 
 // child returns the object under key (empty if there is none).

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 )
 
@@ -66,6 +65,11 @@ type Edit struct {
 	// merge returns the file's new content given the old (nil when there
 	// is none), and whether the old one holds the entry already.
 	merge func(old []byte) (data []byte, same bool, err error)
+	// undo is merge's reverse, for [Removal]: it takes the entry out when
+	// it is this shim's, and says same when there is none to take out.
+	undo func(old []byte) (data []byte, same bool, err error)
+	// noCreate is set for a removal: a file that is not there stays so.
+	noCreate bool
 	// within is the project folder Path is in, for a project's file: no
 	// link may lead out of it. "" for the user's own files.
 	within string
@@ -112,17 +116,6 @@ func For(client string, env Env) (*Plan, error) {
 	return p, nil
 }
 
-// HookCommand is the prompt hook's command for Claude Code. Claude Code
-// runs hooks through a POSIX shell, on Windows through Git Bash, where a
-// backslash is an escape: there the path goes with forward slashes, which
-// Git Bash and Windows both take.
-func HookCommand(shim, goos string) string {
-	if goos == "windows" {
-		shim = strings.ReplaceAll(shim, `\`, "/")
-	}
-	return shellQuote(shim) + " context --hook claude"
-}
-
 // cliArgs are the last words of an agent's own `mcp add` command: "--"
 // and the shim's path, quoted for the user's shell (see winQuote on
 // Windows).
@@ -156,7 +149,7 @@ func claude(env Env) *Plan {
 		p.Edits = append(p.Edits, serverEntry(filepath.Join(env.Home, ".claude.json"), "mcpServers",
 			spec{Type: "stdio", Command: env.Shim, Args: []string{}}))
 	}
-	p.Edits = append(p.Edits, claudeHook(settings, HookCommand(env.Shim, env.GOOS)))
+	p.Edits = append(p.Edits, promptHook(settings, "UserPromptSubmit", env.Shim, HookCommand(env.Shim, env.GOOS, "claude")))
 	p.Notes = append(p.Notes, "Check it with: claude mcp list (webmcp should say Connected).")
 	return p
 }
@@ -177,8 +170,12 @@ func codex(env Env) *Plan {
 		Edits: []*Edit{{Path: path, What: "the MCP server", Snippet: snippet, merge: func(old []byte) ([]byte, bool, error) {
 			out, same, err := tomlMerge(string(old), key, snippet, body, want)
 			return []byte(out), same, err
-		}}},
-		Notes: []string{"Check it with: codex mcp list."},
+		}, undo: func(old []byte) ([]byte, bool, error) {
+			out, same, err := tomlRemove(string(old), key, env.Shim)
+			return []byte(out), same, err
+		}}, promptHook(filepath.Join(home, "hooks.json"), "UserPromptSubmit", env.Shim, HookCommand(env.Shim, env.GOOS, "codex"))},
+		Notes: []string{"Codex runs a new hook only once you trust it: start codex and review it with /hooks (until then your prompts go without the context; the tool get_ui_context still has it).",
+			"Check it with: codex mcp list."},
 	}
 }
 
@@ -190,7 +187,8 @@ func gemini(env Env) *Plan {
 	return &Plan{
 		Client:  "Gemini CLI",
 		Command: "gemini mcp add --scope user " + ServerName + " " + quoteFor(env, env.Shim),
-		Edits:   []*Edit{serverEntry(path, "mcpServers", spec{Command: env.Shim, Args: []string{}})},
+		Edits: []*Edit{combine(serverEntry(path, "mcpServers", spec{Command: env.Shim, Args: []string{}}),
+			promptHook(path, "BeforeAgent", env.Shim, HookCommand(env.Shim, env.GOOS, "gemini")))},
 		Notes: []string{"Gemini CLI starts MCP servers only in folders you trust: start gemini in your project and trust the folder when it asks (or /permissions); then /mcp lists webmcp.",
 			"Check it with: gemini mcp list."},
 	}
@@ -204,7 +202,8 @@ func cursor(env Env) *Plan {
 	return &Plan{
 		Client: "Cursor",
 		Edits:  []*Edit{serverEntry(path, "mcpServers", spec{Command: env.Shim, Args: []string{}})},
-		Notes:  []string{"Cursor reads the file when it starts; see Settings → MCP."},
+		Notes: []string{"Cursor reads the file when it starts; see Settings → MCP.",
+			"Cursor's prompt hook (beforeSubmitPrompt) can only let a prompt through or stop it, not add to it: the agent calls get_ui_context for what you look at."},
 	}
 }
 
@@ -231,7 +230,8 @@ func vscode(env Env) *Plan {
 	return &Plan{
 		Client: "VS Code",
 		Edits:  []*Edit{serverEntry(path, "servers", spec{Type: "stdio", Command: env.Shim, Args: []string{}})},
-		Notes:  []string{"VS Code asks you to trust the server the first time; its Chat view (agent mode) lists the tools."},
+		Notes: []string{"VS Code asks you to trust the server the first time; its Chat view (agent mode) lists the tools.",
+			"VS Code's prompt hook (UserPromptSubmit) can only let a prompt through or stop it, not add to it: the agent calls get_ui_context for what you look at."},
 	}
 }
 
@@ -263,65 +263,9 @@ func serverEntry(path, section string, entry spec) *Edit {
 		sec.set(ServerName, val)
 		root.set(section, sec.marshal())
 		return root.indent(), false, nil
+	}, undo: func(old []byte) ([]byte, bool, error) {
+		return removeServer(old, section, entry.Command)
 	}}
-}
-
-// claudeHook is the edit that adds the UserPromptSubmit hook running
-// command to Claude Code's settings at path, or updates the one that runs
-// `webmcp-shim context`.
-func claudeHook(path, command string) *Edit {
-	type hook struct {
-		Type    string `json:"type"`
-		Command string `json:"command"`
-	}
-	ours := mustJSON(map[string][]hook{"hooks": {{Type: "command", Command: command}}})
-	snippet := `{"hooks":{"UserPromptSubmit":[` + string(ours) + `]}}` + "\n"
-	return &Edit{Path: path, What: "the prompt hook (click-to-context)", Snippet: snippet, merge: func(old []byte) ([]byte, bool, error) {
-		root, err := parseObject(old)
-		if err != nil {
-			return nil, false, fmt.Errorf("not plain JSON (%v)", err)
-		}
-		hooks, err := root.child("hooks")
-		if err != nil {
-			return nil, false, err
-		}
-		var entries []json.RawMessage
-		if v := hooks.get("UserPromptSubmit"); v != nil && string(v) != "null" {
-			if err := json.Unmarshal(v, &entries); err != nil {
-				return nil, false, fmt.Errorf("hooks.UserPromptSubmit is not a list (%v)", err)
-			}
-		}
-		if slices.ContainsFunc(entries, func(e json.RawMessage) bool { return sameJSON(e, ours) }) {
-			return old, true, nil
-		}
-		i := slices.IndexFunc(entries, isOurHook)
-		if i >= 0 {
-			entries[i] = ours
-		} else {
-			entries = append(entries, ours)
-		}
-		hooks.set("UserPromptSubmit", mustJSON(entries))
-		root.set("hooks", hooks.marshal())
-		return root.indent(), false, nil
-	}}
-}
-
-// isOurHook says whether a UserPromptSubmit entry runs webmcp-shim context.
-func isOurHook(entry json.RawMessage) bool {
-	var e struct {
-		Hooks []struct {
-			Command string `json:"command"`
-		} `json:"hooks"`
-	}
-	if json.Unmarshal(entry, &e) != nil {
-		return false
-	}
-	for _, h := range e.Hooks {
-		if strings.Contains(h.Command, "webmcp-shim") && strings.Contains(h.Command, " context") {
-			return true
-		}
-	}
-	return false
 }
 
 // sameJSON says whether the JSON value have holds what want holds (see

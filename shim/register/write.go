@@ -144,7 +144,7 @@ func (e *Edit) prepare() (*pending, error) {
 		p.close()
 		return nil, fmt.Errorf("%s: %w; nothing was written. To add the entry by hand:\n%s", e.Path, err, e.Snippet)
 	}
-	p.same = p.same && p.exists
+	p.same = p.same && p.exists || e.noCreate && !p.exists
 	return p, nil
 }
 
