@@ -97,4 +97,3 @@ func benchContextHook(b *testing.B, m mode) {
 	fmt.Printf("%s: the tool adds %.1f ms at p50, %.1f ms at p99 (target: within 30 ms)\n", m, ms(tp50-pp50), ms(tp99-pp99))
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
