@@ -18,6 +18,7 @@
 // Pure: no chrome.* calls; the worker loads and saves.
 
 import { webOrigin } from './allowlist.js';
+import { readsOnly } from './askpolicy.js';
 import { sha256 } from './sha256.js';
 
 /** The key of the known fingerprints in chrome.storage.local. */
@@ -32,6 +33,19 @@ export const MAX_PRINTS = 4096;
  * names: its unknown tools are treated as changed instead.
  */
 export const MAX_SITE_PRINTS = 256;
+/** What follows a stored fingerprint whose definition was read-only (askpolicy.js readsOnly). */
+const READ_ONLY = ':ro';
+
+/** A stored entry: the fingerprint, and whether that definition was read-only. */
+function entry(fp, readOnly) {
+  return readOnly ? fp + READ_ONLY : fp;
+}
+
+/** The fingerprint of a stored entry. */
+function printOf(e) {
+  return e.endsWith(READ_ONLY) ? e.slice(0, -READ_ONLY.length) : e;
+}
+
 /** A tool's definition as agents get it, canonical: the JSON text that its fingerprint hashes. */
 export function definitionOf(tool) {
   return canonical({
@@ -67,7 +81,8 @@ export function fingerprint(tool) {
 export class ToolPrints {
   constructor() {
     /**
-     * origin -> (name -> fingerprint); sites least recently seen first, and
+     * origin -> (name -> entry: the fingerprint, with READ_ONLY after it
+     * when that definition was read-only); sites least recently seen first, and
      * in each site its tools least recently accepted or first seen first.
      * @type {Map<string, Map<string, string>>}
      */
@@ -97,8 +112,10 @@ export class ToolPrints {
   /**
    * Takes the stored prints (call once; what was seen before it is observed
    * then). The stored shape is that of every version: an object of
-   * `${origin} ${name}` -> fingerprint, least recent first; a site over its
-   * cap (stored before there was one) keeps its most recent prints.
+   * `${origin} ${name}` -> fingerprint, least recent first, the fingerprint
+   * followed by ":ro" when that definition was read-only (older versions
+   * stored none: their definitions count as acting); a site over its cap
+   * (stored before there was one) keeps its most recent prints.
    */
   load(stored) {
     if (stored && typeof stored === 'object' && !Array.isArray(stored)) {
@@ -115,7 +132,7 @@ export class ToolPrints {
     this.early.clear();
   }
 
-  /** What to store: an object of `${origin} ${name}` -> fingerprint (the shape older versions stored). */
+  /** What to store: an object of `${origin} ${name}` -> fingerprint[":ro"] (the shape older versions stored). */
   toJSON() {
     const out = {};
     for (const [origin, tools] of this.sites) {
@@ -130,13 +147,13 @@ export class ToolPrints {
     if (!this.loaded) {
       let tools = this.early.get(o);
       if (!tools) this.early.set(o, (tools = new Map()));
-      if (!tools.has(tool.name) && tools.size < MAX_SITE_PRINTS) tools.set(tool.name, fingerprint(tool));
+      if (!tools.has(tool.name) && tools.size < MAX_SITE_PRINTS) tools.set(tool.name, entry(fingerprint(tool), readsOnly(tool)));
       return;
     }
-    this.firstSeen(o, tool.name, fingerprint(tool));
+    this.firstSeen(o, tool.name, entry(fingerprint(tool), readsOnly(tool)));
   }
 
-  firstSeen(o, name, fp) {
+  firstSeen(o, name, e) {
     const site = this.sites.get(o);
     if (site) {
       // Seen again: the site is the most recent (in memory; stored with the next change).
@@ -144,7 +161,7 @@ export class ToolPrints {
       this.sites.set(o, site);
       if (site.has(name) || site.size >= MAX_SITE_PRINTS) return;
     }
-    this.put(o, name, fp, true);
+    this.put(o, name, e, true);
   }
 
   /**
@@ -156,14 +173,28 @@ export class ToolPrints {
     if (!this.loaded) return false;
     const site = this.sites.get(webOrigin(origin));
     if (!site) return false;
-    const fp = site.get(tool.name);
-    if (fp === undefined) return site.size >= MAX_SITE_PRINTS;
-    return fp !== fingerprint(tool);
+    const e = site.get(tool.name);
+    if (e === undefined) return site.size >= MAX_SITE_PRINTS;
+    return printOf(e) !== fingerprint(tool);
   }
 
-  /** The user accepted a site's tool as it is now (fp: its fingerprint then). */
-  accept(origin, name, fp) {
-    this.put(webOrigin(origin), name, fp, true);
+  /**
+   * Whether the known definition of a site's tool was read-only
+   * (askpolicy.js readsOnly); false when none is known, or it was stored
+   * by a version that did not keep it.
+   */
+  knownReadOnly(origin, name) {
+    const site = this.sites.get(webOrigin(origin));
+    const e = site && site.get(name);
+    return !!e && e.endsWith(READ_ONLY);
+  }
+
+  /**
+   * The user accepted a site's tool as it is now (fp: its fingerprint then;
+   * readOnly: whether that definition was read-only, askpolicy.js readsOnly).
+   */
+  accept(origin, name, fp, readOnly = false) {
+    this.put(webOrigin(origin), name, entry(fp, readOnly), true);
   }
 
   /**
@@ -171,7 +202,7 @@ export class ToolPrints {
    * recent site; a site over its cap forgets its least recent print, and
    * over MAX_PRINTS in all, the least recently seen other sites go whole.
    */
-  put(o, name, fp, notify) {
+  put(o, name, e, notify) {
     let site = this.sites.get(o);
     if (site) this.sites.delete(o);
     else site = new Map();
@@ -180,7 +211,7 @@ export class ToolPrints {
       site.delete(name);
       this.count--;
     }
-    site.set(name, fp);
+    site.set(name, e);
     this.count++;
     while (site.size > MAX_SITE_PRINTS) {
       site.delete(site.keys().next().value);

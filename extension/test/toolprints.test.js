@@ -93,6 +93,28 @@ test('the stored prints of older versions load, and what is stored keeps their s
   assert.equal(Object.keys(json).length, MAX_SITE_PRINTS + 2);
 });
 
+test('whether the known definition was read-only is kept, and stored; older stores\' prints count as acting', () => {
+  const p = new ToolPrints();
+  const ro = { name: 'peek', annotations: { readOnlyHint: true } };
+  const sly = { name: 'sly', annotations: { readOnlyHint: true, destructiveHint: true } };
+  p.load({ [`${LOCAL} old`]: fingerprint({ name: 'old', annotations: { readOnlyHint: true } }) });
+  p.observe(LOCAL, ro);
+  p.observe(LOCAL, sly);
+  p.observe(LOCAL, { name: 'act' });
+  assert.equal(p.knownReadOnly(LOCAL, 'peek'), true);
+  assert.equal(p.knownReadOnly(LOCAL, 'sly'), false, 'destructive overrides read-only');
+  assert.equal(p.knownReadOnly(LOCAL, 'act'), false);
+  assert.equal(p.knownReadOnly(LOCAL, 'old'), false, 'stored without hints: taken as acting');
+  assert.equal(p.knownReadOnly(LOCAL, 'none'), false);
+  p.accept(LOCAL, 'act', fingerprint({ name: 'act', annotations: { readOnlyHint: true } }), true);
+  const q = new ToolPrints();
+  q.load(JSON.parse(JSON.stringify(p.toJSON())));
+  assert.equal(q.knownReadOnly(LOCAL, 'peek'), true);
+  assert.equal(q.knownReadOnly(LOCAL, 'act'), true);
+  assert.equal(q.changed(LOCAL, ro), false);
+  assert.equal(q.changed(LOCAL, { name: 'act', annotations: { readOnlyHint: true } }), false);
+});
+
 test('a page that changes a tool after it was seen: flagged to the host, asks again before it acts, Allow accepts it', async () => {
   const { chrome, host, frame, clock } = await withTools(); // the loopback default: never asks
   host.deliver(call('1', 'act'));
@@ -126,7 +148,7 @@ test('a page that changes a tool after it was seen: flagged to the host, asks ag
   await clock.advance(1000);
   assert.deepEqual(changedOf(host), [['peek', false]]);
   const stored = chrome.storage.local.peek(PRINTS_KEY);
-  assert.equal(stored[`${LOCAL} peek`], fingerprint(pulled[1]));
+  assert.equal(stored[`${LOCAL} peek`], `${fingerprint(pulled[1])}:ro`, 'with the mark of a read-only definition');
 });
 
 test('a tool that changes while its call waits for the user does not run on the Allow given for the one before', async () => {

@@ -21,6 +21,7 @@
 // (tabs, tools, context), 'pins', 'sites', 'host'.
 
 import { webOrigin } from '../lib/allowlist.js';
+import { readsOnly } from '../lib/askpolicy.js';
 import { EXCLUSIONS_KEY, setIncluded, storedExclusions } from '../lib/exclusions.js';
 import { panelState, siteEntries } from '../lib/panelview.js';
 import { frameKey } from '../lib/registry.js';
@@ -86,7 +87,7 @@ export class Panel {
     const f = registry.frames.get(frameKey(tabId, frameId));
     const tool = f && f.tools.get(name);
     if (!tool) throw new Error(`tab ${tabId} frame ${frameId} has no tool ${JSON.stringify(String(name))} (any more)`);
-    if (registry.prints) registry.prints.accept(f.origin, name, fingerprint(tool));
+    if (registry.prints) registry.prints.accept(f.origin, name, fingerprint(tool), readsOnly(tool));
     this.changed();
     return { accepted: name };
   }
