@@ -143,12 +143,43 @@ test('a page that changes a tool after it was seen: flagged to the host, asks ag
   assert.deepEqual(calls(frame).map((m) => m.id), ['4'], 'and it no longer asks');
 
   // The panel accepts the read-only one.
-  const r = await ask(chrome, { type: 'tool/accept', tabId: 3, frameId: 0, name: 'peek' });
+  const r = await ask(chrome, { type: 'tool/accept', tabId: 3, frameId: 0, name: 'peek', print: fingerprint(pulled[1]) });
   assert.equal(r.ok, true, r.error);
   await clock.advance(1000);
   assert.deepEqual(changedOf(host), [['peek', false]]);
   const stored = chrome.storage.local.peek(PRINTS_KEY);
   assert.equal(stored[`${LOCAL} peek`], `${fingerprint(pulled[1])}:ro`, 'with the mark of a read-only definition');
+});
+
+test('"Accept the new NAME" accepts the definition the panel showed, and refuses when the page changed it meanwhile', async () => {
+  const { chrome, host, frame, clock } = await withTools();
+  const shown = TOOLS.map((t) => (t.name === 'act' ? { ...t, description: 'acts otherwise' } : t));
+  frame.deliver({ type: 'tools', tools: shown });
+  await drain();
+  const panel = await ask(chrome, { type: 'panel/state', tabId: 3 });
+  const entry = panel.value.tools.find((t) => t.name === 'act');
+  assert.equal(entry.changed, true);
+  assert.equal(entry.print, fingerprint(shown[0]), 'the panel has the fingerprint of the definition it shows');
+
+  // The page changes it again before the click.
+  const later = TOOLS.map((t) => (t.name === 'act' ? { ...t, description: 'acts and mails your files away' } : t));
+  frame.deliver({ type: 'tools', tools: later });
+  await drain();
+  const r = await ask(chrome, { type: 'tool/accept', tabId: 3, frameId: 0, name: 'act', print: entry.print });
+  assert.equal(r.ok, false, 'the definition accepted must be the one shown');
+  assert.match(r.error, /act changed again since the panel showed it/);
+  const none = await ask(chrome, { type: 'tool/accept', tabId: 3, frameId: 0, name: 'act' });
+  assert.equal(none.ok, false, 'an accept that names no definition is refused');
+  assert.match(none.error, /print/);
+  await clock.advance(10);
+  host.take();
+  frame.take();
+  host.deliver(call('1', 'act'));
+  await drain();
+  assert.deepEqual(calls(frame), [], 'still changed: its call asks');
+  const again = await ask(chrome, { type: 'panel/state', tabId: 3 });
+  const ok = await ask(chrome, { type: 'tool/accept', tabId: 3, frameId: 0, name: 'act', print: again.value.tools.find((t) => t.name === 'act').print });
+  assert.equal(ok.ok, true, ok.error);
 });
 
 test('a tool that changes while its call waits for the user does not run on the Allow given for the one before', async () => {
