@@ -444,8 +444,11 @@ func cutUTF8(s string, max int) int {
 //
 // The provenance and the labels (see [Labels]) are the bridge's; all that
 // follows PageSays is the page's own description, cut to
-// MaxToolDescription. A page cannot put a label before its own words, so
-// a "[READ-ONLY]" in them is plainly the page's.
+// MaxToolDescription, each of its lines after the first indented (a line
+// of it that looks like another tool's provenance is plainly the page's).
+// A page cannot put a label before its own words, so a "[READ-ONLY]" in
+// them is plainly the page's, nor close the quotes of its tab's title
+// (plainTitle).
 func Description(t webmcp.Tool, tab webmcp.Tab) string {
 	var b strings.Builder
 	b.WriteString(Provenance(t, tab))
