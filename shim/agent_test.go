@@ -2,9 +2,12 @@ package shim_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -108,28 +111,7 @@ func TestStatelessAgent(t *testing.T) {
 	p, ext, srv, wctx := echoShim(t)
 	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
 
-	const token = "0123456789abcdef0123456789abcdef"
-	opts := httpserve.Options{Token: token}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	sctx, stop := context.WithCancel(wctx)
-	go func() { served <- httpserve.Serve(sctx, ln, httpserve.Handler(srv.MCP(), opts), opts) }()
-	t.Cleanup(func() { stop(); <-served })
-
-	connect := func(name string) *mcp.ClientSession {
-		hc := &http.Client{Transport: bearer(token)}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0"}, nil).Connect(ctx,
-			&mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + httpserve.Path, HTTPClient: hc},
-			&mcp.ClientSessionOptions{ProtocolVersion: httpserve.StatelessRevision})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
-	}
+	connect := statelessClients(t, srv, wctx)
 	call := func(cs *mcp.ClientSession) string {
 		t.Helper()
 		before := len(p.Calls())
@@ -157,6 +139,97 @@ func TestStatelessAgent(t *testing.T) {
 		return m.Type == webmcp.TypeSessions && len(agentsIn(m)) == 2 && agentsIn(m)[0] == want[0]
 	}); err != nil {
 		t.Errorf("the browser never heard of both agents: %v", err)
+	}
+}
+
+// statelessClients serves srv over HTTP until the test ends, and returns
+// a function that connects a client of MCP 2026-07-28 (no session) of the
+// given name, version 1.0.
+func statelessClients(t *testing.T, srv *shim.Server, wctx context.Context) func(name string) *mcp.ClientSession {
+	const token = "0123456789abcdef0123456789abcdef"
+	opts := httpserve.Options{Token: token}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	sctx, stop := context.WithCancel(wctx)
+	go func() { served <- httpserve.Serve(sctx, ln, httpserve.Handler(srv.MCP(), opts), opts) }()
+	t.Cleanup(func() { stop(); <-served })
+	return func(name string) *mcp.ClientSession {
+		hc := &http.Client{Transport: bearer(token)}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0"}, nil).Connect(bridgetest.Context(t),
+			&mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + httpserve.Path, HTTPClient: hc},
+			&mcp.ClientSessionOptions{ProtocolVersion: httpserve.StatelessRevision})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+}
+
+// TestStatelessCloseTab: two stateless clients of one name and version
+// are one agent to the browser, so close_tab takes from such a client only
+// the closeKey that open_page answered it: the other cannot close its tab.
+func TestStatelessCloseTab(t *testing.T) {
+	ctx := bridgetest.Context(t)
+	p, ext, srv, wctx := echoShim(t)
+	var closed atomic.Int32
+	p.HandleRequest(webmcp.MethodOpenPage, func(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+		ext.UpdateTab(webmcp.Tab{ID: 40, URL: "https://shop.example/", Title: "Opened", Origin: "https://shop.example", Allowed: true})
+		return json.RawMessage(`{"tabId":40,"url":"https://shop.example/","title":"Opened","tools":[]}`), nil
+	})
+	p.HandleRequest(webmcp.MethodCloseTab, func(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+		closed.Add(1)
+		return json.RawMessage(`{}`), nil
+	})
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	connect := statelessClients(t, srv, wctx)
+	owner, other := connect("twin"), connect("twin")
+
+	res, err := owner.CallTool(ctx, &mcp.CallToolParams{Name: "open_page", Arguments: map[string]any{"url": "https://shop.example/"}})
+	if err != nil || res.IsError {
+		t.Fatalf("open_page: %v %s", err, bridgetest.Text(res))
+	}
+	closeTab := func(cs *mcp.ClientSession, args map[string]any) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "close_tab", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := closeTab(other, map[string]any{"tabId": 40}); !res.IsError || closed.Load() != 0 {
+		t.Fatalf("the other client of the same name closed the tab the first opened: %s", bridgetest.Text(res))
+	}
+	var opened struct {
+		TabID    int    `json:"tabId"`
+		CloseKey string `json:"closeKey"`
+	}
+	if err := json.Unmarshal([]byte(bridgetest.Text(res)), &opened); err != nil || opened.TabID != 40 || len(opened.CloseKey) < 32 {
+		t.Fatalf("open_page answered %s (%v), want tab 40 and a closeKey", bridgetest.Text(res), err)
+	}
+	for what, args := range map[string]map[string]any{
+		"no key":                 {"tabId": 40},
+		"a wrong key":            {"tabId": 40, "key": strings.Repeat("0", len(opened.CloseKey))},
+		"the key of another tab": {"tabId": 12, "key": opened.CloseKey},
+	} {
+		if res := closeTab(other, args); !res.IsError || !strings.Contains(bridgetest.Text(res), "closeKey") {
+			t.Errorf("the other client's close_tab with %s = %s, want refused, naming closeKey", what, bridgetest.Text(res))
+		}
+	}
+	if n := closed.Load(); n != 0 {
+		t.Fatalf("%d refused close_tab requests reached the browser", n)
+	}
+	if res := closeTab(owner, map[string]any{"tabId": 40, "key": opened.CloseKey}); res.IsError {
+		t.Errorf("close_tab with the key open_page answered = %s", bridgetest.Text(res))
+	}
+	if n := closed.Load(); n != 1 {
+		t.Errorf("%d close_tab requests reached the browser, want 1", n)
+	}
+	if res := closeTab(owner, map[string]any{"tabId": 40, "key": opened.CloseKey}); !res.IsError {
+		t.Errorf("a closeKey used twice = %s, want refused", bridgetest.Text(res))
 	}
 }
 

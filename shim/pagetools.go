@@ -9,10 +9,12 @@ import (
 	"log/slog"
 	"net/url"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -442,8 +444,11 @@ func cutUTF8(s string, max int) int {
 //
 // The provenance and the labels (see [Labels]) are the bridge's; all that
 // follows PageSays is the page's own description, cut to
-// MaxToolDescription. A page cannot put a label before its own words, so
-// a "[READ-ONLY]" in them is plainly the page's.
+// MaxToolDescription, each of its lines after the first indented (a line
+// of it that looks like another tool's provenance is plainly the page's).
+// A page cannot put a label before its own words, so a "[READ-ONLY]" in
+// them is plainly the page's, nor close the quotes of its tab's title
+// (plainTitle).
 func Description(t webmcp.Tool, tab webmcp.Tab) string {
 	var b strings.Builder
 	b.WriteString(Provenance(t, tab))
@@ -451,9 +456,24 @@ func Description(t webmcp.Tool, tab webmcp.Tab) string {
 		b.WriteString(" " + l)
 	}
 	if d := strings.TrimSpace(t.Description); d != "" {
-		b.WriteString(" " + PageSays + capDescription(d))
+		b.WriteString(" " + PageSays + indentLines(capDescription(d)))
 	}
 	return b.String()
+}
+
+// lineBreak matches every line break a reader may take as one: CR LF, LF,
+// CR, VT, FF, NEL, and the Unicode line and paragraph separators.
+var lineBreak = regexp.MustCompile(`\r\n|[\n\r\v\f\x{85}\x{2028}\x{2029}]`)
+
+// pageIndent begins every line of the page's description after its first,
+// so that no line of the page's words starts where the bridge's do (a line
+// that looks like another tool's provenance and labels is plainly inside
+// the page's description).
+const pageIndent = "  "
+
+// indentLines makes each line break of d a "\n" followed by pageIndent.
+func indentLines(d string) string {
+	return lineBreak.ReplaceAllLiteralString(d, "\n"+pageIndent)
 }
 
 // PageSays introduces the page's own description of a tool: what follows
@@ -572,12 +592,27 @@ func Provenance(t webmcp.Tool, tab webmcp.Tab) string {
 	if t.FrameID != 0 {
 		fmt.Fprintf(&b, " frame %d", t.FrameID)
 	}
-	if title := textcut.Runes(strings.TrimSpace(tab.Title), maxTitle); title != "" {
-		fmt.Fprintf(&b, " %q", title)
+	if title := textcut.Runes(plainTitle(tab.Title), maxTitle); title != "" {
+		b.WriteString(` "` + title + `"`)
 	}
 	b.WriteString("]")
 	return b.String()
 }
+
+// plainTitle is a tab title as a provenance quotes it: with no bracket,
+// quotation mark, line break or other control or format character (each
+// becomes a space), so that the page's title cannot close the bridge's
+// quotes or brackets and write labels after them; runs of white space
+// become one space, none at either end.
+func plainTitle(title string) string {
+	return strings.Join(strings.FieldsFunc(title, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune(titleStripped, r) || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
+	}), " ")
+}
+
+// titleStripped are the brackets and quotation marks a tab title loses:
+// ASCII's, and their look-alikes.
+const titleStripped = "[]\"“”„‟［］＂"
 
 func displayOrigin(origin string) string {
 	if origin == "" || origin == "null" {

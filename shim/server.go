@@ -85,6 +85,9 @@ type Server struct {
 	oneShot atomic.Bool
 	spill   *spill.Spiller
 	agents  agents
+	// closeKeys are the keys open_page handed clients without a session
+	// (closekeys.go).
+	closeKeys closeKeys
 
 	mu    sync.Mutex // guards names, tools and orphans, and orders changes to mcp's tool set
 	names *toolnames.Registry[toolKey]

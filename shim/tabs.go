@@ -31,6 +31,9 @@ type OpenedPage struct {
 	Tools []string `json:"tools"`
 	// Note says why Tools is empty, when it is.
 	Note string `json:"note,omitempty"`
+	// CloseKey is set for a client without a session (MCP 2026-07-28):
+	// close_tab closes the tab for such a client only with it.
+	CloseKey string `json:"closeKey,omitempty"`
 }
 
 // CheckPageURL accepts an http or https URL and returns it parsed; any
@@ -75,6 +78,9 @@ func (s *Server) OpenPage(ctx context.Context, pageURL string, background bool, 
 		return nil, fmt.Errorf("the browser answered openPage with something else (%v): %.200s", err, out)
 	}
 	op := &OpenedPage{TabID: got.TabID, URL: got.URL, Title: got.Title, HostPID: c.Host().PID, Tools: []string{}}
+	if isStateless(ctx) {
+		op.CloseKey = s.closeKeys.issue(got.TabID)
+	}
 	if b := c.Browser(); b != nil {
 		op.Browser = strings.TrimSpace(b.Name + " " + b.Version)
 	}

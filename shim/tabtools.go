@@ -76,11 +76,37 @@ func closeTabTool() *BridgeTool {
 			Name:  "close_tab",
 			Title: "Close a tab you opened",
 			Description: "[WebMCP bridge] Closes a tab that open_page opened for you; tabs the user opened are never closed. " +
-				"tabId: from open_page.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"tabId":{"type":"integer"}},"required":["tabId"]}`),
+				"tabId: from open_page. key: the closeKey open_page answered, when it answered one (a client without a session).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tabId":{"type":"integer"},` +
+				`"key":{"type":"string","description":"the closeKey open_page answered for the tab, if any"}},"required":["tabId"]}`),
 			Annotations: &mcp.ToolAnnotations{Title: "Close a tab you opened", DestructiveHint: boolPtr(true), OpenWorldHint: boolPtr(false)},
 		},
-		Handler: tabToolHandler("close_tab", (*Server).CloseTab),
+		Handler: func(ctx context.Context, s *Server, args json.RawMessage) *mcp.CallToolResult {
+			if isStateless(ctx) {
+				// Clients without a session of one name and version are one
+				// agent to the browser: only the key open_page answered tells
+				// the one that opened the tab from another (closekeys.go).
+				var p struct {
+					TabID int    `json:"tabId"`
+					Key   string `json:"key"`
+				}
+				if err := json.Unmarshal(orEmpty(args), &p); err == nil && p.TabID > 0 && !s.closeKeys.valid(p.Key, p.TabID) {
+					return results.Failure(webmcp.CodeNotAllowed, results.NotRun,
+						"close_tab: tab %d was not closed: this client makes its requests without a session (MCP 2026-07-28), "+
+							"so the bridge cannot tell it from another client of the same name; pass as key the closeKey that open_page "+
+							"answered for this tab (each key closes its tab once), or ask the user to close the tab", p.TabID)
+				}
+			}
+			res := tabToolHandler("close_tab", (*Server).CloseTab)(ctx, s, args)
+			if !res.IsError && isStateless(ctx) {
+				var p struct {
+					Key string `json:"key"`
+				}
+				json.Unmarshal(orEmpty(args), &p)
+				s.closeKeys.forget(p.Key)
+			}
+			return res
+		},
 	}
 }
 

@@ -669,6 +669,27 @@
   var randomValues = crypto.getRandomValues.bind(crypto);
   var resolved = (v) => PromiseCtor.resolve(v);
   var signalAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, "aborted").get;
+  function protoGetter(C, name) {
+    const d = typeof C === "function" ? getOwnPropertyDescriptor(C.prototype, name) : void 0;
+    return d && typeof d.get === "function" ? d.get : null;
+  }
+  var MsgEvent = typeof MessageEvent === "function" ? MessageEvent : null;
+  var msgData = protoGetter(MsgEvent, "data");
+  var msgSource = protoGetter(MsgEvent, "source");
+  var msgPorts = protoGetter(MsgEvent, "ports");
+  var eventDetail = protoGetter(typeof CustomEvent === "function" ? CustomEvent : null, "detail");
+  var portOnMessage = (() => {
+    const d = typeof MessagePort === "function" ? getOwnPropertyDescriptor(MessagePort.prototype, "onmessage") : void 0;
+    return d && typeof d.set === "function" ? d.set : null;
+  })();
+  function readThrough(get, e, name) {
+    return get ? apply(get, e, []) : e[name];
+  }
+  var dataOf = (e) => readThrough(msgData, e, "data");
+  function setOnMessage(port, fn) {
+    if (portOnMessage) apply(portOnMessage, port, [fn]);
+    else port.onmessage = fn;
+  }
   function then(p, ok, fail) {
     return apply(promiseThen, p, [ok, fail]);
   }
@@ -974,7 +995,7 @@
       answer({ type: FrameType.result, id, output });
     }
     function onPortMessage(e) {
-      onRelayMessage(e.data, false);
+      onRelayMessage(dataOf(e), false);
     }
     function onRelayMessage(m, inBatch) {
       if (!isObject(m)) return;
@@ -1033,7 +1054,7 @@
       connect(p) {
         if (port || send) return;
         port = p;
-        port.onmessage = onPortMessage;
+        setOnMessage(port, onPortMessage);
         lastSent = "";
         lastProviders = NO_PROVIDERS;
         sync();

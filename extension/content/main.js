@@ -10,6 +10,7 @@
   var jsonStringify = JSON.stringify;
   var jsonParse = JSON.parse;
   var { isArray } = Array;
+  var objectKeys = Object.keys;
   var ET = EventTarget.prototype;
   var addListener = ET.addEventListener;
   var removeListener = ET.removeEventListener;
@@ -46,6 +47,63 @@
     } catch {
       return false;
     }
+  }
+  function protoGetter(C, name) {
+    const d = typeof C === "function" ? getOwnPropertyDescriptor(C.prototype, name) : void 0;
+    return d && typeof d.get === "function" ? d.get : null;
+  }
+  var MsgEvent = typeof MessageEvent === "function" ? MessageEvent : null;
+  var msgData = protoGetter(MsgEvent, "data");
+  var msgSource = protoGetter(MsgEvent, "source");
+  var msgPorts = protoGetter(MsgEvent, "ports");
+  var eventDetail = protoGetter(typeof CustomEvent === "function" ? CustomEvent : null, "detail");
+  var portOnMessage = (() => {
+    const d = typeof MessagePort === "function" ? getOwnPropertyDescriptor(MessagePort.prototype, "onmessage") : void 0;
+    return d && typeof d.set === "function" ? d.set : null;
+  })();
+  function readThrough(get, e, name) {
+    return get ? apply(get, e, []) : e[name];
+  }
+  var dataOf = (e) => readThrough(msgData, e, "data");
+  var sourceOf = (e) => readThrough(msgSource, e, "source");
+  var portsOf = (e) => readThrough(msgPorts, e, "ports");
+  var detailOf = (e) => readThrough(eventDetail, e, "detail");
+  function setOnMessage(port, fn) {
+    if (portOnMessage) apply(portOnMessage, port, [fn]);
+    else port.onmessage = fn;
+  }
+  function jsonText(v, depth = 0) {
+    if (depth > 1e3) throw new TypeError("a message nested over 1000 levels");
+    if (typeof v === "bigint") throw new TypeError("a BigInt in a message");
+    if (v === null || typeof v !== "object") return jsonStringify(v);
+    if (isArray(v)) {
+      let s2 = "[";
+      for (let i = 0; i < v.length; i++) {
+        const x = jsonText(v[i], depth + 1);
+        s2 += (i ? "," : "") + (x === void 0 ? "null" : x);
+      }
+      return `${s2}]`;
+    }
+    const keys2 = objectKeys(v);
+    let s = "{";
+    let first = true;
+    for (let i = 0; i < keys2.length; i++) {
+      const x = jsonText(v[keys2[i]], depth + 1);
+      if (x === void 0) continue;
+      s += (first ? "" : ",") + jsonStringify(keys2[i]) + ":" + x;
+      first = false;
+    }
+    return `${s}}`;
+  }
+  function bareReviver(k, v) {
+    if (v === null || typeof v !== "object" || isArray(v)) return v;
+    const out = create(null);
+    const keys2 = objectKeys(v);
+    for (let i = 0; i < keys2.length; i++) out[keys2[i]] = v[keys2[i]];
+    return out;
+  }
+  function parseBare(text) {
+    return jsonParse(text, bareReviver);
   }
   function then(p, ok, fail) {
     return apply(promiseThen, p, [ok, fail]);
@@ -707,7 +765,7 @@
       answer({ type: FrameType.result, id, output });
     }
     function onPortMessage(e) {
-      onRelayMessage(e.data, false);
+      onRelayMessage(dataOf(e), false);
     }
     function onRelayMessage(m, inBatch) {
       if (!isObject(m)) return;
@@ -766,7 +824,7 @@
       connect(p) {
         if (port || send) return;
         port = p;
-        port.onmessage = onPortMessage;
+        setOnMessage(port, onPortMessage);
         lastSent = "";
         lastProviders = NO_PROVIDERS;
         sync();
@@ -887,13 +945,23 @@
   function listenForHandover(win, onPort) {
     let taken = false;
     function onHandover(e) {
-      if (taken || e.source !== win) return;
-      const d = e.data;
-      if (!isObject(d) || d[HANDOVER] !== 1 || !e.ports || !e.ports[0]) return;
+      if (taken) return;
+      let d;
+      let port;
+      try {
+        if (sourceOf(e) !== win) return;
+        d = dataOf(e);
+        if (!isObject(d) || !hasOwn(d, HANDOVER) || d[HANDOVER] !== 1) return;
+        const ports = portsOf(e);
+        port = ports && hasOwn(ports, 0) ? ports[0] : null;
+      } catch {
+        return;
+      }
+      if (!port) return;
       apply(stopImmediate, e, []);
       apply(removeListener, win, ["message", onHandover, true]);
       taken = true;
-      onPort(e.ports[0], d);
+      onPort(port, d);
     }
     apply(addListener, win, ["message", onHandover, true]);
   }
@@ -968,7 +1036,7 @@
       submitButton: (form) => apply(elQuerySelector, form, ["button:not([type]), button[type=submit], input[type=submit], input[type=image]"]),
       requestSubmit: (form) => apply(requestSubmit, form, []),
       focus: (el) => apply(focus, el, []),
-      fire: (el, type) => apply(dispatchEvent, el, [new EventCtor(type, { bubbles: true })]),
+      fire: (el, type) => apply(dispatchEvent, el, [new EventCtor(type, { __proto__: null, bubbles: true })]),
       isConnected: (el) => apply(isConnected, el, []),
       // The browsing context a submission goes to: '' for the form's own.
       target(form, event) {
@@ -2978,7 +3046,7 @@
     const fire = (C, type, toolName) => {
       if (typeof C !== "function") return;
       try {
-        apply(dispatch, nativeMC, [new C(type, { toolName })]);
+        apply(dispatch, nativeMC, [new C(type, { __proto__: null, toolName })]);
       } catch {
       }
     };
@@ -3155,7 +3223,7 @@
   var dialogEvent = "";
   function tellRelay(detail) {
     if (!dialogEvent || !CustomEventCtor) return;
-    apply(dispatch, pageWin, [new CustomEventCtor(dialogEvent, { detail: jsonStringify(detail) })]);
+    apply(dispatch, pageWin, [new CustomEventCtor(dialogEvent, { __proto__: null, detail: jsonText(detail) })]);
   }
   listenForHandover(pageWin, (port, data) => {
     const name = data[DIALOG_EVENT];
@@ -3163,7 +3231,7 @@
     if (witness && dialogEvent) {
       apply(addListener, pageWin, [dialogEvent + ":in", (e) => {
         try {
-          witness.hearCalls(jsonParse(e.detail));
+          witness.hearCalls(parseBare(detailOf(e)));
         } catch {
         }
       }]);

@@ -128,19 +128,30 @@ function trimSpace(s) {
   return s.replace(/^[\t\n\v\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+|[\t\n\v\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+$/g, '');
 }
 
-// Go's %q of a string: printable characters as they are, the rest escaped.
-export function goQuote(s) {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0);
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (ch === ' ' || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)) out += ch;
-    else if ('\x07\b\f\n\r\t\v'.includes(ch)) out += { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' }[ch];
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else if (c < 0x10000) out += `\\u${c.toString(16).padStart(4, '0')}`;
-    else out += `\\U${c.toString(16).padStart(8, '0')}`;
-  }
-  return `${out}"`;
+// Go's unicode.IsSpace.
+const SPACE = '\t\n\v\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000';
+
+/** What a tab title loses (shim plainTitle): white space, brackets, quotation marks (and look-alikes), control and format characters. */
+const TITLE_CUT = new RegExp(`[${SPACE}\\[\\]"“”„‟［］＂\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}]+`, 'gu');
+
+/**
+ * A tab title as a provenance quotes it (shim plainTitle): each bracket,
+ * quotation mark, line break, control or format character is a space;
+ * runs of white space become one, none at either end.
+ */
+export function plainTitle(title) {
+  return String(title).replace(TITLE_CUT, ' ').replace(/^ | $/g, '');
+}
+
+/** Every line break a reader may take as one (shim lineBreak). */
+const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/g;
+
+/** What begins every line of a page's description after its first (shim pageIndent). */
+const PAGE_INDENT = '  ';
+
+/** A page's description with each line break a "\n" and PAGE_INDENT (shim indentLines). */
+export function indentLines(d) {
+  return d.replace(LINE_BREAK, `\n${PAGE_INDENT}`);
 }
 
 function runes(s, n) {
@@ -164,8 +175,8 @@ export function provenance(tool, tab) {
   const origin = displayOrigin(tool.origin || (tab && tab.origin) || '');
   let s = `[${origin} · tab ${tool.tabId}`;
   if (tool.frameId !== 0) s += ` frame ${tool.frameId}`;
-  const title = runes(trimSpace(String((tab && tab.title) || '')), MAX_TAB_TITLE);
-  if (title) s += ` ${goQuote(title)}`;
+  const title = runes(plainTitle((tab && tab.title) || ''), MAX_TAB_TITLE);
+  if (title) s += ` "${title}"`;
   return `${s}]`;
 }
 
@@ -186,7 +197,7 @@ export function agentDescription(tool, tab) {
   let s = provenance(tool, tab);
   for (const l of labels(tool)) s += ` ${l}`;
   const d = trimSpace(String(tool.description || ''));
-  if (d) s += ` ${PAGE_SAYS}${capDescription(d)}`;
+  if (d) s += ` ${PAGE_SAYS}${indentLines(capDescription(d))}`;
   return s;
 }
 

@@ -86,6 +86,15 @@ export function isConsequential(tool) {
   return !!(tool && (tool.consequential === true || (tool.annotations && tool.annotations.destructiveHint === true)));
 }
 
+/**
+ * Whether the bridge takes tool as read-only: the page marks it readOnlyHint
+ * and neither consequentialHint nor destructiveHint (either of which
+ * overrides read-only: such a tool asks as a consequential one).
+ */
+export function readsOnly(tool) {
+  return isReadOnly(tool) && !isConsequential(tool);
+}
+
 /** How strict each setting is: acting asks for more than consequential, which asks for more than never. */
 const STRICTNESS = Object.freeze({ [Ask.never]: 0, [Ask.consequential]: 1, [Ask.acting]: 2 });
 
@@ -99,9 +108,13 @@ export function stricterAsk(a, b) {
   return (STRICTNESS[b] ?? 0) > (STRICTNESS[a] ?? 0) ? b : a;
 }
 
-/** Whether a call of tool (a normalised tool: lib/protocol.js) asks the user under setting ask. Read-only tools never ask. */
+/**
+ * Whether a call of tool (a normalised tool: lib/protocol.js) asks the user
+ * under setting ask. Read-only tools never ask, unless also marked
+ * consequential or destructive (readsOnly).
+ */
 export function needsConsent(ask, tool) {
-  if (isReadOnly(tool)) return false;
+  if (readsOnly(tool)) return false;
   if (ask === Ask.acting) return true;
   if (ask === Ask.consequential) return isConsequential(tool);
   return false;

@@ -12,6 +12,7 @@
 
 import { DEFAULT_ALLOW_LIST, webOrigin } from './allowlist.js';
 import { mergeContext } from './contexts.js';
+import { fingerprint } from './toolprints.js';
 
 /** The chip id of the ambient context (not a provider id: it has its own switch). */
 export const AMBIENT_CHIP = 'ambient';
@@ -62,6 +63,8 @@ export function tabTools(registry, tabId, tabAllowed) {
   for (const f of frames) {
     for (const t of f.tools.values()) {
       const a = t.annotations || {};
+      // The page changed its definition since it was first seen (lib/toolprints.js).
+      const changed = !!registry.prints && registry.prints.changed(f.origin, t);
       out.push({
         name: t.name,
         title: t.title || '',
@@ -71,8 +74,9 @@ export function tabTools(registry, tabId, tabAllowed) {
         frameId: f.frameId,
         origin: f.origin,
         shared: tabAllowed && registry.allows(f.origin),
-        // The page changed its definition since it was first seen (lib/toolprints.js).
-        changed: !!registry.prints && registry.prints.changed(f.origin, t),
+        changed,
+        // The fingerprint of the definition shown, which "Accept the new NAME" sends back.
+        ...(changed ? { print: fingerprint(t) } : {}),
       });
       // A read-only tool without required arguments on a shared site can
       // go with every prompt (lib/contexttools.js): on, off or changed.

@@ -80,6 +80,53 @@ test('read-only tools never ask; "consequential" asks only for tools marked cons
   assert.equal(chrome.windows.creates.length, 1, 'several calls wait in one window');
 });
 
+test('a tool marked read-only and also consequential or destructive asks as a consequential tool does', async () => {
+  const sly = [
+    { name: 'slyWipe', description: 'reads, it says', annotations: { readOnlyHint: true, destructiveHint: true } },
+    { name: 'slyCommit', description: 'reads, it says', annotations: { readOnlyHint: true, consequentialHint: true } },
+  ];
+  for (const askMode of ['consequential', 'acting']) {
+    const { chrome, host, frame } = await withTools({ askMode });
+    frame.deliver({ type: 'tools', tools: [...TOOLS, ...sly] });
+    await drain();
+    frame.take();
+    host.deliver(call('1', 'slyWipe'));
+    host.deliver(call('2', 'slyCommit'));
+    await drain();
+    assert.deepEqual(calls(frame), [], `${askMode}: the page sees nothing before the user answers`);
+    const { requests } = (await ask(chrome, { type: 'consent.list' })).value;
+    assert.deepEqual(requests.map((r) => r.tool), ['slyWipe', 'slyCommit'], askMode);
+  }
+});
+
+test('a tool that acted and changed into a read-only one asks once, whatever the site\'s setting', async () => {
+  const { chrome, host, frame, clock } = await withTools(); // the loopback default: never asks
+  const now = TOOLS.map((t) => (t.name === 'act' ? { ...t, annotations: { readOnlyHint: true } } : t));
+  frame.deliver({ type: 'tools', tools: now });
+  await drain();
+  await clock.advance(10);
+  host.take();
+  frame.take();
+  host.deliver(call('1', 'act'));
+  await drain();
+  assert.deepEqual(calls(frame), [], 'the page sees nothing before the user answers');
+  const { requests } = (await ask(chrome, { type: 'consent.list' })).value;
+  assert.deepEqual(requests.map((r) => [r.tool, r.changed]), [['act', true]]);
+  await ask(chrome, { type: 'consent.answer', id: '1', answer: 'allow' });
+  await drain();
+  assert.deepEqual(calls(frame).map((m) => m.id), ['1']);
+  host.deliver(call('2', 'act'));
+  await drain();
+  assert.deepEqual(calls(frame).map((m) => m.id), ['2'], 'accepted: the read-only tool no longer asks');
+
+  // A read-only tool that changes and stays read-only does not ask.
+  frame.deliver({ type: 'tools', tools: now.map((t) => (t.name === 'act' ? { ...t, description: 'reads more' } : t)) });
+  await drain();
+  host.deliver(call('3', 'act'));
+  await drain();
+  assert.deepEqual(calls(frame).map((m) => m.id), ['3']);
+});
+
 test('"until the browser closes" stops asking for that tool on that site only, and is kept in storage.session', async () => {
   const { chrome, host, frame } = await withTools({ askMode: 'acting' });
   host.deliver(call('1', 'act'));

@@ -64,10 +64,12 @@ export function renderTools(el, state, actions) {
           'aria-label': `Accept the new ${t.name}`,
           onclick: async () => {
             try {
-              await actions.send('tool/accept', { tabId: state.tab.id, frameId: t.frameId, name: t.name });
+              // The definition shown: the worker refuses if the page changed it since.
+              await actions.send('tool/accept', { tabId: state.tab.id, frameId: t.frameId, name: t.name, print: t.print });
               actions.refresh();
             } catch (e) {
               actions.report(`Could not accept the new ${t.name}: ${e.message}`, true);
+              actions.refresh(); // shows the definition the page has now
             }
           },
         }, 'Accept the new definition')));

@@ -28,7 +28,7 @@
 // and hears 'consent' and 'siteSettings' on the UI Port when they change.
 
 import {
-  GRANTS_KEY, SETTINGS_KEY, consentWait, foldArguments, grantKey, isLoopbackDefault, isReadOnly, needsConsent, settingsOf, stricterAsk, withSettings,
+  GRANTS_KEY, SETTINGS_KEY, consentWait, foldArguments, grantKey, isLoopbackDefault, needsConsent, readsOnly, settingsOf, stricterAsk, withSettings,
 } from '../lib/askpolicy.js';
 import { fingerprint } from '../lib/toolprints.js';
 
@@ -127,10 +127,11 @@ export class Consent {
    * frame). The stricter of their settings holds; a grant is the site's.
    */
   needs(site, tool, tabOrigin = site) {
-    // A tool that acts and whose page changed its definition since it was
-    // first seen (or last accepted) asks, whatever the site's setting: it
-    // is not the tool the user knew.
-    if (this.isChanged(site, tool) && !isReadOnly(tool)) return true;
+    // A tool whose page changed its definition since it was first seen (or
+    // last accepted) asks, whatever the site's setting, when it acts, or
+    // when it acted before and says read-only now: it is not the tool the
+    // user knew. Once allowed or accepted, the new definition is the known one.
+    if (this.isChanged(site, tool) && (!readsOnly(tool) || !this.prints.knownReadOnly(site, tool.name))) return true;
     const ask = stricterAsk(this.settingsFor(site).ask, this.settingsFor(tabOrigin).ask);
     if (!needsConsent(ask, tool)) return false;
     return !this.grants.has(grantKey(site, tool.name, fingerprint(tool)));
@@ -160,6 +161,7 @@ export class Consent {
         frameOrigin: req.frameOrigin && req.frameOrigin !== req.origin ? req.frameOrigin : undefined,
         tool: req.tool.name,
         print: fingerprint(req.tool),
+        readOnly: readsOnly(req.tool),
         changed: this.isChanged(req.frameOrigin || req.origin, req.tool),
         title: req.tool.title || '',
         description: String(req.tool.description || '').slice(0, 500),
@@ -227,7 +229,7 @@ export class Consent {
     }
     if (answer !== 'deny' && r.changed && this.prints) {
       // The user allowed the new definition: it is the known one now.
-      this.prints.accept(siteOf(r), r.tool, r.print);
+      this.prints.accept(siteOf(r), r.tool, r.print, r.readOnly);
       if (this.accepted) this.accepted();
     }
     if (answer === 'allow') {

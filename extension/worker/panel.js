@@ -21,6 +21,7 @@
 // (tabs, tools, context), 'pins', 'sites', 'host'.
 
 import { webOrigin } from '../lib/allowlist.js';
+import { readsOnly } from '../lib/askpolicy.js';
 import { EXCLUSIONS_KEY, setIncluded, storedExclusions } from '../lib/exclusions.js';
 import { panelState, siteEntries } from '../lib/panelview.js';
 import { frameKey } from '../lib/registry.js';
@@ -78,15 +79,23 @@ export class Panel {
 
   /**
    * The user accepts a tool whose page changed its definition since it was
-   * first seen: the definition it has now becomes the known one (its
-   * "changed" mark goes, for the panel and the agents).
+   * first seen: the definition the panel showed (print, its fingerprint)
+   * becomes the known one (its "changed" mark goes, for the panel and the
+   * agents). Refused when the page changed the tool again meanwhile: the
+   * user accepts only what they saw, as in the consent window.
    */
-  acceptTool({ tabId, frameId, name }) {
+  acceptTool({ tabId, frameId, name, print }) {
     const { registry } = this;
     const f = registry.frames.get(frameKey(tabId, frameId));
     const tool = f && f.tools.get(name);
     if (!tool) throw new Error(`tab ${tabId} frame ${frameId} has no tool ${JSON.stringify(String(name))} (any more)`);
-    if (registry.prints) registry.prints.accept(f.origin, name, fingerprint(tool));
+    if (typeof print !== 'string' || print === '') {
+      throw new Error(`say which definition of ${name} you accept: tool/accept needs the print (fingerprint) the panel showed`);
+    }
+    if (print !== fingerprint(tool)) {
+      throw new Error(`${name} changed again since the panel showed it, so nothing was accepted: read its new definition and accept that one if you trust it`);
+    }
+    if (registry.prints) registry.prints.accept(f.origin, name, print, readsOnly(tool));
     registry.dirty(tabId); // a tool the page offers as context is sampled again
     this.changed();
     return { accepted: name };

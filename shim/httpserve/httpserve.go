@@ -154,11 +154,23 @@ const StatelessRevision = "2026-07-28"
 func byRevision(stateful, stateless http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if v := r.Header.Get("Mcp-Protocol-Version"); v >= StatelessRevision && r.Header.Get("Mcp-Session-Id") == "" {
-			stateless.ServeHTTP(w, r)
+			stateless.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), statelessKey{}, true)))
 			return
 		}
 		stateful.ServeHTTP(w, r)
 	})
+}
+
+// statelessKey marks the context of a request served without a session.
+type statelessKey struct{}
+
+// Stateless reports whether ctx is that of a request (or the MCP method
+// it carries) that came without a session (a client of
+// [StatelessRevision] or later): such a client is known by nothing but the
+// name and version it gives, which another client may give too.
+func Stateless(ctx context.Context) bool {
+	v, _ := ctx.Value(statelessKey{}).(bool)
+	return v
 }
 
 // Guard passes a request to next only if its Host is allowed, its Origin

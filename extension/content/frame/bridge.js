@@ -11,7 +11,7 @@
 // up to 2,000 tools each, and reporting stays linear in the tool count.
 
 import { Code, FrameType as F } from '../../lib/protocol.js';
-import { AbortCtl, clearTimer, dateNow, epochMs, isArray, isObject, jsonStringify, postTo, queueTask, timeout } from './builtins.js';
+import { AbortCtl, clearTimer, dataOf, dateNow, epochMs, isArray, isObject, jsonStringify, postTo, queueTask, setOnMessage, timeout } from './builtins.js';
 import { errorCode, errorText, toJSONValue } from './toolcopy.js';
 
 /** A call's way in native mode, as the worker gave it (worker/callpath.js). */
@@ -266,7 +266,8 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   }
 
   function onPortMessage(e) {
-    onRelayMessage(e.data, false);
+    // Through the getter taken at start: a page's MessageEvent.prototype.data would see every message.
+    onRelayMessage(dataOf(e), false);
   }
 
   function onRelayMessage(m, inBatch) {
@@ -330,7 +331,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     connect(p) {
       if (port || send) return;
       port = p;
-      port.onmessage = onPortMessage;
+      setOnMessage(port, onPortMessage);
       lastSent = '';
       lastProviders = NO_PROVIDERS;
       sync();

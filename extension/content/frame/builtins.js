@@ -13,6 +13,7 @@ export const { apply, ownKeys } = Reflect;
 export const jsonStringify = JSON.stringify;
 export const jsonParse = JSON.parse;
 export const { isArray } = Array;
+export const objectKeys = Object.keys;
 const ET = EventTarget.prototype;
 export const addListener = ET.addEventListener;
 export const removeListener = ET.removeEventListener;
@@ -55,6 +56,89 @@ export function isAbortSignal(v) {
   } catch {
     return false;
   }
+}
+
+// The getters the bridge reads events through, taken at start: a page's
+// script may later replace MessageEvent.prototype.data or
+// CustomEvent.prototype.detail with a getter that sees every event read
+// through it, its type (the bridge's secret event name) and data among
+// them, and answers what it likes. Where the world has no such class (a
+// test's minimal window), the field is read as it is.
+function protoGetter(C, name) {
+  const d = typeof C === 'function' ? getOwnPropertyDescriptor(C.prototype, name) : undefined;
+  return d && typeof d.get === 'function' ? d.get : null;
+}
+const MsgEvent = typeof MessageEvent === 'function' ? MessageEvent : null;
+const msgData = protoGetter(MsgEvent, 'data');
+const msgSource = protoGetter(MsgEvent, 'source');
+const msgPorts = protoGetter(MsgEvent, 'ports');
+const eventDetail = protoGetter(typeof CustomEvent === 'function' ? CustomEvent : null, 'detail');
+const portOnMessage = (() => {
+  const d = typeof MessagePort === 'function' ? getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage') : undefined;
+  return d && typeof d.set === 'function' ? d.set : null;
+})();
+
+function readThrough(get, e, name) {
+  return get ? apply(get, e, []) : e[name];
+}
+
+/** A MessageEvent's data, through the getter taken at start (throws for another kind of event, as the getter does). */
+export const dataOf = (e) => readThrough(msgData, e, 'data');
+/** A MessageEvent's source, likewise. */
+export const sourceOf = (e) => readThrough(msgSource, e, 'source');
+/** A MessageEvent's ports, likewise. */
+export const portsOf = (e) => readThrough(msgPorts, e, 'ports');
+/** A CustomEvent's detail, likewise. */
+export const detailOf = (e) => readThrough(eventDetail, e, 'detail');
+
+/** port.onmessage = fn with the setter taken at start (a page's could keep the port, or the function). */
+export function setOnMessage(port, fn) {
+  if (portOnMessage) apply(portOnMessage, port, [fn]);
+  else port.onmessage = fn;
+}
+
+/**
+ * JSON text of v, a message of the bridge's (plain objects, arrays,
+ * strings, numbers, booleans, null), as JSON.stringify gives it but with
+ * no toJSON looked up on the way (a page's getter on Object.prototype or
+ * Array.prototype would see every object) and no iterator of the page's.
+ */
+export function jsonText(v, depth = 0) {
+  if (depth > 1000) throw new TypeError('a message nested over 1000 levels');
+  if (typeof v === 'bigint') throw new TypeError('a BigInt in a message');
+  if (v === null || typeof v !== 'object') return jsonStringify(v);
+  if (isArray(v)) {
+    let s = '[';
+    for (let i = 0; i < v.length; i++) {
+      const x = jsonText(v[i], depth + 1);
+      s += (i ? ',' : '') + (x === undefined ? 'null' : x);
+    }
+    return `${s}]`;
+  }
+  const keys = objectKeys(v);
+  let s = '{';
+  let first = true;
+  for (let i = 0; i < keys.length; i++) {
+    const x = jsonText(v[keys[i]], depth + 1);
+    if (x === undefined) continue;
+    s += (first ? '' : ',') + jsonStringify(keys[i]) + ':' + x;
+    first = false;
+  }
+  return `${s}}`;
+}
+
+// JSON.parse's reviver: every object made without a prototype.
+function bareReviver(k, v) {
+  if (v === null || typeof v !== 'object' || isArray(v)) return v;
+  const out = create(null);
+  const keys = objectKeys(v);
+  for (let i = 0; i < keys.length; i++) out[keys[i]] = v[keys[i]];
+  return out;
+}
+
+/** JSON.parse(text), its objects without a prototype: reading a field it lacks meets no getter of the page's. */
+export function parseBare(text) {
+  return jsonParse(text, bareReviver);
 }
 
 /** p.then(ok, fail) with the original then. */

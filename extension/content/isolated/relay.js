@@ -133,7 +133,12 @@ export function start(env) {
   const page = channel.port1;
   // The DOM event by which the page's world says, synchronously, that a
   // dialog opens or closed (content/main/dialogs.js): a random type, so
-  // that the page can neither listen for it nor forge it.
+  // that the page can neither listen for it nor forge it. It stays the
+  // bridge's: the page-world script reads the handover and these events
+  // through the getters of MessageEvent and CustomEvent it took before any
+  // page script ran, and builds its events' init objects and messages with
+  // no prototype and no toJSON (content/frame/builtins.js), so no getter a
+  // page puts on a prototype sees the name or what the events carry.
   const dialogEvent = `webmcp-dialog-${randomName(env)}`;
   // Only this window's own scripts can post a message whose source is this
   // window, and none of the page's has run yet; main.js takes the port with

@@ -33,7 +33,7 @@
 // This file is the install: it takes the page's globals, picks the browser's
 // own modelContext or the polyfill, and wires the units together.
 
-import { addListener, apply, defineProperty, dispatch, getOwnPropertyDescriptor, hasOwn, jsonParse, jsonStringify, microtask, timeout } from '../frame/builtins.js';
+import { addListener, apply, defineProperty, detailOf, dispatch, getOwnPropertyDescriptor, hasOwn, jsonText, microtask, parseBare, timeout } from '../frame/builtins.js';
 import { createAdopter } from './adopt.js';
 import { createBridge } from '../frame/bridge.js';
 import { createChanges } from './changes.js';
@@ -189,9 +189,12 @@ changes.listen({
 // The DOM event type by which the relay hears, synchronously, of dialogs
 // and of what the witness saw (the handover names it).
 let dialogEvent = '';
+// The init dictionary has no prototype and the text is made without
+// toJSON (jsonText): a page's getters on Object.prototype (bubbles,
+// toJSON, …) see none of it.
 function tellRelay(detail) {
   if (!dialogEvent || !CustomEventCtor) return;
-  apply(dispatch, pageWin, [new CustomEventCtor(dialogEvent, { detail: jsonStringify(detail) })]);
+  apply(dispatch, pageWin, [new CustomEventCtor(dialogEvent, { __proto__: null, detail: jsonText(detail) })]);
 }
 listenForHandover(pageWin, (port, data) => {
   const name = data[DIALOG_EVENT];
@@ -200,7 +203,7 @@ listenForHandover(pageWin, (port, data) => {
     // The isolated world's word to the witness, synchronously too.
     apply(addListener, pageWin, [dialogEvent + ':in', (e) => {
       try {
-        witness.hearCalls(jsonParse(e.detail));
+        witness.hearCalls(parseBare(detailOf(e)));
       } catch {
         // not ours
       }

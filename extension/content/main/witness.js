@@ -190,7 +190,7 @@ export function witnessNative({ nativeMC, proto, tell, events = {}, direct = tru
   const fire = (C, type, toolName) => {
     if (typeof C !== 'function') return;
     try {
-      apply(dispatch, nativeMC, [new C(type, { toolName })]);
+      apply(dispatch, nativeMC, [new C(type, { __proto__: null, toolName })]); // no prototype: no page getter reads it
     } catch {
       // a listener's error is the page's
     }

@@ -25,7 +25,12 @@ export function keepOpen(...ports) {
 // FakeClock's api, fakes/clock.js).
 // navigatorMC, when given, is the browser's own navigator.modelContext (as
 // Firefox's WebMCP prototype has it: a getter on Navigator.prototype).
-export function load({ origin = 'http://localhost:8000', handover = true, clock, ack = true, navigatorMC, hidden = false } = {}) {
+// events: the window gets CustomEvent and MessageEvent classes of its own
+// (their detail, data, source and ports getters on their prototypes, as a
+// browser has them), and the handover is a MessageEvent that names
+// dialogEvent; alert: the window has an alert; pageScript: a page's script,
+// run after the bridge's and before the handover.
+export function load({ origin = 'http://localhost:8000', handover = true, clock, ack = true, navigatorMC, hidden = false, events = false, dialogEvent, alert = false, pageScript } = {}) {
   class Document extends EventTarget {
     querySelectorAll() {
       return [];
@@ -52,6 +57,8 @@ export function load({ origin = 'http://localhost:8000', handover = true, clock,
     EventTarget, Event, MessagePort, MessageChannel, AbortController, AbortSignal, DOMException, URL,
     setTimeout, clearTimeout, queueMicrotask, crypto, console,
   };
+  if (events) Object.assign(sandbox, eventClasses());
+  if (alert) win.alert = function alert() {};
   if (clock) {
     sandbox.setTimeout = clock.setTimeout;
     sandbox.clearTimeout = clock.clearTimeout;
@@ -73,6 +80,7 @@ export function load({ origin = 'http://localhost:8000', handover = true, clock,
   vm.createContext(sandbox);
   const globalsBefore = Object.getOwnPropertyNames(sandbox);
   vm.runInContext(CODE, sandbox, { filename: 'content/main.js' });
+  if (pageScript) vm.runInContext(pageScript, sandbox, { filename: 'page.js' });
   const page = { win, doc, nav, mc: doc.modelContext, messages: [], waiters: [], globalsBefore, global: sandbox };
   if (handover) {
     const ch = new MessageChannel();
@@ -84,10 +92,54 @@ export function load({ origin = 'http://localhost:8000', handover = true, clock,
       page.messages.push(e.data);
       for (const w of page.waiters.splice(0)) w();
     };
-    page.handover = makeHandover(win, ch.port2);
+    page.handover = events
+      ? new sandbox.MessageEvent('message', { data: { __webmcpBridgeHandover: 1, ...(dialogEvent ? { dialogEvent } : {}) }, source: win, ports: [ch.port2] })
+      : makeHandover(win, ch.port2);
     win.dispatchEvent(page.handover);
   }
   return page;
+}
+
+const nodeMessage = (name, e) => Reflect.apply(Object.getOwnPropertyDescriptor(MessageEvent.prototype, name).get, e, []);
+
+// A browser's CustomEvent and MessageEvent, fresh for one window: the
+// constructors read their init dictionaries member by member (inherited
+// ones too), and the fields are read through getters on the prototypes.
+function eventClasses() {
+  class CustomEvent extends Event {
+    #detail;
+    constructor(type, init) {
+      const i = init ?? {};
+      super(type, { bubbles: !!i.bubbles, cancelable: !!i.cancelable, composed: !!i.composed });
+      this.#detail = i.detail ?? null;
+    }
+    get detail() {
+      return this.#detail;
+    }
+  }
+  class MessageEvent extends Event {
+    #data;
+    #source;
+    #ports;
+    constructor(type, init) {
+      const i = init ?? {};
+      super(type, { bubbles: !!i.bubbles, cancelable: !!i.cancelable, composed: !!i.composed });
+      this.#data = i.data ?? null;
+      this.#source = i.source ?? null;
+      this.#ports = i.ports ?? [];
+    }
+    // A port's messages are Node's MessageEvents: one class in a browser.
+    get data() {
+      return #data in this ? this.#data : nodeMessage('data', this);
+    }
+    get source() {
+      return #source in this ? this.#source : nodeMessage('source', this);
+    }
+    get ports() {
+      return #ports in this ? this.#ports : nodeMessage('ports', this);
+    }
+  }
+  return { CustomEvent, MessageEvent };
 }
 
 export function makeHandover(win, port, source = win) {

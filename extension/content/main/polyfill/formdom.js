@@ -68,7 +68,7 @@ export function formDom(win) {
     submitButton: (form) => apply(elQuerySelector, form, ['button:not([type]), button[type=submit], input[type=submit], input[type=image]']),
     requestSubmit: (form) => apply(requestSubmit, form, []),
     focus: (el) => apply(focus, el, []),
-    fire: (el, type) => apply(dispatchEvent, el, [new EventCtor(type, { bubbles: true })]),
+    fire: (el, type) => apply(dispatchEvent, el, [new EventCtor(type, { __proto__: null, bubbles: true })]),
     isConnected: (el) => apply(isConnected, el, []),
     // The browsing context a submission goes to: '' for the form's own.
     target(form, event) {
