@@ -66,6 +66,25 @@ trace.Timeline#selection (pinned 21:10 UTC from tab 12 "Trace viewer"): Selected
 	}
 }
 
+// A page tool's answer that came too late is its last one, marked stale,
+// in the block and in the view.
+func TestStaleProvider(t *testing.T) {
+	h := traceHost()
+	h.State.Contexts[0].Providers = []webmcp.ProviderSnapshot{{
+		ID: "perfetto_get_selection", Summary: "selection: {id: 3}", Data: json.RawMessage(`{"id":3}`),
+		Stale: "the tool did not answer within 250 ms: this is its last answer",
+	}}
+	v := build(h)
+	if len(v.Providers) != 1 || v.Providers[0].Stale == "" {
+		t.Fatalf("view providers = %+v, want one stale", v.Providers)
+	}
+	got := Render(v, now)
+	want := "perfetto_get_selection: selection: {id: 3} [stale: the tool did not answer within 250 ms: this is its last answer]\n  {\"id\":3}\n"
+	if !strings.Contains(got, want) {
+		t.Errorf("Render = %q, want it to hold %q", got, want)
+	}
+}
+
 func TestBuildView(t *testing.T) {
 	v := build(traceHost())
 	b, _ := json.Marshal(v)
