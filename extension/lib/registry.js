@@ -100,21 +100,28 @@ export class Registry {
   }
 
   /**
-   * Adds or updates a tab from a chrome.tabs.Tab (or a part of one: fields
-   * left out keep their value).
+   * Adds or updates a tab from a chrome.tabs.Tab (windowId and active left
+   * out keep their value; url and title left out are hidden by the
+   * browser). Returns whether the tab's address changed.
    */
   upsertTab(tab) {
-    if (!tab || !Number.isSafeInteger(tab.id) || tab.id < 0) return;
+    if (!tab || !Number.isSafeInteger(tab.id) || tab.id < 0) return false;
     this.dirty(tab.id);
     const old = this.tabs.get(tab.id) || { id: tab.id, windowId: -1, active: false, url: '', title: '' };
-    const url = tab.url || tab.pendingUrl || old.url;
+    // The extension has no "tabs" permission: the browser leaves url and
+    // title out of a Tab whose page is on a site it holds no grant for. A
+    // Tab without them is on such a site now, whatever it showed before:
+    // its address and title are forgotten, and it counts as not allowed
+    // until an allowed address is seen again.
+    const url = tab.url || tab.pendingUrl || '';
     this.tabs.set(tab.id, {
       id: tab.id,
       windowId: tab.windowId ?? old.windowId,
       active: tab.active ?? old.active,
-      url: url || '',
-      title: tab.title ?? old.title,
+      url,
+      title: url ? tab.title ?? old.title : '',
     });
+    return url !== old.url;
   }
 
   /** Forgets a tab and its frames. */

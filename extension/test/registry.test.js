@@ -124,11 +124,17 @@ test('changes: the allow list changing shows and hides tools', () => {
   assert.deepEqual(r.changes().map((m) => m.type), ['tabUpdated', 'toolsRemoved']);
 });
 
-test('upsertTab keeps what a partial update leaves out', () => {
+test('upsertTab keeps the window and activity a partial update leaves out, and forgets a hidden address', () => {
   const r = newRegistry();
   r.upsertTab(tab(1, LOCAL, { active: true, windowId: 9 }));
-  r.upsertTab({ id: 1, title: 'new title' }); // e.g. sender.tab without url
+  assert.equal(r.upsertTab({ id: 1, url: LOCAL, title: 'new title' }), false, 'the same address');
   assert.deepEqual(r.tabs.get(1), { id: 1, windowId: 9, active: true, url: LOCAL, title: 'new title' });
+  r.changes();
+  // The browser leaves url and title out of a tab of a site the extension
+  // has no grant for: the tab went there, whatever it showed before.
+  assert.equal(r.upsertTab({ id: 1, status: 'loading' }), true);
+  assert.deepEqual(r.tabs.get(1), { id: 1, windowId: 9, active: true, url: '', title: '' });
+  assert.deepEqual(r.changes().map((m) => [m.type, m.tabId]), [['tabRemoved', 1]], 'agents no longer see it');
   r.upsertTab({ id: 1, url: '', pendingUrl: `${LOCAL}/next` });
   assert.equal(r.tabs.get(1).url, `${LOCAL}/next`);
   r.upsertTab({ id: -1, url: LOCAL });
@@ -178,7 +184,7 @@ test('context: a tab gets one once its top frame was sampled; only changes are s
   r.setFrameProviders(1, 0, [{ id: vpSnap.id }]);
   assert.deepEqual(r.changes()[0].context.providers, [vpSnap]);
   // A title change is a change of the context too.
-  r.upsertTab({ id: 1, title: 'renamed' });
+  r.upsertTab({ id: 1, url: `${LOCAL}/`, title: 'renamed' });
   assert.deepEqual(r.changes().map((m) => m.type === 'context' && m.context.title), [false, 'renamed']);
 });
 

@@ -5,6 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { TOOLS_WAIT } from '../worker/opener.js';
 import { ask } from './fakes/consent.js';
 import { bootWorker, drain } from './fakes/worker.js';
 
@@ -77,7 +78,7 @@ test('a cancel from the agent ends the question', async () => {
 });
 
 test('a redirect to a site not allowed asks in the consent window; Deny closes the tab, and nothing of the page reaches the host', async () => {
-  const { chrome, host } = await boot();
+  const { chrome, host, clock } = await boot();
   chrome.tabs.removed = [];
   chrome.tabs.remove = async (id) => chrome.tabs.removed.push(id);
   // As in Chromium: without the "tabs" permission, tabs.get leaves url and title out.
@@ -88,11 +89,14 @@ test('a redirect to a site not allowed asks in the consent window; Deny closes t
   };
   host.deliver(open('s1.4', 'http://127.0.0.1:9999/r?to=https://mail.example/inbox'));
   await drain();
-  // The redirect's page starts: its relay connects, and its tab loads.
-  chrome.connectFrame({ tabId: 70, url: 'https://mail.example/inbox?token=SECRET', title: 'Inbox — secret@mail.example' });
+  // The allowed site's request redirects (the browser reports requests to
+  // granted sites only), and the tab loads the other site's page, whose URL
+  // and title the browser hides.
+  chrome.webRequest.onBeforeRedirect.emit({ tabId: 70, frameId: 0, url: 'http://127.0.0.1:9999/r', redirectUrl: 'https://mail.example/inbox?token=SECRET' });
+  chrome.tabs.get = async (id) => ({ id, windowId: 1, status: chrome.tabs.created[0].status });
   chrome.tabs.created[0].status = 'complete';
   chrome.tabs.onUpdated.emit(70, { status: 'complete' }, { id: 70, windowId: 1, status: 'complete' });
-  await drain();
+  await clock.advance(TOOLS_WAIT); // no page of it reports tools: the extension does not run there
   const { requests } = (await ask(chrome, { type: 'consent.list' })).value;
   assert.deepEqual(requests.map((r) => [r.kind, r.origin, r.from]), [['open', 'https://mail.example', 'http://127.0.0.1:9999']]);
   assert.equal((await ask(chrome, { type: 'consent.answer', id: 's1.4', answer: 'deny' })).ok, true);

@@ -98,6 +98,7 @@ export class Opener {
     chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
       const url = change.url || (tab && tab.url);
       if (typeof url === 'string' && url !== '') this.topFrame(tabId, webOrigin(url));
+      else if (tab && tab.url === undefined) this.hidden(tabId);
     });
     // Where a redirect of an opening's request led (see landed).
     if (chrome.webRequest && chrome.webRequest.onBeforeRedirect) {
@@ -112,6 +113,17 @@ export class Opener {
   topFrame(tabId, origin) {
     const o = this.opened.get(tabId);
     if (o && o.loaded && origin !== o.origin) this.release(tabId, `it went to another site (${origin || 'not a web page'})`);
+  }
+
+  /**
+   * The browser hides tab tabId's URL: a tab that had loaded a page of an
+   * allowed site (whose URL the browser shows) went to a site the extension
+   * may not see (a navigation by the user or a script, a redirect), and is
+   * the user's. One opened on a site allowed once has a hidden URL all along.
+   */
+  hidden(tabId) {
+    const o = this.opened.get(tabId);
+    if (o && o.loaded && this.registry.allows(o.origin)) this.release(tabId, 'it went to a site the extension may not see');
   }
 
   /**

@@ -41,8 +41,9 @@ export class Tabs {
       on.changed();
     });
     chrome.tabs.onUpdated.addListener((tabId, change, t) => {
-      registry.upsertTab(t);
-      if (change.url !== undefined) on.access(tabId);
+      // A Tab without url went to a site the extension may not see
+      // (lib/registry.js upsertTab): its frames stop sampling too.
+      if (registry.upsertTab(t) || change.url !== undefined) on.access(tabId);
       on.changed();
     });
     chrome.tabs.onActivated.addListener(({ tabId, windowId }) => {
