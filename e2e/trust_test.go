@@ -158,6 +158,13 @@ func TestOpenPageRedirect(t *testing.T) {
 		if !strings.Contains(shown, blockedOrigin) {
 			t.Errorf("the consent window does not name %s:\n%s", blockedOrigin, shown)
 		}
+		// While the user is asked, the tab shows the other site's page: it
+		// is not listed at the allowed address it was redirected from.
+		for _, lt := range b.listTabs() {
+			if strings.Contains(lt.URL, "/r?to=") || (lt.Allowed && strings.HasPrefix(lt.Origin, "http://127.0.0.1")) {
+				t.Errorf("while the consent window asks about %s, list_tabs lists %+v", blockedOrigin, lt)
+			}
+		}
 		clickNamed(t, win, "button", "Deny")
 		got := outcome(t, ch)
 		if !strings.HasPrefix(got, "ISERROR") || !strings.Contains(got, "declined") || !strings.Contains(got, blockedOrigin) {
