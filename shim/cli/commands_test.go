@@ -261,3 +261,25 @@ func TestCLIHostThatDoesNotAnswer(t *testing.T) {
 	r = runCLI(ctx, t, dir, "", "call", "echo")
 	r.expect(t, "call with a mute host beside", 0)
 }
+
+// Arguments over the bridge's limit are refused by the shim, with both
+// sizes, not taken for a lost browser; the page sees no call.
+func TestCLICallArgumentsOverTheLimit(t *testing.T) {
+	ctx := bridgetest.Context(t)
+	dir := bridgetest.RuntimeDir(t)
+	p := bridgetest.NewPage()
+	p.Handle("arglen", bridgetest.EchoHandler)
+	ext := bridgetest.StartHost(t, dir, p)
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "arglen")}); err != nil {
+		t.Fatal(err)
+	}
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	r := runCLI(ctx, t, dir, `{"data":"`+strings.Repeat("x", 65<<20-11)+`"}`, "call", "arglen", "-")
+	r.expect(t, "call arglen with 65 MiB of arguments", 1)
+	if !strings.Contains(r.stderr, "tool arglen: the arguments are 65.0 MiB of JSON (68157440 bytes), over the bridge's limit of 63.0 MiB") || strings.Contains(r.stderr, "went away") {
+		t.Errorf("call arglen: stderr %q", r.stderr)
+	}
+	if n := len(p.Calls()); n != 0 {
+		t.Errorf("the page saw %d calls, want none", n)
+	}
+}

@@ -172,6 +172,17 @@ func Failure(code string, ran PageRan, format string, args ...any) *mcp.CallTool
 	return res
 }
 
+// Size is n bytes for people: "65.0 MiB", "3.5 KiB", "12 bytes".
+func Size(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // Gone is the result of a call to tool (an MCP name) that no longer exists.
 func Gone(tool string) *mcp.CallToolResult {
 	return Failure(webmcp.CodeNotFound, NotRun, "tool %s is gone: the page unregistered it or navigated; list tools again", tool)
