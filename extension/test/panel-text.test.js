@@ -1,13 +1,31 @@
-// What the panel says in words (ui/connection.js): checked here, where
-// Node runs it; the panel itself is tested in real Chromium (e2e/panel_test.go).
+// What the panel says in words (ui/connection.js, and the sections rendered
+// in a fake DOM): checked here, where Node runs it; the panel itself is tested in real Chromium (e2e/panel_test.go).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { NOT_CONNECTED } from '../ui/connection.js';
+import { installDOM } from './fakes/dom.js';
+import { NOT_CONNECTED, README_URL, renderConnection } from '../ui/connection.js';
 
 test('not connected: the panel names the per-profile install step, and no restart', () => {
   assert.match(NOT_CONNECTED, /\.\/install\.sh --user-data-dir DIR/);
   assert.match(NOT_CONNECTED, /connects by itself/);
   assert.match(NOT_CONNECTED, /webmcp-shim doctor/);
   assert.doesNotMatch(NOT_CONNECTED, /restart/i);
+});
+
+// The sections rendered in a fake DOM (fakes/dom.js): their words and links.
+installDOM();
+const section = () => globalThis.document.createElement('div');
+
+test('"the README" in the panel is a link to the project\'s README', () => {
+  for (const state of [{ host: { connected: false }, agents: [] }, { host: { connected: true }, agents: [] }]) {
+    const el = section();
+    renderConnection(el, state);
+    assert.match(el.textContent, /\(see the README\)/);
+    const links = el.querySelectorAll('a').filter((a) => a.textContent === 'the README');
+    assert.equal(links.length, 1, `connected ${state.host.connected}: one link, in ${el.textContent}`);
+    assert.equal(links[0].getAttribute('href'), README_URL);
+    assert.equal(links[0].getAttribute('target'), '_blank');
+  }
+  assert.match(README_URL, /^https:\/\/github\.com\/webmcp-bridge\/bridge#readme$/);
 });
