@@ -38,6 +38,13 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	// Over the limit the host would drop the link (a line too long),
+	// which the agent would take for a lost browser.
+	if len(args) > webmcp.MaxArguments {
+		return results.Failure(results.CodeTooLarge, results.NotRun,
+			"tool %s: the arguments are %s of JSON (%d bytes), over the bridge's limit of %s (%d bytes). Send less data, e.g. a reference the page can resolve, or split the work into several calls",
+			name, results.Size(len(args)), len(args), results.Size(webmcp.MaxArguments), webmcp.MaxArguments)
+	}
 	// Arguments that are not a JSON object never go: the browser's
 	// executeTool refuses them too (a TypeError).
 	if err := schemas.CheckObject(args); err != nil {

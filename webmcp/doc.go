@@ -129,8 +129,9 @@
 //	{"type":"error","id":"s3.17","error":{"code":"tool_error","message":"no slice 42"}}
 //
 // A call's "arguments" and a request's "params" are JSON objects, {} when
-// there are none; a result's "output" is null when the tool returned
-// nothing. An output is at most [MaxResult] (64 MiB) of JSON: the extension
+// there are none; a call's arguments are at most [MaxArguments] (63 MiB)
+// of JSON (the shim refuses bigger ones itself); a result's "output" is
+// null when the tool returned nothing. An output is at most [MaxResult] (64 MiB) of JSON: the extension
 // answers a call whose result is bigger with "too_large" instead (the
 // page's tool ran; its result never leaves the page's frame).
 //

@@ -25,6 +25,13 @@ const MaxBrowserFrame = 64 << 20
 // [CodeTooLarge] instead (the page's tool ran).
 const MaxResult = 64 << 20
 
+// MaxArguments is the largest arguments of one tool call that the bridge
+// carries: 63 MiB of JSON, which leaves room for the call's envelope in the
+// longest line the host takes from a shim ([MaxBrowserFrame]). The shim
+// refuses a call with bigger arguments itself, with [CodeTooLarge]; it never
+// reaches the host or the page.
+const MaxArguments = MaxBrowserFrame - 1<<20
+
 // MaxMessage is the longest message the bridge carries whole: a result of
 // [MaxResult] and room for its envelope. The host joins chunks from the
 // browser up to it, and it bounds a line on the socket link both ways.

@@ -49,7 +49,9 @@ function rawView(key, label, raw, openRaw, note) {
 export function renderChips(el, state, actions) {
   const { site, chips, tab } = state;
   if (!site) {
-    fill(el, h('p', { class: 'muted' }, 'No context: this is not a web page.'));
+    // This site's section says why (not a web page, or a site not
+    // allowed), once; the pins below still show.
+    fill(el);
     return;
   }
   if (!site.allowed) {

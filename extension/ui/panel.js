@@ -81,6 +81,7 @@ function render(state, sites) {
   renderConnection($('connection-body'), state);
   renderSite($('site-body'), state, actions);
   renderTools($('tools-body'), state, actions);
+  $('tools').hidden = !state.site; // no web page, or a site not allowed: This site says so
   renderChips($('chips-body'), state, actions);
   renderPins($('pins-body'), state, actions);
   renderSites($('sites-body'), sites, actions);

@@ -21,8 +21,8 @@ export function renderSite(el, state, actions) {
     return;
   }
   if (!site && tab.hidden) {
-    fill(el, h('p', { class: 'muted' }, 'The extension does not see this tab: its site is not allowed, so nothing of it reaches agents. ' +
-      'To allow it, click the extension\'s toolbar button on the tab.'));
+    fill(el, h('p', { class: 'muted' }, 'This site is not allowed: nothing of this tab reaches agents, and the extension does not see it. ' +
+      `To allow it, click the extension's toolbar button on the tab and turn on "${SITE_SWITCH}".`));
     return;
   }
   if (!site) {

@@ -24,7 +24,9 @@ export function renderTools(el, state, actions) {
     h('summary', {}, `${state.leftOut.length === 1 ? 'One tool was' : `${state.leftOut.length} tools were`} left out`),
     h('ul', {}, state.leftOut.map((p) => h('li', { class: 'muted small' }, p.frameId ? `frame ${p.frameId}: ${p.problem}` : p.problem))));
   if (!site) {
-    fill(el, h('p', { class: 'muted' }, 'No tools: this is not a web page.'));
+    // This site's section says why (not a web page, or a site not
+    // allowed), once; the panel hides this one (panel.js).
+    fill(el);
     return;
   }
   if (!tools.length) {

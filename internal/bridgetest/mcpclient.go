@@ -3,6 +3,7 @@ package bridgetest
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -187,6 +188,21 @@ func Structured(t testing.TB, res *mcp.CallToolResult, v any) {
 func ServeMCP(t testing.TB, serve func(context.Context, mcp.Transport) error) *MCPClient {
 	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
+	return serveOn(t, serve, ct, st)
+}
+
+// ServeMCPUncapped is [ServeMCP] over transports that take messages of
+// any length (the SDK's in-memory ones, like its stdio one, stop at 16
+// MiB): for what the shim itself does with a bigger message.
+func ServeMCPUncapped(t testing.TB, serve func(context.Context, mcp.Transport) error) *MCPClient {
+	t.Helper()
+	c1, c2 := net.Pipe()
+	return serveOn(t, serve, &mcp.IOTransport{Reader: c1, Writer: c1, MaxLineLength: -1}, &mcp.IOTransport{Reader: c2, Writer: c2, MaxLineLength: -1})
+}
+
+// serveOn runs serve on st and connects an MCPClient on ct (see ServeMCP).
+func serveOn(t testing.TB, serve func(context.Context, mcp.Transport) error, ct, st mcp.Transport) *MCPClient {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, st) }()

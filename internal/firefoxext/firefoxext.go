@@ -12,9 +12,13 @@
 //     background.service_worker, which Firefox does not run;
 //   - sidebar_action instead of side_panel (and no "sidePanel"
 //     permission);
-//   - no minimum_chrome_version; strict_min_version is the first Firefox
-//     with main-world content scripts ("world": "MAIN"), which the polyfill
-//     needs.
+//   - no minimum_chrome_version; strict_min_version is [MinVersion] (and
+//     [MinAndroidVersion] in gecko_android), the first Firefox that reads
+//     data_collection_permissions (main-world content scripts, "world":
+//     "MAIN", which the polyfill needs, came before);
+//   - data_collection_permissions (in gecko) "none": the add-on collects no
+//     data and sends nothing off the machine, as addons.mozilla.org asks
+//     new add-ons to declare.
 //
 // The content scripts, the popup, the options page and every other key stay
 // as they are. The generated manifest is committed beside this file
@@ -46,9 +50,17 @@ import (
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
-// MinVersion is the oldest Firefox the add-on declares it runs in: 128,
-// the first with content scripts in the page's main world (and an ESR).
-const MinVersion = "128.0"
+// MinVersion is the oldest Firefox the add-on declares it runs in: 140 (an
+// ESR), the first that reads data_collection_permissions, which
+// addons.mozilla.org requires (content scripts in the page's main world,
+// which the polyfill needs, came in 128).
+const MinVersion = "140.0"
+
+// MinAndroidVersion is the oldest Firefox for Android the add-on declares:
+// 142, the first there that reads data_collection_permissions (the add-on
+// is for the desktop, where native messaging is; Mozilla's linter checks
+// both).
+const MinAndroidVersion = "142.0"
 
 // Manifest returns Firefox's manifest made from chrome, the extension's
 // manifest.json. Its keys are sorted; it ends in a newline.
@@ -88,7 +100,15 @@ func Manifest(chrome []byte) ([]byte, error) {
 		m["permissions"] = slices.DeleteFunc(slices.Clone(perms), func(p any) bool { return p == "sidePanel" })
 	}
 	m["browser_specific_settings"] = map[string]any{
-		"gecko": map[string]any{"id": webmcp.FirefoxAddonID, "strict_min_version": MinVersion},
+		"gecko": map[string]any{
+			"id":                 webmcp.FirefoxAddonID,
+			"strict_min_version": MinVersion,
+			// The bridge collects nothing and sends nothing off the
+			// machine (addons.mozilla.org requires the declaration of new
+			// add-ons).
+			"data_collection_permissions": map[string]any{"required": []any{"none"}},
+		},
+		"gecko_android": map[string]any{"strict_min_version": MinAndroidVersion},
 	}
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)

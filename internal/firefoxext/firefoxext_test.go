@@ -50,7 +50,8 @@ func TestManifest(t *testing.T) {
 		t.Error("<all_urls> is escaped")
 	}
 	gecko := ff["browser_specific_settings"].(map[string]any)["gecko"].(map[string]any)
-	if gecko["id"] != webmcp.FirefoxAddonID || gecko["strict_min_version"] != firefoxext.MinVersion {
+	if gecko["id"] != webmcp.FirefoxAddonID || gecko["strict_min_version"] != firefoxext.MinVersion ||
+		!cmp.Equal(gecko["data_collection_permissions"], map[string]any{"required": []any{"none"}}) {
 		t.Errorf("gecko = %v", gecko)
 	}
 	bg := ff["background"].(map[string]any)

@@ -108,10 +108,17 @@ func TestCLIWithBrowser(t *testing.T) {
 
 	r = runCLI(ctx, t, dir, "", "status")
 	r.expect(t, "status", 0)
-	for _, want := range []string{"Chromium 156.0.0.0", "2 tabs, 3 tools", "Trace viewer", "http://localhost:8080/12"} {
+	// The counts agree with tools: 3 page tools, and 8 with the bridge's
+	// 5. The tab of a site not allowed shows its origin and why there is
+	// no more, and how to allow it.
+	for _, want := range []string{"Chromium 156.0.0.0", "2 tabs, 3 page tools", "Trace viewer", "http://localhost:8080/12",
+		"Agents see 8 tools: 3 page tools and the bridge's own 5", "turn on \"Let local agents use this site\""} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("status lacks %q:\n%s", want, r.stdout)
 		}
+	}
+	if f := tabLine(r.stdout, "13"); !strings.Contains(f, "(site not allowed)") || !strings.HasSuffix(f, "  http://localhost:8080") {
+		t.Errorf("status line of tab 13 = %q, want that its site is not allowed, and its origin", f)
 	}
 
 	r = runCLI(ctx, t, dir, "", "tools")
@@ -120,16 +127,16 @@ func TestCLIWithBrowser(t *testing.T) {
 	if len(lines) != 8 {
 		t.Fatalf("tools printed %d lines, want 8 (the bridge's five, count, echo, throws):\n%s", len(lines), r.stdout)
 	}
-	for i, want := range []string{"list_tabs", "get_ui_context", "open_page", "focus_tab", "close_tab", "count", "echo", "throws"} {
-		f := strings.Fields(lines[i])
-		if f[0] != want {
-			t.Errorf("tools line %d = %q, want tool %s", i, lines[i], want)
+	// Each tool with its arguments: name, type, * if required.
+	for i, want := range []string{"list_tabs()", "get_ui_context(", "open_page(url*: string, background: boolean, browser: string)", "focus_tab(tabId*: integer)", "close_tab(tabId*: integer)", "count(n*: integer)", "echo()", "throws()"} {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("tools line %d = %q, want it to start with %s", i, lines[i], want)
 		}
 		if i > 4 && !strings.Contains(lines[i], `[localhost:8080 · tab 12 "Trace viewer"]`) {
 			t.Errorf("tools line %q lacks the provenance", lines[i])
 		}
 		// The page's own description, once, after the provenance.
-		if i > 4 && (!strings.HasSuffix(lines[i], "  Does "+want+".") || strings.Count(lines[i], "[localhost") != 1) {
+		if name, _, _ := strings.Cut(want, "("); i > 4 && (!strings.HasSuffix(lines[i], "  Does "+name+".") || strings.Count(lines[i], "[localhost") != 1) {
 			t.Errorf("tools line %q, want the provenance once and then the page's description", lines[i])
 		}
 	}
@@ -192,6 +199,16 @@ func TestCLIWithBrowser(t *testing.T) {
 	}
 }
 
+// tabLine is the line of status's table for tab id, "" if none.
+func tabLine(out, id string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == id {
+			return l
+		}
+	}
+	return ""
+}
+
 // A host that accepts a connection but never answers is named in a clear
 // error; the command still reports the hosts that did answer.
 func TestCLIHostThatDoesNotAnswer(t *testing.T) {
@@ -243,4 +260,26 @@ func TestCLIHostThatDoesNotAnswer(t *testing.T) {
 	}
 	r = runCLI(ctx, t, dir, "", "call", "echo")
 	r.expect(t, "call with a mute host beside", 0)
+}
+
+// Arguments over the bridge's limit are refused by the shim, with both
+// sizes, not taken for a lost browser; the page sees no call.
+func TestCLICallArgumentsOverTheLimit(t *testing.T) {
+	ctx := bridgetest.Context(t)
+	dir := bridgetest.RuntimeDir(t)
+	p := bridgetest.NewPage()
+	p.Handle("arglen", bridgetest.EchoHandler)
+	ext := bridgetest.StartHost(t, dir, p)
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "arglen")}); err != nil {
+		t.Fatal(err)
+	}
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	r := runCLI(ctx, t, dir, `{"data":"`+strings.Repeat("x", 65<<20-11)+`"}`, "call", "arglen", "-")
+	r.expect(t, "call arglen with 65 MiB of arguments", 1)
+	if !strings.Contains(r.stderr, "tool arglen: the arguments are 65.0 MiB of JSON (68157440 bytes), over the bridge's limit of 63.0 MiB") || strings.Contains(r.stderr, "went away") {
+		t.Errorf("call arglen: stderr %q", r.stderr)
+	}
+	if n := len(p.Calls()); n != 0 {
+		t.Errorf("the page saw %d calls, want none", n)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -18,7 +19,7 @@ func statusCommand() *Command {
 	return &Command{
 		Name:    "status",
 		Args:    "[--json]",
-		Summary: "connected browsers, their tabs and tool counts",
+		Summary: "connected browsers, their tabs and how many tools agents see",
 		Run:     runStatus,
 	}
 }
@@ -65,17 +66,39 @@ func runStatus(ctx context.Context, env *Env, args []string) int {
 			browser = strings.TrimSpace(h.Browser.Name + " " + h.Browser.Version)
 		}
 		fmt.Fprintf(env.Stdout, "%s (host pid %d, %s, session %s): %s, %s\n",
-			browser, h.PID, filepath.Base(h.Socket), h.Session, plural(len(h.Tabs), "tab"), plural(h.Tools, "tool"))
+			browser, h.PID, filepath.Base(h.Socket), h.Session, plural(len(h.Tabs), "tab"), plural(h.Tools, "page tool"))
 		if len(h.Tabs) == 0 {
 			continue
 		}
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  TAB\tACTIVE\tALLOWED\tTOOLS\tTITLE\tURL")
 		for _, t := range h.Tabs {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%s\n", t.ID, yes(t.Active), yes(t.Allowed), t.Tools, textcut.Line(t.Title, 40), textcut.Line(t.URL, 60))
+			title, url := textcut.Line(t.Title, 40), textcut.Line(t.URL, 60)
+			if !t.Allowed {
+				// The browser keeps the title and URL of such a tab
+				// from the bridge; its origin is all there is.
+				title, url = "(site not allowed)", textcut.Line(t.Origin, 60)
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%s\t%s\n", t.ID, yes(t.Active), yes(t.Allowed), t.Tools, title, url)
 		}
 		tw.Flush()
+		if slices.ContainsFunc(h.Tabs, func(t shim.TabInfo) bool { return !t.Allowed }) {
+			fmt.Fprintln(env.Stdout, "  A site not allowed reaches agents only as its origin, without tools. To allow it,")
+			fmt.Fprintln(env.Stdout, "  click the extension's toolbar button on its tab and turn on \"Let local agents use this site\".")
+		}
 	}
+	// What agents see: these page tools and the bridge's own (list_tabs,
+	// …), as webmcp-shim tools lists them.
+	bridge, pages := 0, 0
+	for _, t := range srv.Tools() {
+		if t.Bridge {
+			bridge++
+		} else {
+			pages++
+		}
+	}
+	fmt.Fprintf(env.Stdout, "\nAgents see %s: %s and the bridge's own %d (webmcp-shim tools lists them).\n",
+		plural(bridge+pages, "tool"), plural(pages, "page tool"), bridge)
 	return code
 }
 

@@ -161,15 +161,41 @@ func (r PageRan) says() string {
 }
 
 // Failure is the isError result of a call that failed: the text, then what
-// is known of whether the page ran it; code and that in _meta.
+// is known of whether the page ran it (once: not when the text says already
+// that the page did not run it); code and that in _meta.
 func Failure(code string, ran PageRan, format string, args ...any) *mcp.CallToolResult {
 	// One period: a message that ends in two (Chromium's form validation
 	// message does) or none ends in one.
 	text := strings.TrimRight(strings.TrimSpace(fmt.Sprintf(format, args...)), ".") + "."
-	res := Text(text + " " + ran.says())
+	if !saysNotRun(ran, text) {
+		text += " " + ran.says()
+	}
+	res := Text(text)
 	res.IsError = true
 	res.Meta = mcp.Meta{MetaCode: code, MetaPageRan: string(ran)}
 	return res
+}
+
+// Size is n bytes for people: "65.0 MiB", "3.5 KiB", "12 bytes".
+func Size(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// saysNotRun reports whether text says already that the page did not run
+// the call, as the extension's words for a declined call do: the
+// sentence is then not said twice.
+func saysNotRun(ran PageRan, text string) bool {
+	if ran != NotRun {
+		return false
+	}
+	t := strings.ToLower(text)
+	return strings.Contains(t, "the page did not run this call") || strings.Contains(t, "the page's tool did not run")
 }
 
 // Gone is the result of a call to tool (an MCP name) that no longer exists.

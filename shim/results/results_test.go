@@ -130,7 +130,10 @@ func TestFromError(t *testing.T) {
 		{webmcp.CodeTooLarge, "the result is 70000000 bytes of JSON", "tool select ran, but its result cannot reach you (the result is 70000000 bytes of JSON)." + sayYes, Ran},
 		{webmcp.CodeBadRequest, "bad", "tool select: the bridge refused the call (bad)." + sayNo, NotRun},
 		{webmcp.CodeDeclined, "the user declined the call of select on http://localhost:1 (the user denied it); the page's tool did not run. Do not call it again unless the user asks you to.",
-			"tool select: the user declined the call of select on http://localhost:1 (the user denied it); the page's tool did not run. Do not call it again unless the user asks you to." + sayNo, NotRun},
+			"tool select: the user declined the call of select on http://localhost:1 (the user denied it); the page's tool did not run. Do not call it again unless the user asks you to.", NotRun},
+		// The extension's words say it already: once is enough.
+		{webmcp.CodeDeclined, "the user declined (The page did not run this call)",
+			"tool select: the user declined (The page did not run this call).", NotRun},
 		{webmcp.CodeBrowserGone, "gone", "tool select: the browser disconnected while the call ran (gone)." + sayMaybe, MaybeRan},
 		{"brand_new", "what", "tool select failed in the bridge (brand_new: what)." + sayMaybe, MaybeRan},
 	} {

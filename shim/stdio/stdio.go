@@ -236,7 +236,7 @@ func (c *conn) refuse(o *oversized) {
 // TooLarge says that a message of size bytes is over the limit, and what
 // to do: the words of every transport of the shim.
 func TooLarge(size, limit int) string {
-	return fmt.Sprintf("the request is %s, over the bridge's limit of %s for one message from the agent; the page did not run it. Send less data, e.g. a reference the page can resolve, or split the work into several calls", sizeText(size), sizeText(limit))
+	return fmt.Sprintf("the request is %s, over the bridge's limit of %s for one message from the agent; the page did not run it. Send less data, e.g. a reference the page can resolve, or split the work into several calls", results.Size(size), results.Size(limit))
 }
 
 // Refusal is the answer to a message of size bytes, over limit, whose
@@ -339,15 +339,4 @@ func isID(raw json.RawMessage) bool {
 		return true
 	}
 	return false
-}
-
-// sizeText says n bytes in the largest unit that keeps it readable.
-func sizeText(n int) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
