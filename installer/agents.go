@@ -6,7 +6,7 @@ import (
 	"runtime"
 
 	"github.com/webmcp-bridge/bridge/internal/installrec"
-	"github.com/webmcp-bridge/bridge/shim/register"
+	"github.com/webmcp-bridge/bridge/internal/register"
 )
 
 // removeAgents takes out of the agents' own config files (yours, not a

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/webmcp-bridge/bridge/internal/installrec"
-	"github.com/webmcp-bridge/bridge/shim/register"
+	"github.com/webmcp-bridge/bridge/internal/register"
 )
 
 // The uninstall takes out of the agents' config files what `webmcp-shim

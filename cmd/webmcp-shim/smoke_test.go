@@ -78,7 +78,7 @@ func TestCLISmoke(t *testing.T) {
 	}
 	runCLI(ctx, t, dir, "", "frobnicate").expect(t, "unknown command", 2)
 	runCLI(ctx, t, dir, "", "call", "echo", `{"a":`).expect(t, "call with bad JSON", 2)
-	runCLI(ctx, t, dir, "", "context", "--hook", "codex").expect(t, "context with bad usage (never 2: it would block the prompt)", 1)
+	runCLI(ctx, t, dir, "", "context", "--hook", "cursor").expect(t, "context with bad usage (never 2: it would block the prompt)", 1)
 	r = runCLI(ctx, t, dir, "", "call", "echo", `{}`)
 	r.expect(t, "call without a browser", 1)
 	if !strings.Contains(r.stderr, "no browser connected") {

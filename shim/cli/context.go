@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/internal/register"
 	"github.com/webmcp-bridge/bridge/shim"
-	"github.com/webmcp-bridge/bridge/shim/register"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )

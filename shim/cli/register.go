@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/webmcp-bridge/bridge/shim/register"
+	"github.com/webmcp-bridge/bridge/internal/register"
 )
 
 func registerCommand() *Command {
