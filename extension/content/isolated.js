@@ -606,6 +606,10 @@
     flushed: "flushed",
     sampled: "sampled",
     contextChanged: "contextChanged",
+    // page's world -> relay -> worker, and back: whether the bridge runs in
+    // documents of an origin ({id, origin}; answered {id, yes}), before a
+    // cross-origin frame and its parent link (content/main/polyfill/links.js)
+    bridgeAt: "bridgeAt",
     // both ways: several of the above that were ready together or, under
     // load, held a moment for each other (calls and cancels to the page's
     // world, results and errors from it)
@@ -686,6 +690,12 @@
     return get ? apply(get, e, []) : e[name];
   }
   var dataOf = (e) => readThrough(msgData, e, "data");
+  var referrerGet = protoGetter(typeof Document === "function" ? Document : null, "referrer");
+  var featurePolicyGet = protoGetter(typeof Document === "function" ? Document : null, "featurePolicy");
+  var FP = typeof FeaturePolicy === "function" ? FeaturePolicy.prototype : null;
+  var fpFeatures = FP && typeof FP.features === "function" ? FP.features : null;
+  var fpAllows = FP && typeof FP.allowsFeature === "function" ? FP.allowsFeature : null;
+  var includes = Array.prototype.includes;
   function setOnMessage(port, fn) {
     if (portOnMessage) apply(portOnMessage, port, [fn]);
     else port.onmessage = fn;
@@ -813,6 +823,7 @@
   var VIA_EXECUTE_TOOL = /* @__PURE__ */ Object.freeze({ via: "executeTool" });
   var NO_PROVIDERS = "[]";
   var TAKEN_TIMEOUT = 5e3;
+  var BRIDGE_AT_TIMEOUT = 3e3;
   var GAP = 4;
   var MAX_GAP = 500;
   var ANSWER_HOLD = 2;
@@ -833,6 +844,9 @@
     let readyAt = 0;
     const inflight = /* @__PURE__ */ new Map();
     let flushes = [];
+    const asking = /* @__PURE__ */ new Map();
+    let askSeq = 0;
+    let unsent = [];
     let send = null;
     function post(msg) {
       if (send) send(msg);
@@ -1047,7 +1061,32 @@
           sample((list) => post({ type: FrameType.sampled, id, providers: list }));
           break;
         }
+        case FrameType.bridgeAt: {
+          const done = asking.get(m.id);
+          if (done) done(m.yes === true);
+          break;
+        }
       }
+    }
+    function bridgeAt(origin) {
+      return new PromiseCtor((resolve) => {
+        const id = ++askSeq;
+        const guard2 = timers.set(() => done(false), BRIDGE_AT_TIMEOUT);
+        const done = (yes) => {
+          if (!asking.delete(id)) return;
+          timers.clear(guard2);
+          resolve(yes);
+        };
+        asking.set(id, done);
+        const m = { type: FrameType.bridgeAt, id, origin: String(origin) };
+        if (port || send) post(m);
+        else unsent.push(m);
+      });
+    }
+    function sendUnsent() {
+      const list = unsent;
+      unsent = [];
+      for (let i = 0; i < list.length; i++) post(list[i]);
     }
     return {
       /** Takes the relay's port (once) and reports at once. */
@@ -1058,6 +1097,7 @@
         lastSent = "";
         lastProviders = NO_PROVIDERS;
         sync();
+        sendUnsent();
       },
       /**
        * Takes a function that carries messages to the relay (once), reports
@@ -1070,6 +1110,7 @@
         lastSent = "";
         lastProviders = NO_PROVIDERS;
         sync();
+        sendUnsent();
         return (m) => onRelayMessage(m, false);
       },
       sync,
@@ -1086,7 +1127,8 @@
       },
       /** Sends the providers where they differ from what was sent. */
       syncProviders,
-      post
+      post,
+      bridgeAt
     };
   }
 
@@ -1837,6 +1879,16 @@
         context.schedule(0);
         return;
       }
+      if (m.type === FrameType.bridgeAt) {
+        if (src !== "page" || typeof m.origin !== "string") return;
+        if (!link.connected()) link.connect();
+        if (!link.connected()) {
+          page.postMessage({ type: FrameType.bridgeAt, id: m.id, yes: false });
+          return;
+        }
+        link.send({ type: FrameType.bridgeAt, id: m.id, origin: m.origin });
+        return;
+      }
       if (m.type === FrameType.batch) {
         if (Array.isArray(m.messages)) answersFromPage(m.messages);
         return;
@@ -1908,6 +1960,8 @@
         if (m.type !== FrameType.call) toSources(m);
         else if (native && nativeNames.has(m.name)) native.send(m);
         else page.postMessage(m);
+      } else if (m.type === FrameType.bridgeAt) {
+        page.postMessage({ type: FrameType.bridgeAt, id: m.id, yes: m.yes === true });
       } else if (m.type === FrameType.contextOn) {
         context.setOn(m.on === true, m.input === true);
       } else if (m.type === FrameType.sample) {

@@ -68,6 +68,36 @@
   var sourceOf = (e) => readThrough(msgSource, e, "source");
   var portsOf = (e) => readThrough(msgPorts, e, "ports");
   var detailOf = (e) => readThrough(eventDetail, e, "detail");
+  var referrerGet = protoGetter(typeof Document === "function" ? Document : null, "referrer");
+  var featurePolicyGet = protoGetter(typeof Document === "function" ? Document : null, "featurePolicy");
+  var FP = typeof FeaturePolicy === "function" ? FeaturePolicy.prototype : null;
+  var fpFeatures = FP && typeof FP.features === "function" ? FP.features : null;
+  var fpAllows = FP && typeof FP.allowsFeature === "function" ? FP.allowsFeature : null;
+  var includes = Array.prototype.includes;
+  function parentOriginOf(win) {
+    try {
+      const list = win.location.ancestorOrigins;
+      const first = list ? list[0] : void 0;
+      if (typeof first === "string" && first !== "") return first;
+    } catch {
+    }
+    try {
+      const ref = referrerGet ? apply(referrerGet, win.document, []) : win.document.referrer;
+      if (typeof ref === "string" && ref !== "") return new URLCtor(ref).origin;
+    } catch {
+    }
+    return "";
+  }
+  function policyAllows(doc, name) {
+    try {
+      const fp = featurePolicyGet ? apply(featurePolicyGet, doc, []) : doc.featurePolicy;
+      if (!fp || !fpFeatures || !fpAllows) return void 0;
+      if (!apply(includes, apply(fpFeatures, fp, []), [name])) return void 0;
+      return apply(fpAllows, fp, [name]) === true;
+    } catch {
+      return void 0;
+    }
+  }
   function setOnMessage(port, fn) {
     if (portOnMessage) apply(portOnMessage, port, [fn]);
     else port.onmessage = fn;
@@ -264,6 +294,10 @@
     flushed: "flushed",
     sampled: "sampled",
     contextChanged: "contextChanged",
+    // page's world -> relay -> worker, and back: whether the bridge runs in
+    // documents of an origin ({id, origin}; answered {id, yes}), before a
+    // cross-origin frame and its parent link (content/main/polyfill/links.js)
+    bridgeAt: "bridgeAt",
     // both ways: several of the above that were ready together or, under
     // load, held a moment for each other (calls and cancels to the page's
     // world, results and errors from it)
@@ -583,6 +617,7 @@
   var VIA_EXECUTE_TOOL = /* @__PURE__ */ Object.freeze({ via: "executeTool" });
   var NO_PROVIDERS = "[]";
   var TAKEN_TIMEOUT = 5e3;
+  var BRIDGE_AT_TIMEOUT = 3e3;
   var GAP = 4;
   var MAX_GAP = 500;
   var ANSWER_HOLD = 2;
@@ -603,6 +638,9 @@
     let readyAt = 0;
     const inflight = /* @__PURE__ */ new Map();
     let flushes = [];
+    const asking = /* @__PURE__ */ new Map();
+    let askSeq = 0;
+    let unsent = [];
     let send = null;
     function post(msg) {
       if (send) send(msg);
@@ -817,7 +855,32 @@
           sample((list) => post({ type: FrameType.sampled, id, providers: list }));
           break;
         }
+        case FrameType.bridgeAt: {
+          const done = asking.get(m.id);
+          if (done) done(m.yes === true);
+          break;
+        }
       }
+    }
+    function bridgeAt(origin) {
+      return new PromiseCtor((resolve) => {
+        const id = ++askSeq;
+        const guard2 = timers.set(() => done(false), BRIDGE_AT_TIMEOUT);
+        const done = (yes) => {
+          if (!asking.delete(id)) return;
+          timers.clear(guard2);
+          resolve(yes);
+        };
+        asking.set(id, done);
+        const m = { type: FrameType.bridgeAt, id, origin: String(origin) };
+        if (port || send) post(m);
+        else unsent.push(m);
+      });
+    }
+    function sendUnsent() {
+      const list = unsent;
+      unsent = [];
+      for (let i = 0; i < list.length; i++) post(list[i]);
     }
     return {
       /** Takes the relay's port (once) and reports at once. */
@@ -828,6 +891,7 @@
         lastSent = "";
         lastProviders = NO_PROVIDERS;
         sync();
+        sendUnsent();
       },
       /**
        * Takes a function that carries messages to the relay (once), reports
@@ -840,6 +904,7 @@
         lastSent = "";
         lastProviders = NO_PROVIDERS;
         sync();
+        sendUnsent();
         return (m) => onRelayMessage(m, false);
       },
       sync,
@@ -856,7 +921,8 @@
       },
       /** Sends the providers where they differ from what was sent. */
       syncProviders,
-      post
+      post,
+      bridgeAt
     };
   }
 
@@ -1924,7 +1990,7 @@
     }
     return childOrigin === parentOrigin;
   }
-  function createLinks({ win, origin, frameElementOf, readFrame, allowed, exposed, run, remoteChanged }) {
+  function createLinks({ win, origin, frameElementOf, readFrame, allowed, exposed, run, remoteChanged, bridgeAt = () => PromiseCtor.resolve(false), policyOf = () => policyAllows(win.document, "tools") !== false }) {
     const links = /* @__PURE__ */ new Set();
     let parentLink = null;
     let parentAnswer = null;
@@ -2012,7 +2078,7 @@
         if (!el) return;
         const frame = e.source;
         const childOrigin = e.origin;
-        then(allowed(), (ok) => {
+        then(bridgeAt(childOrigin), (there) => there && then(allowed(), (ok) => {
           let policy = false;
           try {
             const { allow, srcOrigin } = readFrame(el);
@@ -2023,10 +2089,11 @@
           const ch = new Channel();
           if (policy) open(ch.port1, frame, childOrigin, false);
           try {
-            frame.postMessage({ [LINK_MARK]: "welcome", allowed: policy }, childOrigin === "null" ? "*" : childOrigin, [ch.port2]);
+            frame.postMessage({ [LINK_MARK]: "welcome", allowed: policy }, childOrigin, [ch.port2]);
           } catch {
           }
         }, () => {
+        }), () => {
         });
       } else if (d[LINK_MARK] === "welcome" && parentAnswer && e.source === win.parent && e.ports && e.ports[0]) {
         const answer = parentAnswer;
@@ -2045,8 +2112,11 @@
     return {
       /**
        * Asks the cross-origin parent for this document's policy; resolves to
-       * its answer (true when allowed), or to true if none comes (a parent
-       * without the polyfill) by a second after this document's load.
+       * its answer (true when allowed). A parent the bridge does not run in
+       * (or whose origin this document cannot tell) is not asked, and one
+       * that does not answer by a second after this document's load
+       * (fallback) is taken for one: then this document's own word decides
+       * (policyOf). It always resolves.
        */
       askParent(fallback) {
         return new PromiseCtor((resolve) => {
@@ -2054,16 +2124,36 @@
           const answer = (v) => {
             if (done) return;
             done = true;
+            parentAnswer = null;
             resolve(v);
           };
-          parentAnswer = answer;
-          try {
-            win.parent.postMessage({ [LINK_MARK]: "hello" }, "*");
-          } catch {
-            answer(true);
+          const own2 = () => {
+            let ok = true;
+            try {
+              ok = policyOf() !== false;
+            } catch {
+            }
+            answer(ok);
+          };
+          const parentOrigin = parentOriginOf(win);
+          if (parentOrigin === "" || parentOrigin === "null") {
+            own2();
             return;
           }
-          if (fallback) fallback(() => answer(true));
+          then(bridgeAt(parentOrigin), (there) => {
+            if (!there) {
+              own2();
+              return;
+            }
+            parentAnswer = answer;
+            try {
+              win.parent.postMessage({ [LINK_MARK]: "hello" }, parentOrigin);
+            } catch {
+              own2();
+              return;
+            }
+            if (fallback) fallback(own2);
+          }, own2);
         });
       },
       /** The tools the links bring whose origin is one of origins: [{tool, window, origin}]. */
@@ -2528,7 +2618,7 @@
     }
     return null;
   }
-  function startLinks({ win, frameDom, policy, remoteChanged }) {
+  function startLinks({ win, frameDom, policy, remoteChanged, bridgeAt }) {
     if (!frameDom) return null;
     try {
       return createLinks({
@@ -2548,7 +2638,8 @@
           return out;
         },
         run: (name, origin, json, gone) => serveLinked(win, name, origin, json, gone),
-        remoteChanged
+        remoteChanged,
+        bridgeAt
       });
     } catch {
       return null;
@@ -2595,7 +2686,7 @@
   }
 
   // extension/content/main/polyfill/polyfill.js
-  function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = queueTask, declarative, takesText }) {
+  function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = queueTask, declarative, takesText, bridgeAt }) {
     const internals = /* @__PURE__ */ new WeakMap();
     const { ToolActivatedEvent, ToolCancelEvent } = defineToolEvents();
     const { fireTool, queueChange, invoke } = createCalls({
@@ -2676,7 +2767,8 @@
       remoteChanged: () => {
         queueChange(instance);
         tellFrames(win);
-      }
+      },
+      bridgeAt
     });
     policy = startPolicy({ win, frameDom, links, forms, changedHere });
     shareWithFrames({ win, internals, instance, forms, links, policy, ownTools, invoke, runForm, queueChange });
@@ -3181,7 +3273,10 @@
       // 5.x); it calls executeTool with JSON text, as Chromium before 156
       // took it. Without the extension its own polyfill takes that text: so
       // does this one, then, and only then (Chromium 156 refuses it).
-      takesText: () => hasOwn(pageDoc, "modelContext")
+      takesText: () => hasOwn(pageDoc, "modelContext"),
+      // Whether the bridge runs in documents of an origin: the worker says
+      // (links.js shows the bridge to no other frame or parent).
+      bridgeAt: (origin) => bridge.bridgeAt(origin)
     });
     if (declarative) {
       try {

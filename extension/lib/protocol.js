@@ -75,6 +75,10 @@ export const FrameType = /* @__PURE__ */ Object.freeze({
   flushed: 'flushed',
   sampled: 'sampled',
   contextChanged: 'contextChanged',
+  // page's world -> relay -> worker, and back: whether the bridge runs in
+  // documents of an origin ({id, origin}; answered {id, yes}), before a
+  // cross-origin frame and its parent link (content/main/polyfill/links.js)
+  bridgeAt: 'bridgeAt',
   // both ways: several of the above that were ready together or, under
   // load, held a moment for each other (calls and cancels to the page's
   // world, results and errors from it)

@@ -51,12 +51,16 @@ function fakeWindow(origin) {
   return w;
 }
 
-// Two documents: a page and its cross-origin frame, each with links.
-function pair({ allow = 'tools *', pageTools = [], frameTools = [] } = {}) {
+// Two documents: a page and its cross-origin frame, each with links;
+// bridged: the origins the worker says the bridge runs in; policy: what the
+// frame knows itself of its policy.
+function pair({ allow = 'tools *', pageTools = [], frameTools = [], bridged = [PAGE, FRAME], policy } = {}) {
   const page = fakeWindow(PAGE);
   const frame = fakeWindow(FRAME);
   page.parent = page;
   frame.parent = page;
+  frame.location = { ancestorOrigins: [PAGE] };
+  const asked = [];
   open.push(page, frame);
   const element = { allow };
   const ran = [];
@@ -79,6 +83,11 @@ function pair({ allow = 'tools *', pageTools = [], frameTools = [] } = {}) {
       return { promise, abort: () => abort() };
     },
     remoteChanged: () => changes.push('changed'),
+    bridgeAt: (o) => {
+      asked.push([origin, o]);
+      return Promise.resolve(bridged.includes(o));
+    },
+    ...(policy ? { policyOf: policy } : {}),
   });
   const pageChanges = [];
   const frameChanges = [];
@@ -86,7 +95,7 @@ function pair({ allow = 'tools *', pageTools = [], frameTools = [] } = {}) {
   const pageLinks = make(page, PAGE, pageTools, pageChanges);
   fakeWindow.current = frame;
   const frameLinks = make(frame, FRAME, frameTools, frameChanges);
-  return { page, frame, pageLinks, frameLinks, pageChanges, frameChanges, ran };
+  return { page, frame, pageLinks, frameLinks, pageChanges, frameChanges, ran, asked };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
@@ -156,4 +165,38 @@ test('links: a caller\'s abort reaches the tool; a tool that fails, or a frame t
   await assert.rejects(pending, /gone/);
   await settle();
   assert.deepEqual(p.pageLinks.remoteTools([FRAME]), [], 'the frame\'s tools went with it');
+});
+
+test('links: a frame whose parent runs no bridge posts nothing to it, and decides from what it knows itself', async () => {
+  const p = pair({ bridged: [FRAME] });
+  const seen = [];
+  p.page.addEventListener('message', (e) => seen.push(e.data), { capture: true });
+  assert.equal(await p.frameLinks.askParent(), true, 'no word against it: allowed');
+  await settle();
+  assert.deepEqual(seen, [], 'the parent saw nothing of the bridge');
+  assert.deepEqual(p.asked, [[FRAME, PAGE]]);
+  // Where the browser knows the policy, its word holds.
+  const q = pair({ bridged: [FRAME], policy: () => false });
+  assert.equal(await q.frameLinks.askParent(), false);
+});
+
+test('links: a parent answers no hello of a frame the bridge does not run in (an ad, a page\'s own message)', async () => {
+  const p = pair({ bridged: [PAGE] });
+  const seen = [];
+  p.frame.addEventListener('message', (e) => seen.push(e.data), { capture: true });
+  // The frame's own script (not the bridge) says hello, as the bridge would.
+  fakeWindow.current = p.frame;
+  p.page.postMessage({ [LINK_MARK]: 'hello' }, '*');
+  await settle();
+  assert.deepEqual(seen, [], 'no welcome: the frame learns nothing of the bridge');
+  assert.deepEqual(p.pageLinks.remoteTools([FRAME]), []);
+  assert.deepEqual(p.asked, [[PAGE, FRAME]]);
+});
+
+test('links: a frame that cannot tell its parent\'s origin asks nobody', async () => {
+  const p = pair();
+  p.frame.location = { ancestorOrigins: [] };
+  p.frame.document = { referrer: '' };
+  assert.equal(await p.frameLinks.askParent(), true);
+  assert.deepEqual(p.asked, []);
 });

@@ -200,6 +200,11 @@ export class Frames {
       case F.userInput:
         if (conn.frameId === 0 && this.on.used) this.on.used(conn.tabId);
         break;
+      case F.bridgeAt:
+        // Whether the bridge runs in documents of an origin: its content
+        // scripts run on the allowed sites only (worker/sites.js).
+        postToFrame(conn, { type: F.bridgeAt, id: m.id, yes: typeof m.origin === 'string' && registry.allows(webOrigin(m.origin)) });
+        break;
     }
   }
 

@@ -11,7 +11,7 @@
 // up to 2,000 tools each, and reporting stays linear in the tool count.
 
 import { Code, FrameType as F } from '../../lib/protocol.js';
-import { AbortCtl, clearTimer, dataOf, dateNow, epochMs, isArray, isObject, jsonStringify, postTo, queueTask, setOnMessage, timeout } from './builtins.js';
+import { AbortCtl, PromiseCtor, clearTimer, dataOf, dateNow, epochMs, isArray, isObject, jsonStringify, postTo, queueTask, setOnMessage, timeout } from './builtins.js';
 import { errorCode, errorText, toJSONValue } from './toolcopy.js';
 
 /** A call's way in native mode, as the worker gave it (worker/callpath.js). */
@@ -22,6 +22,9 @@ const NO_PROVIDERS = '[]';
 // A tools message that is not taken in this long, while changes wait for
 // it, is taken as lost (a hang guard: the relay answers every one).
 export const TAKEN_TIMEOUT = 5000;
+// How long a bridgeAt question waits for the relay's answer (a hang guard:
+// the relay answers at once, or as soon as the worker does).
+export const BRIDGE_AT_TIMEOUT = 3000;
 // While changes keep coming, the next report waits GAP times as long as the
 // last one took (at most MAX_GAP ms), so that reporting never takes more
 // than a fifth of the page's time, however many tools it has. This holds
@@ -72,6 +75,11 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   const inflight = new Map();
   // The relay's flushes that wait for every change to be reported (ids).
   let flushes = [];
+  // bridgeAt questions to the relay: id -> resolve, and those asked before
+  // the relay's port came.
+  const asking = new Map();
+  let askSeq = 0;
+  let unsent = [];
 
   // Where messages to the relay go: a MessagePort (the page's world), or
   // a function (the isolated world's own native source, content/isolated/native.js).
@@ -323,7 +331,39 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
         sample((list) => post({ type: F.sampled, id, providers: list }));
         break;
       }
+      case F.bridgeAt: {
+        const done = asking.get(m.id);
+        if (done) done(m.yes === true);
+        break;
+      }
     }
+  }
+
+  /**
+   * Whether the bridge runs in documents of origin (the worker knows: its
+   * site is allowed); false when the relay does not say within
+   * BRIDGE_AT_TIMEOUT ms (a hang guard: no worker).
+   */
+  function bridgeAt(origin) {
+    return new PromiseCtor((resolve) => {
+      const id = ++askSeq;
+      const guard = timers.set(() => done(false), BRIDGE_AT_TIMEOUT);
+      const done = (yes) => {
+        if (!asking.delete(id)) return;
+        timers.clear(guard);
+        resolve(yes);
+      };
+      asking.set(id, done);
+      const m = { type: F.bridgeAt, id, origin: String(origin) };
+      if (port || send) post(m);
+      else unsent.push(m);
+    });
+  }
+
+  function sendUnsent() {
+    const list = unsent;
+    unsent = [];
+    for (let i = 0; i < list.length; i++) post(list[i]);
   }
 
   return {
@@ -335,6 +375,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
       lastSent = '';
       lastProviders = NO_PROVIDERS;
       sync();
+      sendUnsent();
     },
     /**
      * Takes a function that carries messages to the relay (once), reports
@@ -347,6 +388,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
       lastSent = '';
       lastProviders = NO_PROVIDERS;
       sync();
+      sendUnsent();
       return (m) => onRelayMessage(m, false);
     },
     sync,
@@ -364,5 +406,6 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     /** Sends the providers where they differ from what was sent. */
     syncProviders,
     post,
+    bridgeAt,
   };
 }

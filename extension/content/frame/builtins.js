@@ -91,6 +91,56 @@ export const portsOf = (e) => readThrough(msgPorts, e, 'ports');
 /** A CustomEvent's detail, likewise. */
 export const detailOf = (e) => readThrough(eventDetail, e, 'detail');
 
+// What a frame knows of its parent and of its permissions policy, through
+// the getters taken at start (links.js): location.ancestorOrigins (a
+// Location's own, unforgeable; Chromium's, not Firefox's), document.referrer,
+// and document.featurePolicy with its methods.
+const referrerGet = protoGetter(typeof Document === 'function' ? Document : null, 'referrer');
+const featurePolicyGet = protoGetter(typeof Document === 'function' ? Document : null, 'featurePolicy');
+const FP = typeof FeaturePolicy === 'function' ? FeaturePolicy.prototype : null;
+const fpFeatures = FP && typeof FP.features === 'function' ? FP.features : null;
+const fpAllows = FP && typeof FP.allowsFeature === 'function' ? FP.allowsFeature : null;
+const includes = Array.prototype.includes;
+
+/**
+ * The origin of win's parent document as win knows it without asking it:
+ * location.ancestorOrigins[0] where the browser gives it, else the origin
+ * of document.referrer (a frame's first navigation has its parent's URL as
+ * referrer, unless a referrer policy left it out); '' when unknown.
+ */
+export function parentOriginOf(win) {
+  try {
+    const list = win.location.ancestorOrigins;
+    const first = list ? list[0] : undefined;
+    if (typeof first === 'string' && first !== '') return first;
+  } catch {
+    // none
+  }
+  try {
+    const ref = referrerGet ? apply(referrerGet, win.document, []) : win.document.referrer;
+    if (typeof ref === 'string' && ref !== '') return new URLCtor(ref).origin;
+  } catch {
+    // none
+  }
+  return '';
+}
+
+/**
+ * Whether the browser's permissions policy lets this document use the
+ * feature name: true or false where the browser knows the feature
+ * (Chromium with WebMCP knows "tools"), undefined where it does not.
+ */
+export function policyAllows(doc, name) {
+  try {
+    const fp = featurePolicyGet ? apply(featurePolicyGet, doc, []) : doc.featurePolicy;
+    if (!fp || !fpFeatures || !fpAllows) return undefined;
+    if (!apply(includes, apply(fpFeatures, fp, []), [name])) return undefined;
+    return apply(fpAllows, fp, [name]) === true;
+  } catch {
+    return undefined;
+  }
+}
+
 /** port.onmessage = fn with the setter taken at start (a page's could keep the port, or the function). */
 export function setOnMessage(port, fn) {
   if (portOnMessage) apply(portOnMessage, port, [fn]);

@@ -306,6 +306,18 @@ export function start(env) {
       context.schedule(0);
       return;
     }
+    if (m.type === F.bridgeAt) {
+      // The page's world asks whether the bridge runs in an origin (a
+      // frame's parent, or a frame that said hello): the worker knows.
+      if (src !== 'page' || typeof m.origin !== 'string') return;
+      if (!link.connected()) link.connect();
+      if (!link.connected()) {
+        page.postMessage({ type: F.bridgeAt, id: m.id, yes: false });
+        return;
+      }
+      link.send({ type: F.bridgeAt, id: m.id, origin: m.origin });
+      return;
+    }
     if (m.type === F.batch) {
       if (Array.isArray(m.messages)) answersFromPage(m.messages);
       return;
@@ -382,6 +394,8 @@ export function start(env) {
       if (m.type !== F.call) toSources(m);
       else if (native && nativeNames.has(m.name)) native.send(m);
       else page.postMessage(m);
+    } else if (m.type === F.bridgeAt) {
+      page.postMessage({ type: F.bridgeAt, id: m.id, yes: m.yes === true });
     } else if (m.type === F.contextOn) {
       context.setOn(m.on === true, m.input === true);
     } else if (m.type === F.sample) {

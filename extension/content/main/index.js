@@ -136,6 +136,9 @@ function installPolyfill() {
     // took it. Without the extension its own polyfill takes that text: so
     // does this one, then, and only then (Chromium 156 refuses it).
     takesText: () => hasOwn(pageDoc, 'modelContext'),
+    // Whether the bridge runs in documents of an origin: the worker says
+    // (links.js shows the bridge to no other frame or parent).
+    bridgeAt: (origin) => bridge.bridgeAt(origin),
   });
   // The selector API takes :tool-form-active and :tool-submit-active as the
   // polyfill's attributes (pseudo.js says how far that goes).

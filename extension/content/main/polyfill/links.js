@@ -15,6 +15,16 @@
 // The origins come from the message events, which no page can forge; a page
 // that posts such messages itself gets a link under its own origin only.
 //
+// Neither side shows the bridge to a document it does not run in (an ad's
+// frame, a parent of a site not allowed): the frame posts its hello only
+// to its parent's origin (location.ancestorOrigins, else its referrer's),
+// and only once the worker confirmed that the bridge runs there (bridgeAt:
+// the site is allowed); the parent answers only a frame of such an origin.
+// A frame whose parent runs no bridge decides from what it knows itself
+// (policyOf): the browser's permissions policy where the browser knows the
+// feature "tools", else allowed, since no bridge stands above it to say
+// otherwise (and the worker lists no tools of a tab of a site not allowed).
+//
 // Over a link each side sends (t is the message's type):
 //   {t: 'tools', tools}          its group's tools exposed to the other's origin
 //                                (sent again whenever they change)
@@ -27,7 +37,8 @@
 // tools directly (sameorigin.js).
 
 import {
-  Channel, DOMExc, PromiseCtor, URLCtor, addListener, apply, isObject, jsonStringify, postTo, removeListener, stopImmediate, then,
+  Channel, DOMExc, PromiseCtor, URLCtor, addListener, apply, isObject, jsonStringify, parentOriginOf, policyAllows, postTo, removeListener,
+  stopImmediate, then,
 } from '../../frame/builtins.js';
 
 /** The key that marks the polyfill's own window messages. */
@@ -81,8 +92,14 @@ export function allowsTools(allow, childOrigin, parentOrigin, srcOrigin) {
  *   {promise: Promise<string>, abort(): void} | null} o.run  runs one of them for
  *   a caller of origin; resolves to the answer's JSON text
  * @param {() => void} o.remoteChanged  the tools that links bring changed
+ * @param {(origin: string) => Promise<boolean>} [o.bridgeAt]  whether the bridge
+ *   runs in documents of origin (the worker says: the site is allowed);
+ *   without it, it runs nowhere else
+ * @param {() => boolean} [o.policyOf]  this document's own word on its policy
+ *   when no parent bridge answers (default: the browser's permissions
+ *   policy "tools" where it knows it, else allowed)
  */
-export function createLinks({ win, origin, frameElementOf, readFrame, allowed, exposed, run, remoteChanged }) {
+export function createLinks({ win, origin, frameElementOf, readFrame, allowed, exposed, run, remoteChanged, bridgeAt = () => PromiseCtor.resolve(false), policyOf = () => policyAllows(win.document, 'tools') !== false }) {
   /** @type {Set<Link>} */
   const links = new Set();
   let parentLink = null;
@@ -186,7 +203,8 @@ export function createLinks({ win, origin, frameElementOf, readFrame, allowed, e
       if (!el) return;
       const frame = e.source;
       const childOrigin = e.origin;
-      then(allowed(), (ok) => {
+      // Silent to a frame the bridge does not run in.
+      then(bridgeAt(childOrigin), (there) => there && then(allowed(), (ok) => {
         let policy = false;
         try {
           const { allow, srcOrigin } = readFrame(el);
@@ -198,11 +216,11 @@ export function createLinks({ win, origin, frameElementOf, readFrame, allowed, e
         const ch = new Channel();
         if (policy) open(ch.port1, frame, childOrigin, false);
         try {
-          frame.postMessage({ [LINK_MARK]: 'welcome', allowed: policy }, childOrigin === 'null' ? '*' : childOrigin, [ch.port2]);
+          frame.postMessage({ [LINK_MARK]: 'welcome', allowed: policy }, childOrigin, [ch.port2]);
         } catch {
           // the frame went away
         }
-      }, () => {});
+      }, () => {}), () => {});
     } else if (d[LINK_MARK] === 'welcome' && parentAnswer && e.source === win.parent && e.ports && e.ports[0]) {
       const answer = parentAnswer;
       parentAnswer = null;
@@ -222,8 +240,11 @@ export function createLinks({ win, origin, frameElementOf, readFrame, allowed, e
   return {
     /**
      * Asks the cross-origin parent for this document's policy; resolves to
-     * its answer (true when allowed), or to true if none comes (a parent
-     * without the polyfill) by a second after this document's load.
+     * its answer (true when allowed). A parent the bridge does not run in
+     * (or whose origin this document cannot tell) is not asked, and one
+     * that does not answer by a second after this document's load
+     * (fallback) is taken for one: then this document's own word decides
+     * (policyOf). It always resolves.
      */
     askParent(fallback) {
       return new PromiseCtor((resolve) => {
@@ -231,16 +252,37 @@ export function createLinks({ win, origin, frameElementOf, readFrame, allowed, e
         const answer = (v) => {
           if (done) return;
           done = true;
+          parentAnswer = null;
           resolve(v);
         };
-        parentAnswer = answer;
-        try {
-          win.parent.postMessage({ [LINK_MARK]: 'hello' }, '*');
-        } catch {
-          answer(true);
+        const own = () => {
+          let ok = true;
+          try {
+            ok = policyOf() !== false;
+          } catch {
+            // allowed
+          }
+          answer(ok);
+        };
+        const parentOrigin = parentOriginOf(win);
+        if (parentOrigin === '' || parentOrigin === 'null') {
+          own();
           return;
         }
-        if (fallback) fallback(() => answer(true));
+        then(bridgeAt(parentOrigin), (there) => {
+          if (!there) {
+            own();
+            return;
+          }
+          parentAnswer = answer;
+          try {
+            win.parent.postMessage({ [LINK_MARK]: 'hello' }, parentOrigin);
+          } catch {
+            own();
+            return;
+          }
+          if (fallback) fallback(own);
+        }, own);
       });
     },
     /** The tools the links bring whose origin is one of origins: [{tool, window, origin}]. */

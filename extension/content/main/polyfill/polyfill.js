@@ -40,7 +40,7 @@ import { defineSubmitAdditions } from './submit.js';
  * @returns {{mc: object, classes: {ModelContext: Function, ToolActivatedEvent: Function, ToolCancelEvent: Function},
  *   list(): Map<string, {meta: object, run(input: object, signal?: AbortSignal): Promise<unknown>}>}}
  */
-export function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = defaultQueueTask, declarative, takesText }) {
+export function definePolyfill({ win, changed, addContextApi, queueTask: queueATask = defaultQueueTask, declarative, takesText, bridgeAt }) {
   /** @type {WeakMap<object, {tools: Map<string, object>, handlers: Map<string, Function>}>} */
   const internals = new WeakMap();
   const { ToolActivatedEvent, ToolCancelEvent } = defineToolEvents();
@@ -139,6 +139,7 @@ export function definePolyfill({ win, changed, addContextApi, queueTask: queueAT
       queueChange(instance);
       tellFrames(win);
     },
+    bridgeAt,
   });
   policy = startPolicy({ win, frameDom, links, forms, changedHere });
   shareWithFrames({ win, internals, instance, forms, links, policy, ownTools, invoke, runForm, queueChange });

@@ -104,8 +104,9 @@ export function serveLinked(win, name, origin, json, gone) {
  * @param {object | null} o.frameDom  its frame DOM
  * @param {() => {ready: Promise<boolean>}} o.policy  its permissions policy "tools" (policy.js), as it is now
  * @param {() => void} o.remoteChanged  the tools that cross-origin documents expose to this one changed
+ * @param {(origin: string) => Promise<boolean>} [o.bridgeAt]  whether the bridge runs in documents of origin (links.js)
  */
-export function startLinks({ win, frameDom, policy, remoteChanged }) {
+export function startLinks({ win, frameDom, policy, remoteChanged, bridgeAt }) {
   if (!frameDom) return null;
   try {
     return createLinks({
@@ -127,6 +128,7 @@ export function startLinks({ win, frameDom, policy, remoteChanged }) {
       },
       run: (name, origin, json, gone) => serveLinked(win, name, origin, json, gone),
       remoteChanged,
+      bridgeAt,
     });
   } catch {
     return null;
