@@ -96,4 +96,3 @@ func benchContextHook(b *testing.B, m mode) {
 	b.ReportMetric(ms(tp99), "tool-p99-ms")
 	fmt.Printf("%s: the tool adds %.1f ms at p50, %.1f ms at p99 (target: within 30 ms)\n", m, ms(tp50-pp50), ms(tp99-pp99))
 }
-
