@@ -329,6 +329,18 @@
     }
     return any ? out : void 0;
   }
+  function copyTitle(tool) {
+    for (const read of [() => tool.title, () => tool.annotations.title]) {
+      let t;
+      try {
+        t = read();
+      } catch {
+        t = void 0;
+      }
+      if (typeof t === "string" && t !== "") return t;
+    }
+    return void 0;
+  }
   function copySchema(s) {
     try {
       if (typeof s === "string") s = jsonParse(s);
@@ -348,8 +360,8 @@
     if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) return null;
     const meta = { name };
     try {
-      const title = tool.title;
-      if (typeof title === "string" && title !== "") meta.title = title;
+      const title = copyTitle(tool);
+      if (title !== void 0) meta.title = title;
       const d = tool.description;
       meta.description = typeof d === "string" ? d : "";
       const schema = copySchema(tool.inputSchema);
@@ -1285,6 +1297,7 @@
     const schema = serialiseSchema(inputSchema, "inputSchema", method);
     const outSchema = serialiseSchema(outputSchema, "outputSchema", method);
     let hints = copyHints(annotations, false);
+    const annotationsTitle = isObject(annotations) ? copyTitle({ annotations }) : void 0;
     if (draft && Object.keys(draft).length) hints = { ...hints, ...draft };
     return {
       name,
@@ -1293,6 +1306,7 @@
       inputSchema: schema,
       outputSchema: outSchema,
       hints,
+      annotationsTitle,
       annotations: draft,
       execute,
       how: "register"
@@ -1870,7 +1884,8 @@
       if (!policy().allowed) return out;
       for (const rec of internals.get(instance()).tools.values()) {
         const meta = { name: rec.name };
-        if (rec.title) meta.title = rec.title;
+        const title = rec.title || rec.annotationsTitle;
+        if (title) meta.title = title;
         meta.description = rec.description;
         if (!rec.reported) {
           rec.reported = {
@@ -3009,7 +3024,7 @@
         const exec = isObject(tool) ? tool.execute : void 0;
         const signal = isObject(options) ? options.signal : void 0;
         if (typeof exec === "function" && (signal === void 0 || signal instanceof AbortSig && !signal.aborted)) {
-          rec = { name: String(tool.name), hints: copyHints(tool.annotations, false) || null, outputSchema: copySchema(tool.outputSchema) || null, signal, exec };
+          rec = { name: String(tool.name), hints: copyHints(tool.annotations, false) || null, outputSchema: copySchema(tool.outputSchema) || null, title: copyTitle(tool) || null, signal, exec };
           derived = create(tool, { execute: { value: wrapExecute(exec, rec.name), enumerable: true, configurable: true, writable: true } });
         }
       } catch {
@@ -3020,7 +3035,7 @@
       if (rec) {
         then(p, () => {
           if (rec.signal && rec.signal.aborted) return;
-          const info = { hints: rec.hints, outputSchema: rec.outputSchema };
+          const info = { hints: rec.hints, outputSchema: rec.outputSchema, title: rec.title };
           seen.set(rec.name, { info, exec: rec.exec });
           say({ witness: "registered", name: rec.name, ...info, direct });
           if (rec.signal) {

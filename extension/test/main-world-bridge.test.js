@@ -53,6 +53,23 @@ test('tools are copied field by field, never serialised whole', async () => {
   assert.deepEqual(await next(page, answer('c1')), { type: 'result', id: 'c1', output: 'careful' });
 });
 
+test('a tool\'s title is its own, else the one in its annotations (as @mcp-b/react-webmcp gives it); its hints as given (issue SEC2 item 9)', async () => {
+  const page = load();
+  await page.mc.registerTool(tool('context', { annotations: { title: 'Context: cart', readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false } }));
+  await page.mc.registerTool(tool('own', { title: 'Its own', annotations: { title: 'In annotations', idempotentHint: true } }));
+  await page.mc.registerTool(tool('bare'));
+  const m = await next(page, toolsMsg(['context', 'own', 'bare']));
+  const [context, own, bare] = m.tools;
+  assert.equal(context.title, 'Context: cart');
+  assert.deepEqual(context.annotations, { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }, 'the hints the page set, and only those');
+  assert.equal(own.title, 'Its own');
+  assert.deepEqual(own.annotations, { idempotentHint: true });
+  assert.equal(bare.title, undefined);
+  assert.equal(bare.annotations, undefined);
+  const listed = (await page.mc.getTools()).find((t) => t.name === 'context');
+  assert.equal(listed.title, '', 'getTools() lists the tool\'s own title alone, as Chromium 156 does');
+});
+
 test('bridge calls: results and errors go back as they are', async () => {
   const page = load();
   const { mc, port } = page;

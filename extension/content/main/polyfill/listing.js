@@ -23,7 +23,9 @@ export function bridgeList({ internals, instance, forms, policy, invoke, runForm
     if (!policy().allowed) return out;
     for (const rec of internals.get(instance()).tools.values()) {
       const meta = { name: rec.name };
-      if (rec.title) meta.title = rec.title;
+      // The tool's title, else the one in its annotations (copyTitle).
+      const title = rec.title || rec.annotationsTitle;
+      if (title) meta.title = title;
       meta.description = rec.description;
       // The schemas are checked against the bridge's bounds once, when
       // first reported.
