@@ -1896,7 +1896,7 @@
         if (rec.reported.inputSchema) meta.inputSchema = rec.reported.inputSchema;
         if (rec.reported.outputSchema) meta.outputSchema = rec.reported.outputSchema;
         if (rec.hints) meta.annotations = rec.hints;
-        out.set(rec.name, { meta, run: (input, signal) => invoke(instance(), rec, input, signal) });
+        out.set(rec.name, { meta, run: (input, signal) => then(invoke(instance(), rec, input, signal), parseResultString) });
       }
       if (forms) {
         for (const t of forms.list().values()) {

@@ -86,7 +86,11 @@ test('bridge calls: results and errors go back as they are', async () => {
     return next(page, answer(id));
   };
   assert.deepEqual(await call('1', 'obj', { a: [1, 'x'] }), { type: 'result', id: '1', output: { echo: { a: [1, 'x'] }, n: 1.5 } });
-  assert.deepEqual(await call('2', 'str', { text: '{"not":"parsed"}' }), { type: 'result', id: '2', output: '{"not":"parsed"}' });
+  // JSON text is its value, as the browser's own agent gets it (CDP's
+  // WebMCP.invokeTool) and native mode gives it (issue SEC2 item 9).
+  assert.deepEqual(await call('2', 'str', { text: '{"parsed":[1,"x"]}' }), { type: 'result', id: '2', output: { parsed: [1, 'x'] } });
+  assert.deepEqual(await call('2b', 'str', { text: 'plain words' }), { type: 'result', id: '2b', output: 'plain words' });
+  assert.deepEqual(await call('2c', 'str', { text: '42' }), { type: 'result', id: '2c', output: 42 });
   assert.deepEqual(await call('3', 'nothing', {}), { type: 'result', id: '3', output: null });
   assert.deepEqual(await call('4', 'nul', {}), { type: 'result', id: '4', output: null });
   assert.deepEqual(await call('5', 'fail', {}), { type: 'error', id: '5', error: { code: 'tool_error', message: 'boom from the page' } });
