@@ -450,10 +450,9 @@
         changed();
       }
     }
-    function adopt(obj) {
-      if (!isObject(obj) || ours.has(obj) || foreign.has(obj)) return;
-      const src = { obj, tools: /* @__PURE__ */ new Map() };
-      foreign.set(obj, src);
+    const seen = /* @__PURE__ */ new Set();
+    function adopt(obj, readTools) {
+      if (!isObject(obj) || ours.has(obj) || foreign.has(obj) || seen.has(obj)) return;
       let has = false;
       try {
         has = typeof obj.registerContextProvider === "function";
@@ -461,6 +460,12 @@
         has = true;
       }
       if (!has) addContextApi(obj, (that) => that === obj);
+      if (!readTools) {
+        seen.add(obj);
+        return;
+      }
+      const src = { obj, tools: /* @__PURE__ */ new Map() };
+      foreign.set(obj, src);
       wrapMethod(obj, "registerTool", (orig) => function registerTool(tool, options) {
         const rv = apply(orig, this, arguments);
         try {
@@ -554,13 +559,13 @@
        * looks at own properties only, never sees).
        */
       adoptNow(obj) {
-        adopt(obj);
+        adopt(obj, true);
       },
       /** Watches target (navigator, the document) for a modelContext the page puts on it. */
       watch(target) {
         targets.push(target);
       },
-      /** Adopts what the page put on a watched target. */
+      /** Gives the context API to what the page put on a watched target (its tools are not read). */
       checkReplaced() {
         for (const target of targets) {
           let d;
@@ -576,10 +581,10 @@
           } catch {
             continue;
           }
-          adopt(v);
+          adopt(v, false);
         }
       },
-      /** Adds to all (name -> {meta, run}) the adopted objects' tools whose names it lacks. */
+      /** Adds to all (name -> {meta, run}) the browser's navigator.modelContext's tools whose names it lacks. */
       addTools(all) {
         for (const src of foreign.values()) {
           for (const [name, rec] of src.tools) {
