@@ -41,8 +41,10 @@ func TestToolsListed(t *testing.T) {
 		if s.Type != "object" || s.Properties["id"] == nil || len(s.Required) != 1 || s.Required[0] != "id" {
 			t.Errorf("select_slice inputSchema = %s; want the page's schema with required id", schema)
 		}
-		if a := sel.Annotations; a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
-			t.Errorf("select_slice annotations = %+v; want not read-only, destructive by default", a)
+		// The page set no hint: none is invented (MCP's defaults apply at
+		// the client), and the title is the page's.
+		if a := sel.Annotations; a == nil || a.ReadOnlyHint || a.DestructiveHint != nil || a.Title != sel.Title {
+			t.Errorf("select_slice annotations = %+v; want its title alone, no hint", a)
 		}
 		if a := tools["get_selection"].Annotations; a == nil || !a.ReadOnlyHint {
 			t.Errorf("get_selection annotations = %+v; want readOnlyHint", a)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // servePageRuntime serves e2e/testdata/pageruntime on a loopback port and
@@ -90,6 +91,54 @@ func TestPageRuntimeTakesPolyfillForNative(t *testing.T) {
 		res := b.call(ctx, "json-user-validator", map[string]any{"username": "bob", "age": 7})
 		if res.IsError || !strings.Contains(text(res), "validated: bob, age=7") {
 			t.Errorf("the agent's call = %q (isError %v), want the runtime's tool's answer", text(res), res.IsError)
+		}
+	})
+}
+
+// A page runtime that installs its own navigator.modelContext, as
+// @mcp-b/global 1.2 does where the browser has none (Chromium 156), keeps
+// its tools in its own registry: the browser's own agent sees none of them
+// (CDP's WebMCP.invokeTool: "Tool not found"), and neither does an agent
+// of the bridge, in both modes; the tool the page registers with
+// document.modelContext reaches both. Issue SEC2 item 9.
+func TestPageRuntimeOwnRegistryIsNotTheBrowsers(t *testing.T) {
+	url := servePageRuntime(t) + "/mcpb-1.html"
+	ref := plainBrowser(t, native, url)
+	if got := eval[string](t, ref, `runtimeLog.join(',')`); got != "own polyfill" {
+		t.Fatalf("without the extension the runtime says %q, want its own polyfill", got)
+	}
+	cdpt, err := newCDPTools(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a hang guard
+	defer cancel()
+	if _, err := cdpt.invoke(ctx, "with_the_browser", []byte(`{}`)); err != nil {
+		t.Fatalf("the browser's own agent: %v", err)
+	}
+	if _, err := cdpt.invoke(ctx, "runtime_only", []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("the browser's own agent ran runtime_only (err %v), want Tool not found", err)
+	}
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		tab, _ := b.open(url)
+		if got := eval[string](t, tab, `runtimeLog.join(',')`); got != "own polyfill" {
+			t.Fatalf("with the extension the runtime says %q, want its own polyfill, as without", got)
+		}
+		tools := b.waitTools("with_the_browser", func(m map[string]*mcp.Tool) bool { return m["with_the_browser"] != nil })
+		if tools["runtime_only"] != nil {
+			t.Errorf("the agent is offered runtime_only, which the browser's own agent does not see")
+		}
+		if res := b.call(ctx, "with_the_browser", map[string]any{}); res.IsError || text(res) != "ran with the browser" {
+			t.Errorf("with_the_browser = %q (isError %v)", text(res), res.IsError)
+		}
+		// Looked at again after the page's load: still not offered.
+		waitPage(t, tab, `document.readyState === 'complete'`)
+		if res, err := b.client.CallTool(ctx, &mcp.CallToolParams{Name: "runtime_only", Arguments: map[string]any{}}); err == nil && !res.IsError {
+			t.Errorf("runtime_only ran through the bridge: %q", text(res))
+		}
+		if got := eval[string](t, tab, `ran.join(',')`); got != "with_the_browser" {
+			t.Errorf("the page ran %q, want with_the_browser alone", got)
 		}
 	})
 }

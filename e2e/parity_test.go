@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -233,4 +234,72 @@ func BenchmarkOpenPageWithoutTools(bm *testing.B) {
 		b.call(ctx, "close_tab", map[string]any{"tabId": op.TabID})
 		bm.StartTimer()
 	}
+}
+
+// sameValue reports whether a and b are JSON texts of the same value
+// (objects' keys in any order).
+func sameValue(a, b []byte) bool {
+	var va, vb any
+	return json.Unmarshal(a, &va) == nil && json.Unmarshal(b, &vb) == nil && reflect.DeepEqual(va, vb)
+}
+
+// What the agent reads is what the page said, in both modes (issue SEC2
+// item 9): hints the page left unset stay unset (a tool without any has
+// no annotations), those it set arrive in MCP's words, its title whether
+// it gave it as the tool's or, as @mcp-b/react-webmcp does, in
+// annotations; and a tool that answers JSON text answers the agent what it
+// answers the browser's own agent (CDP's WebMCP.invokeTool, in a Chromium
+// without the extension): that JSON value, structured.
+func TestAgentReadsWhatThePageSaid(t *testing.T) {
+	url := parityURL(t, "/said.html")
+	ref, err := newCDPTools(plainBrowser(t, native, url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a hang guard
+	defer cancel()
+	browserSays := map[string][]byte{}
+	for _, which := range []string{"json", "words"} {
+		e, err := ref.invoke(ctx, "json_text", []byte(`{"which":"`+which+`"}`))
+		if err != nil {
+			t.Fatalf("the browser's own agent: %v", err)
+		}
+		browserSays[which] = e.Output
+	}
+	if !sameJSON(browserSays["json"], []byte(`{"total":3,"items":["tea","cake"]}`)) || !sameJSON(browserSays["words"], []byte(`"plain words"`)) {
+		t.Fatalf("the browser's own agent got %s and %s", browserSays["json"], browserSays["words"])
+	}
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		b.open(url)
+		tools := b.waitTools("the page's tools", func(m map[string]*mcp.Tool) bool {
+			return m["bare"] != nil && m["cart_context"] != nil && m["titled"] != nil && m["json_text"] != nil
+		})
+		if a := tools["bare"].Annotations; a != nil {
+			t.Errorf("bare: annotations %+v, want none: the page set none", *a)
+		}
+		no := false
+		cart := tools["cart_context"]
+		want := mcp.ToolAnnotations{Title: "Context: cart", ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}
+		if a := cart.Annotations; a == nil || !reflect.DeepEqual(*a, want) {
+			t.Errorf("cart_context: annotations %s, want %s, as the page declared them", mustJSON(a), mustJSON(want))
+		}
+		if cart.Title != "Context: cart" || !strings.Contains(cart.Description, "[READ-ONLY]") {
+			t.Errorf("cart_context: title %q, description %q: want the page's title and the read-only label", cart.Title, cart.Description)
+		}
+		titled := tools["titled"]
+		want = mcp.ToolAnnotations{Title: "Renames the list", IdempotentHint: true}
+		if a := titled.Annotations; titled.Title != "Renames the list" || a == nil || !reflect.DeepEqual(*a, want) {
+			t.Errorf("titled: title %q, annotations %s, want %s", titled.Title, mustJSON(a), mustJSON(want))
+		}
+		res := b.call(ctx, "json_text", map[string]any{"which": "json"})
+		got, _ := json.Marshal(res.StructuredContent)
+		if res.IsError || !sameValue([]byte(text(res)), browserSays["json"]) || !sameValue(got, browserSays["json"]) {
+			t.Errorf("json_text(json) = %q, structured %s (isError %v); want %s, structured, as the browser's own agent gets it", text(res), got, res.IsError, browserSays["json"])
+		}
+		res = b.call(ctx, "json_text", map[string]any{"which": "words"})
+		if res.IsError || text(res) != "plain words" || res.StructuredContent != nil {
+			t.Errorf("json_text(words) = %q, structured %v (isError %v); want the words alone", text(res), res.StructuredContent, res.IsError)
+		}
+	})
 }

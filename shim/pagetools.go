@@ -543,31 +543,46 @@ func isDebugging(t webmcp.Tool) bool {
 	return a != nil && a.Debugging != nil && *a.Debugging
 }
 
-// annotations maps a page tool's hints: readOnlyHint as given (default
-// false); destructiveHint as given, else true for a tool whose page set
-// consequentialHint, else the opposite of readOnlyHint; idempotentHint and
-// openWorldHint only when given; the page's title.
+// annotations are a page tool's hints in MCP's words, as the page declared
+// them: readOnlyHint, destructiveHint, idempotentHint and openWorldHint as
+// given; destructiveHint true for a tool whose page set consequentialHint
+// and left destructiveHint unset (WebMCP's word for it); the page's title.
+// Hints the page left unset stay unset, for the client to apply MCP's
+// defaults (destructiveHint true, openWorldHint true); nil when the page
+// declared none of them. (The SDK writes readOnlyHint and idempotentHint
+// whenever there are annotations, false when unset: MCP's default.)
 func annotations(t webmcp.Tool) *mcp.ToolAnnotations {
 	a := t.Annotations
 	if a == nil {
 		a = &webmcp.Annotations{}
 	}
-	readOnly := a.ReadOnlyHint != nil && *a.ReadOnlyHint
-	destructive := !readOnly || isConsequential(t)
-	if a.DestructiveHint != nil {
-		destructive = *a.DestructiveHint
+	out := &mcp.ToolAnnotations{Title: t.Title}
+	set := t.Title != ""
+	if a.ReadOnlyHint != nil {
+		out.ReadOnlyHint = *a.ReadOnlyHint
+		set = true
 	}
-	out := &mcp.ToolAnnotations{
-		ReadOnlyHint:    readOnly,
-		DestructiveHint: &destructive,
-		Title:           t.Title,
+	switch {
+	case a.DestructiveHint != nil:
+		v := *a.DestructiveHint
+		out.DestructiveHint = &v
+		set = true
+	case isConsequential(t):
+		v := true
+		out.DestructiveHint = &v
+		set = true
 	}
 	if a.IdempotentHint != nil {
 		out.IdempotentHint = *a.IdempotentHint
+		set = true
 	}
 	if a.OpenWorldHint != nil {
 		v := *a.OpenWorldHint
 		out.OpenWorldHint = &v
+		set = true
+	}
+	if !set {
+		return nil
 	}
 	return out
 }

@@ -49,19 +49,27 @@ func TestAnnotations(t *testing.T) {
 	yes, no := true, false
 	tr := func(b bool) *bool { return &b }
 	for _, tc := range []struct {
-		name string
-		in   *webmcp.Annotations
-		want *mcp.ToolAnnotations
+		name  string
+		title string
+		in    *webmcp.Annotations
+		want  *mcp.ToolAnnotations
 	}{
-		{"none: may destroy", nil, &mcp.ToolAnnotations{DestructiveHint: tr(true), Title: "T"}},
-		{"read-only", &webmcp.Annotations{ReadOnlyHint: &yes}, &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: tr(false), Title: "T"}},
-		{"not read-only, says not destructive", &webmcp.Annotations{ReadOnlyHint: &no, DestructiveHint: &no}, &mcp.ToolAnnotations{DestructiveHint: tr(false), Title: "T"}},
-		{"consequential: destructive", &webmcp.Annotations{ConsequentialHint: &yes}, &mcp.ToolAnnotations{DestructiveHint: tr(true), Title: "T"}},
-		{"read-only yet consequential: destructive", &webmcp.Annotations{ReadOnlyHint: &yes, ConsequentialHint: &yes}, &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: tr(true), Title: "T"}},
-		{"consequential, says not destructive", &webmcp.Annotations{ConsequentialHint: &yes, DestructiveHint: &no}, &mcp.ToolAnnotations{DestructiveHint: tr(false), Title: "T"}},
-		{"idempotent, closed world", &webmcp.Annotations{IdempotentHint: &yes, OpenWorldHint: &no}, &mcp.ToolAnnotations{DestructiveHint: tr(true), IdempotentHint: true, OpenWorldHint: tr(false), Title: "T"}},
+		// What the page left unset stays unset: the client applies MCP's
+		// defaults (issue SEC2 item 9).
+		{"none, no title: no annotations", "", nil, nil},
+		{"none but a title", "T", nil, &mcp.ToolAnnotations{Title: "T"}},
+		{"only WebMCP's own hints", "", &webmcp.Annotations{UntrustedContentHint: &yes, Debugging: &no}, nil},
+		{"read-only", "T", &webmcp.Annotations{ReadOnlyHint: &yes}, &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "T"}},
+		{"not read-only, says not destructive", "T", &webmcp.Annotations{ReadOnlyHint: &no, DestructiveHint: &no}, &mcp.ToolAnnotations{DestructiveHint: tr(false), Title: "T"}},
+		{"consequential: destructive", "T", &webmcp.Annotations{ConsequentialHint: &yes}, &mcp.ToolAnnotations{DestructiveHint: tr(true), Title: "T"}},
+		{"not consequential: unset", "", &webmcp.Annotations{ConsequentialHint: &no}, nil},
+		{"read-only yet consequential: destructive", "T", &webmcp.Annotations{ReadOnlyHint: &yes, ConsequentialHint: &yes}, &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: tr(true), Title: "T"}},
+		{"consequential, says not destructive", "T", &webmcp.Annotations{ConsequentialHint: &yes, DestructiveHint: &no}, &mcp.ToolAnnotations{DestructiveHint: tr(false), Title: "T"}},
+		{"idempotent, closed world", "T", &webmcp.Annotations{IdempotentHint: &yes, OpenWorldHint: &no}, &mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: tr(false), Title: "T"}},
+		{"as @mcp-b/react-webmcp's context tools", "Context: cart", &webmcp.Annotations{ReadOnlyHint: &yes, IdempotentHint: &yes, DestructiveHint: &no, OpenWorldHint: &no},
+			&mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: tr(false), OpenWorldHint: tr(false), Title: "Context: cart"}},
 	} {
-		got := annotations(webmcp.Tool{Title: "T", Annotations: tc.in})
+		got := annotations(webmcp.Tool{Title: tc.title, Annotations: tc.in})
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s: (-want +got)\n%s", tc.name, diff)
 		}

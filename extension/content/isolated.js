@@ -760,6 +760,18 @@
     }
     return any ? out : void 0;
   }
+  function copyTitle(tool) {
+    for (const read of [() => tool.title, () => tool.annotations.title]) {
+      let t;
+      try {
+        t = read();
+      } catch {
+        t = void 0;
+      }
+      if (typeof t === "string" && t !== "") return t;
+    }
+    return void 0;
+  }
   function copySchema(s) {
     try {
       if (typeof s === "string") s = jsonParse(s);
@@ -779,8 +791,8 @@
     if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) return null;
     const meta = { name };
     try {
-      const title = tool.title;
-      if (typeof title === "string" && title !== "") meta.title = title;
+      const title = copyTitle(tool);
+      if (title !== void 0) meta.title = title;
       const d = tool.description;
       meta.description = typeof d === "string" ? d : "";
       const schema = copySchema(tool.inputSchema);
@@ -1319,8 +1331,8 @@
     apply(addListener, mc, ["toolchange", toolsChanged]);
     apply(addListener, doc, ["DOMContentLoaded", toolsChanged, { once: true }]);
     return {
-      // This document's tools, with the hints and outputSchema the page gave
-      // registerTool where the witness saw them.
+      // This document's tools, with the hints, outputSchema and title the
+      // page gave registerTool where the witness saw them.
       tools() {
         const out = /* @__PURE__ */ new Map();
         for (const [name, e] of entries) {
@@ -1330,6 +1342,7 @@
           if (hints) meta.annotations = hints;
           else delete meta.annotations;
           if (!meta.outputSchema && seen && seen.outputSchema) meta.outputSchema = seen.outputSchema;
+          if (!meta.title && seen && seen.title) meta.title = seen.title;
           out.set(name, { meta, run: (input, signal, how) => run(e, input, signal, how) });
         }
         return out;
@@ -1386,6 +1399,7 @@
           const info = {};
           if (m.hints && typeof m.hints === "object") info.hints = m.hints;
           if (m.outputSchema && typeof m.outputSchema === "object") info.outputSchema = m.outputSchema;
+          if (typeof m.title === "string" && m.title !== "") info.title = m.title;
           if (m.direct === true) info.direct = true;
           seen.set(m.name, info);
         } else if (m.witness === "unregistered") {

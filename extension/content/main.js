@@ -363,6 +363,18 @@
     }
     return any ? out : void 0;
   }
+  function copyTitle(tool) {
+    for (const read of [() => tool.title, () => tool.annotations.title]) {
+      let t;
+      try {
+        t = read();
+      } catch {
+        t = void 0;
+      }
+      if (typeof t === "string" && t !== "") return t;
+    }
+    return void 0;
+  }
   function copySchema(s) {
     try {
       if (typeof s === "string") s = jsonParse(s);
@@ -382,8 +394,8 @@
     if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) return null;
     const meta = { name };
     try {
-      const title = tool.title;
-      if (typeof title === "string" && title !== "") meta.title = title;
+      const title = copyTitle(tool);
+      if (title !== void 0) meta.title = title;
       const d = tool.description;
       meta.description = typeof d === "string" ? d : "";
       const schema = copySchema(tool.inputSchema);
@@ -472,10 +484,9 @@
         changed();
       }
     }
-    function adopt(obj) {
-      if (!isObject(obj) || ours.has(obj) || foreign.has(obj)) return;
-      const src = { obj, tools: /* @__PURE__ */ new Map() };
-      foreign.set(obj, src);
+    const seen = /* @__PURE__ */ new Set();
+    function adopt(obj, readTools) {
+      if (!isObject(obj) || ours.has(obj) || foreign.has(obj) || seen.has(obj)) return;
       let has = false;
       try {
         has = typeof obj.registerContextProvider === "function";
@@ -483,6 +494,12 @@
         has = true;
       }
       if (!has) addContextApi(obj, (that) => that === obj);
+      if (!readTools) {
+        seen.add(obj);
+        return;
+      }
+      const src = { obj, tools: /* @__PURE__ */ new Map() };
+      foreign.set(obj, src);
       wrapMethod(obj, "registerTool", (orig) => function registerTool(tool, options) {
         const rv = apply(orig, this, arguments);
         try {
@@ -576,13 +593,13 @@
        * looks at own properties only, never sees).
        */
       adoptNow(obj) {
-        adopt(obj);
+        adopt(obj, true);
       },
       /** Watches target (navigator, the document) for a modelContext the page puts on it. */
       watch(target) {
         targets.push(target);
       },
-      /** Adopts what the page put on a watched target. */
+      /** Gives the context API to what the page put on a watched target (its tools are not read). */
       checkReplaced() {
         for (const target of targets) {
           let d;
@@ -598,10 +615,10 @@
           } catch {
             continue;
           }
-          adopt(v);
+          adopt(v, false);
         }
       },
-      /** Adds to all (name -> {meta, run}) the adopted objects' tools whose names it lacks. */
+      /** Adds to all (name -> {meta, run}) the browser's navigator.modelContext's tools whose names it lacks. */
       addTools(all) {
         for (const src of foreign.values()) {
           for (const [name, rec] of src.tools) {
@@ -1351,6 +1368,7 @@
     const schema = serialiseSchema(inputSchema, "inputSchema", method);
     const outSchema = serialiseSchema(outputSchema, "outputSchema", method);
     let hints = copyHints(annotations, false);
+    const annotationsTitle = isObject(annotations) ? copyTitle({ annotations }) : void 0;
     if (draft && Object.keys(draft).length) hints = { ...hints, ...draft };
     return {
       name,
@@ -1359,6 +1377,7 @@
       inputSchema: schema,
       outputSchema: outSchema,
       hints,
+      annotationsTitle,
       annotations: draft,
       execute,
       how: "register"
@@ -1936,7 +1955,8 @@
       if (!policy().allowed) return out;
       for (const rec of internals.get(instance()).tools.values()) {
         const meta = { name: rec.name };
-        if (rec.title) meta.title = rec.title;
+        const title = rec.title || rec.annotationsTitle;
+        if (title) meta.title = title;
         meta.description = rec.description;
         if (!rec.reported) {
           rec.reported = {
@@ -1947,7 +1967,7 @@
         if (rec.reported.inputSchema) meta.inputSchema = rec.reported.inputSchema;
         if (rec.reported.outputSchema) meta.outputSchema = rec.reported.outputSchema;
         if (rec.hints) meta.annotations = rec.hints;
-        out.set(rec.name, { meta, run: (input, signal) => invoke(instance(), rec, input, signal) });
+        out.set(rec.name, { meta, run: (input, signal) => then(invoke(instance(), rec, input, signal), parseResultString) });
       }
       if (forms) {
         for (const t of forms.list().values()) {
@@ -3101,7 +3121,7 @@
         const exec = isObject(tool) ? tool.execute : void 0;
         const signal = isObject(options) ? options.signal : void 0;
         if (typeof exec === "function" && (signal === void 0 || signal instanceof AbortSig && !signal.aborted)) {
-          rec = { name: String(tool.name), hints: copyHints(tool.annotations, false) || null, outputSchema: copySchema(tool.outputSchema) || null, signal, exec };
+          rec = { name: String(tool.name), hints: copyHints(tool.annotations, false) || null, outputSchema: copySchema(tool.outputSchema) || null, title: copyTitle(tool) || null, signal, exec };
           derived = create(tool, { execute: { value: wrapExecute(exec, rec.name), enumerable: true, configurable: true, writable: true } });
         }
       } catch {
@@ -3112,7 +3132,7 @@
       if (rec) {
         then(p, () => {
           if (rec.signal && rec.signal.aborted) return;
-          const info = { hints: rec.hints, outputSchema: rec.outputSchema };
+          const info = { hints: rec.hints, outputSchema: rec.outputSchema, title: rec.title };
           seen.set(rec.name, { info, exec: rec.exec });
           say({ witness: "registered", name: rec.name, ...info, direct });
           if (rec.signal) {

@@ -287,17 +287,39 @@ export function outputForMCP(raw) {
   return { schema: raw, problem: '' };
 }
 
-/** The MCP annotations of a page tool (shim annotations). */
+/**
+ * The MCP annotations of a page tool (shim annotations): its hints as the
+ * page declared them, in MCP's words (destructiveHint also for
+ * consequentialHint), and its title; what the page left unset stays unset,
+ * and a tool that declared none of them has none (undefined). readOnlyHint
+ * and idempotentHint are written whenever there are annotations, false
+ * when unset (MCP's default), as the shim's MCP SDK writes them.
+ */
 export function agentAnnotations(tool) {
   const a = tool.annotations || {};
-  const readOnly = a.readOnlyHint === true;
-  let destructive = !readOnly || a.consequentialHint === true;
-  if (typeof a.destructiveHint === 'boolean') destructive = a.destructiveHint;
-  const out = { destructiveHint: destructive, idempotentHint: a.idempotentHint === true, readOnlyHint: readOnly };
-  if (typeof a.openWorldHint === 'boolean') out.openWorldHint = a.openWorldHint;
+  const out = {};
+  let set = false;
+  if (typeof a.destructiveHint === 'boolean') {
+    out.destructiveHint = a.destructiveHint;
+    set = true;
+  } else if (a.consequentialHint === true) {
+    out.destructiveHint = true;
+    set = true;
+  }
+  out.idempotentHint = a.idempotentHint === true;
+  if (typeof a.idempotentHint === 'boolean') set = true;
+  if (typeof a.openWorldHint === 'boolean') {
+    out.openWorldHint = a.openWorldHint;
+    set = true;
+  }
+  out.readOnlyHint = a.readOnlyHint === true;
+  if (typeof a.readOnlyHint === 'boolean') set = true;
   const title = capTitle(String(tool.title || ''));
-  if (title) out.title = title;
-  return out;
+  if (title) {
+    out.title = title;
+    set = true;
+  }
+  return set ? out : undefined;
 }
 
 /**
@@ -309,7 +331,9 @@ export function agentAnnotations(tool) {
  */
 export function agentTool(tool, tab) {
   const { schema, problem } = schemaForMCP(tool.inputSchema);
-  const mt = { description: agentDescription(tool, tab), inputSchema: schema, annotations: agentAnnotations(tool) };
+  const mt = { description: agentDescription(tool, tab), inputSchema: schema };
+  const annotations = agentAnnotations(tool);
+  if (annotations) mt.annotations = annotations;
   const title = capTitle(String(tool.title || ''));
   if (title) mt.title = title;
   const refused = refusal(tool.inputSchema);

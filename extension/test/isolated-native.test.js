@@ -148,12 +148,13 @@ test('native: the witness in the page\'s world gives the page\'s own error, hint
   const told = [];
   pageWitness = witnessNative({ nativeMC, proto, tell: (m) => { told.push(m.witness); witness.hear(JSON.parse(JSON.stringify(m))); } });
   await nativeMC.registerTool({
-    name: 'fails', description: 'Throws.', annotations: { readOnlyHint: false, untrustedContentHint: true },
+    name: 'fails', description: 'Throws.', annotations: { readOnlyHint: false, untrustedContentHint: true, title: 'Fails loudly' },
     execute: async () => { throw new TypeError('the order 7 is closed'); },
   });
   await refreshed();
   const tool = native.tools().get('fails');
   assert.deepEqual(tool.meta.annotations, { readOnlyHint: false, untrustedContentHint: true }, 'the hints as the page gave them');
+  assert.equal(tool.meta.title, 'Fails loudly', 'the title in its annotations, which the browser does not keep (issue SEC2 item 9)');
   await assert.rejects(tool.run({}, new AbortController().signal), (e) => {
     assert.equal(errorCode(e), 'tool_error');
     assert.equal(e.message, 'the order 7 is closed');

@@ -1,5 +1,5 @@
 // The generated main-world script's side of the bridge: the handover, calls
-// over the port, cancels, and the tools of a page's own modelContext.
+// over the port, cancels, and a page's own modelContext.
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
 import { ANSWER_HOLD, TAKEN_TIMEOUT } from '../content/frame/bridge.js';
@@ -53,6 +53,23 @@ test('tools are copied field by field, never serialised whole', async () => {
   assert.deepEqual(await next(page, answer('c1')), { type: 'result', id: 'c1', output: 'careful' });
 });
 
+test('a tool\'s title is its own, else the one in its annotations (as @mcp-b/react-webmcp gives it); its hints as given (issue SEC2 item 9)', async () => {
+  const page = load();
+  await page.mc.registerTool(tool('context', { annotations: { title: 'Context: cart', readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false } }));
+  await page.mc.registerTool(tool('own', { title: 'Its own', annotations: { title: 'In annotations', idempotentHint: true } }));
+  await page.mc.registerTool(tool('bare'));
+  const m = await next(page, toolsMsg(['context', 'own', 'bare']));
+  const [context, own, bare] = m.tools;
+  assert.equal(context.title, 'Context: cart');
+  assert.deepEqual(context.annotations, { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }, 'the hints the page set, and only those');
+  assert.equal(own.title, 'Its own');
+  assert.deepEqual(own.annotations, { idempotentHint: true });
+  assert.equal(bare.title, undefined);
+  assert.equal(bare.annotations, undefined);
+  const listed = (await page.mc.getTools()).find((t) => t.name === 'context');
+  assert.equal(listed.title, '', 'getTools() lists the tool\'s own title alone, as Chromium 156 does');
+});
+
 test('bridge calls: results and errors go back as they are', async () => {
   const page = load();
   const { mc, port } = page;
@@ -69,7 +86,11 @@ test('bridge calls: results and errors go back as they are', async () => {
     return next(page, answer(id));
   };
   assert.deepEqual(await call('1', 'obj', { a: [1, 'x'] }), { type: 'result', id: '1', output: { echo: { a: [1, 'x'] }, n: 1.5 } });
-  assert.deepEqual(await call('2', 'str', { text: '{"not":"parsed"}' }), { type: 'result', id: '2', output: '{"not":"parsed"}' });
+  // JSON text is its value, as the browser's own agent gets it (CDP's
+  // WebMCP.invokeTool) and native mode gives it (issue SEC2 item 9).
+  assert.deepEqual(await call('2', 'str', { text: '{"parsed":[1,"x"]}' }), { type: 'result', id: '2', output: { parsed: [1, 'x'] } });
+  assert.deepEqual(await call('2b', 'str', { text: 'plain words' }), { type: 'result', id: '2b', output: 'plain words' });
+  assert.deepEqual(await call('2c', 'str', { text: '42' }), { type: 'result', id: '2c', output: 42 });
   assert.deepEqual(await call('3', 'nothing', {}), { type: 'result', id: '3', output: null });
   assert.deepEqual(await call('4', 'nul', {}), { type: 'result', id: '4', output: null });
   assert.deepEqual(await call('5', 'fail', {}), { type: 'error', id: '5', error: { code: 'tool_error', message: 'boom from the page' } });
@@ -200,7 +221,12 @@ test('bridge calls: cancel aborts the page signal and sends no answer', async ()
   assert.deepEqual(page.messages.filter((m) => m.type !== 'tools'), [], 'the worker answers cancelled calls itself');
 });
 
-test('a page that assigns its own polyfill keeps it, and its tools are read', async () => {
+// A page runtime's own registry on navigator (as @mcp-b/global 1.2 installs
+// where the browser has no navigator.modelContext): its tools are not the
+// browser's, whose own agent does not see them (CDP: no toolsAdded, "Tool
+// not found"), so the bridge does not list them either, in both modes
+// (issue SEC2 item 9). The page keeps its object, untouched.
+test('a page that assigns its own polyfill keeps it, untouched, and its tools are not read', async () => {
   const page = load();
   const { nav, port } = page;
   const theirs = {
@@ -209,69 +235,33 @@ test('a page that assigns its own polyfill keeps it, and its tools are read', as
       this.tools.set(t.name, t);
       return { unregister: () => this.tools.delete(t.name) };
     },
-    unregisterTool(name) {
-      this.tools.delete(name);
-    },
     provideContext({ tools }) {
       this.tools = new Map(tools.map((t) => [t.name, t]));
     },
-    clearContext() {
-      this.tools.clear();
+    getTools() {
+      return [...this.tools.values()];
     },
   };
+  const registerTool = theirs.registerTool;
   await page.mc.registerTool(tool('ours'));
+  await next(page, toolsMsg(['ours']));
   nav.modelContext = theirs;
   assert.equal(nav.modelContext, theirs);
-  // The bridge defines nothing on navigator: it notices the page's object
-  // when it next looks (here: when the document is parsed).
+  // The bridge defines nothing on navigator; it looks at the page's
+  // object when the document is parsed.
   page.doc.dispatchEvent(new Event('DOMContentLoaded'));
-  const reg = nav.modelContext.registerTool(tool('theirs1', {
-    title: 'Theirs',
-    annotations: { destructiveHint: true },
-    execute(input) {
-      return { self: this === reg || this.name, input };
-    },
-  }));
-  assert.ok(theirs.tools.has('theirs1'), 'their registry still works');
-  await next(page, toolsMsg(['ours', 'theirs1']));
-  port.postMessage({ type: 'call', id: 'f1', name: 'theirs1', arguments: { q: 1 } });
-  assert.deepEqual(await next(page, answer('f1')), { type: 'result', id: 'f1', output: { self: 'theirs1', input: { q: 1 } } });
-  reg.unregister();
-  await next(page, toolsMsg(['ours']));
-  assert.equal(theirs.tools.has('theirs1'), false);
-  nav.modelContext.provideContext({ tools: [tool('pa'), tool('pb')] });
-  await next(page, toolsMsg(['ours', 'pa', 'pb']));
-  nav.modelContext.unregisterTool('pa');
-  await next(page, toolsMsg(['ours', 'pb']));
-  nav.modelContext.clearContext();
-  await next(page, toolsMsg(['ours']));
+  nav.modelContext.registerTool(tool('theirs1'));
+  nav.modelContext.provideContext({ tools: [tool('pa'), tool('theirs1')] });
+  assert.ok(theirs.tools.has('pa'), 'their registry still works');
+  assert.equal(theirs.registerTool, registerTool, 'their methods are their own');
+  port.postMessage({ type: 'call', id: 'f1', name: 'theirs1', arguments: {} });
+  const missing = await next(page, answer('f1'));
+  assert.equal(missing.error.code, 'not_found');
+  page.win.dispatchEvent(new Event('load'));
+  await page.mc.registerTool(tool('ours2'));
+  await next(page, toolsMsg(['ours', 'ours2']));
+  assert.deepEqual(page.messages.filter((m) => m.type === 'tools' && m.tools.some((t) => t.name === 'theirs1' || t.name === 'pa')), [], 'no tools message names theirs');
   assert.equal(page.doc.modelContext, page.mc, 'document.modelContext stays ours');
-});
-
-test('a page polyfill defined with Object.defineProperty is noticed, with the tools it already had', async () => {
-  const page = load();
-  const { nav, port } = page;
-  await next(page, toolsMsg([]));
-  const registry = [tool('early', { execute: (input) => `early ${input.x}` })];
-  const theirs = {
-    registerTool(t) {
-      registry.push(t);
-    },
-    listTools() {
-      return registry.map(({ name, description }) => ({ name, description }));
-    },
-    executeTool(name, args) {
-      return registry.find((t) => t.name === name).execute(args);
-    },
-  };
-  Object.defineProperty(nav, 'modelContext', { value: theirs, configurable: true });
-  assert.equal(nav.modelContext, theirs);
-  port.postMessage({ type: 'sync' });
-  await next(page, toolsMsg(['early']));
-  port.postMessage({ type: 'call', id: 'e1', name: 'early', arguments: { x: 7 } });
-  assert.deepEqual(await next(page, answer('e1')), { type: 'result', id: 'e1', output: 'early 7' });
-  theirs.registerTool(tool('later'));
-  await next(page, toolsMsg(['early', 'later']));
 });
 
 // Firefox's own WebMCP prototype (dom.modelcontext.enabled), as Firefox 153
@@ -365,7 +355,8 @@ test('the handover takes only a port from the window itself, once', async () => 
 });
 
 test('a schema past the bridge\'s bounds (lib/schema.js) travels as its stand-in; the frame\'s other tools as usual', async () => {
-  const page = load();
+  const firefox = firefoxModelContext();
+  const page = load({ navigatorMC: firefox });
   const nested = (n) => {
     let s = {};
     for (let i = 1; i < n; i++) s = { p: s };
@@ -373,11 +364,9 @@ test('a schema past the bridge\'s bounds (lib/schema.js) travels as its stand-in
   };
   await page.mc.registerTool(tool('deep', { inputSchema: nested(100) }));
   await page.mc.registerTool(tool('fine', { inputSchema: { type: 'object' } }));
-  // A page's own object, with a schema deeper than a structured clone can go.
-  const theirs = { registerTool() {} };
-  page.nav.modelContext = theirs;
-  page.doc.dispatchEvent(new Event('DOMContentLoaded'));
-  theirs.registerTool(tool('deeper', { inputSchema: nested(200000) }));
+  // A schema deeper than a structured clone can go, in Firefox's own
+  // navigator.modelContext.
+  page.nav.modelContext.registerTool(tool('deeper', { inputSchema: nested(200000) }));
   const m = await next(page, toolsMsg(['deep', 'fine', 'deeper']));
   const [deep, fine, deeper] = m.tools;
   assert.equal(deep.inputSchema.type, 'object');

@@ -68,6 +68,25 @@ export function copyHints(a, onlyTrue) {
 }
 
 /**
+ * A tool's title as the agent gets it: the tool's own title, else the
+ * title in its annotations (MCP's place for it, where page libraries such
+ * as @mcp-b/react-webmcp put it; Chromium 156 keeps only the tool's own);
+ * undefined for none. Never throws.
+ */
+export function copyTitle(tool) {
+  for (const read of [() => tool.title, () => tool.annotations.title]) {
+    let t;
+    try {
+      t = read();
+    } catch {
+      t = undefined;
+    }
+    if (typeof t === 'string' && t !== '') return t;
+  }
+  return undefined;
+}
+
+/**
  * The inputSchema a tool report carries for a page's schema (an object, or
  * its JSON text): a JSON copy within lib/schema.js's bounds, the stand-in
  * of a schema past them (rejectedSchema: the tool still travels, with a
@@ -84,8 +103,8 @@ export function copySchema(s) {
 }
 
 /**
- * The fields of a tool that travel to agents: {name, title?, description,
- * inputSchema?, outputSchema?, annotations?}, or null for a tool without a
+ * The fields of a tool that travel to agents: {name, title? (copyTitle),
+ * description, inputSchema?, outputSchema?, annotations?}, or null for a tool without a
  * valid name or whose fields cannot be read. Each field is read by name
  * (browsers may hand out Tool interface objects that spreading and
  * JSON.stringify do not copy); a null schema or annotations is none.
@@ -101,8 +120,8 @@ export function copyMeta(tool, hints) {
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) return null;
   const meta = { name };
   try {
-    const title = tool.title;
-    if (typeof title === 'string' && title !== '') meta.title = title;
+    const title = copyTitle(tool);
+    if (title !== undefined) meta.title = title;
     const d = tool.description;
     meta.description = typeof d === 'string' ? d : '';
     const schema = copySchema(tool.inputSchema);

@@ -271,8 +271,8 @@ export function useNative({ mc, win, doc, declaredNames, changed, witness = null
   apply(addListener, doc, ['DOMContentLoaded', toolsChanged, { once: true }]);
 
   return {
-    // This document's tools, with the hints and outputSchema the page gave
-    // registerTool where the witness saw them.
+    // This document's tools, with the hints, outputSchema and title the
+    // page gave registerTool where the witness saw them.
     tools() {
       const out = new Map();
       for (const [name, e] of entries) {
@@ -282,6 +282,8 @@ export function useNative({ mc, win, doc, declaredNames, changed, witness = null
         if (hints) meta.annotations = hints;
         else delete meta.annotations;
         if (!meta.outputSchema && seen && seen.outputSchema) meta.outputSchema = seen.outputSchema;
+        // The title in annotations, which Chromium 156 does not keep.
+        if (!meta.title && seen && seen.title) meta.title = seen.title;
         out.set(name, { meta, run: (input, signal, how) => run(e, input, signal, how) });
       }
       return out;

@@ -52,6 +52,7 @@ export function createWitness(tellPage = () => {}) {
         const info = {};
         if (m.hints && typeof m.hints === 'object') info.hints = m.hints;
         if (m.outputSchema && typeof m.outputSchema === 'object') info.outputSchema = m.outputSchema;
+        if (typeof m.title === 'string' && m.title !== '') info.title = m.title;
         if (m.direct === true) info.direct = true;
         seen.set(m.name, info);
       } else if (m.witness === 'unregistered') {

@@ -1,10 +1,16 @@
-// A page's own modelContext: an object the page puts on navigator (which the
-// bridge leaves alone, as the browser does) or defines on its document, or
-// the browser's own navigator.modelContext (Firefox's prototype). The
-// page keeps it, and the bridge reads its tools by wrapping its
-// registerTool, unregisterTool, provideContext and clearContext, and by
-// listing what it already holds (getTools, listTools or list). It is noticed
-// when the tools are next looked at (checkReplaced).
+// The browser's own navigator.modelContext (Firefox's prototype), whose
+// tools the bridge reads by wrapping its registerTool, unregisterTool,
+// provideContext and clearContext, and by listing what it already holds
+// (getTools, listTools or list); and a page's own modelContext, an object
+// the page puts on navigator (which the bridge leaves alone, as the browser
+// does) or defines on its document, noticed when the tools are next looked
+// at (checkReplaced). The page keeps its own object, which gets the
+// bridge's context API, and its tools are not read: they are in the page
+// runtime's registry, not the browser's WebMCP (nor the polyfill standing
+// in for it), and the browser's own agent does not see them either (issue
+// SEC2 item 9: @mcp-b/global 1.2 on a navigator without modelContext). A
+// runtime that registers its tools with document.modelContext (as
+// @mcp-b/global 5 does) has them read there.
 
 import {
   AbortSig, PromiseCtor, addListener, apply, defineProperty, getOwnPropertyDescriptor, isObject, resolved, then,
@@ -76,10 +82,11 @@ export function createAdopter({ changed, addContextApi }) {
     }
   }
 
-  function adopt(obj) {
-    if (!isObject(obj) || ours.has(obj) || foreign.has(obj)) return;
-    const src = { obj, tools: new Map() };
-    foreign.set(obj, src);
+  /** The page's own objects seen (they get the context API, once). */
+  const seen = new Set();
+
+  function adopt(obj, readTools) {
+    if (!isObject(obj) || ours.has(obj) || foreign.has(obj) || seen.has(obj)) return;
     // The page's own object gets the bridge's context API, unless it has one.
     let has = false;
     try {
@@ -88,6 +95,12 @@ export function createAdopter({ changed, addContextApi }) {
       has = true;
     }
     if (!has) addContextApi(obj, (that) => that === obj);
+    if (!readTools) {
+      seen.add(obj);
+      return;
+    }
+    const src = { obj, tools: new Map() };
+    foreign.set(obj, src);
     wrapMethod(obj, 'registerTool', (orig) => function registerTool(tool, options) {
       const rv = apply(orig, this, arguments);
       try {
@@ -186,7 +199,7 @@ export function createAdopter({ changed, addContextApi }) {
      * looks at own properties only, never sees).
      */
     adoptNow(obj) {
-      adopt(obj);
+      adopt(obj, true);
     },
 
     /** Watches target (navigator, the document) for a modelContext the page puts on it. */
@@ -194,7 +207,7 @@ export function createAdopter({ changed, addContextApi }) {
       targets.push(target);
     },
 
-    /** Adopts what the page put on a watched target. */
+    /** Gives the context API to what the page put on a watched target (its tools are not read). */
     checkReplaced() {
       for (const target of targets) {
         let d;
@@ -210,11 +223,11 @@ export function createAdopter({ changed, addContextApi }) {
         } catch {
           continue;
         }
-        adopt(v);
+        adopt(v, false);
       }
     },
 
-    /** Adds to all (name -> {meta, run}) the adopted objects' tools whose names it lacks. */
+    /** Adds to all (name -> {meta, run}) the browser's navigator.modelContext's tools whose names it lacks. */
     addTools(all) {
       for (const src of foreign.values()) {
         for (const [name, rec] of src.tools) {

@@ -169,13 +169,14 @@ function installPolyfill() {
 
 const browserMC = findNative();
 const own = browserMC ? installNative(browserMC) : installPolyfill();
-// Firefox's own navigator.modelContext: its tools are read as a page
-// runtime's are, ahead of any the page registers.
+// Firefox's own navigator.modelContext: its tools are read (adopt.js), ahead
+// of any the page registers. A page runtime's own object is not read for
+// tools (adopt.js says why).
 const navigatorMC = findNavigatorNative();
 if (navigatorMC) adopter.adoptNow(navigatorMC);
 
 // This document's tools in order of precedence: the document's own context
-// (native or polyfill), then objects that the page installed itself.
+// (native or polyfill), then Firefox's own navigator.modelContext.
 const bridge = createBridge({
   tools: () => adopter.addTools(own.tools()),
   beforeLook: adopter.checkReplaced,

@@ -28,7 +28,7 @@
 
 import { AbortCtl, AbortSig, ObjectProto, PromiseCtor, addListener, apply, create, defineProperty, dispatch, getOwnPropertyDescriptor, getPrototypeOf, isObject, jsonParse, jsonStringify, microtask, ownKeys, queueTask, resolved, then } from '../frame/builtins.js';
 
-import { copyHints, copySchema, errorText } from '../frame/toolcopy.js';
+import { copyHints, copySchema, copyTitle, errorText } from '../frame/toolcopy.js';
 
 /** The longest result (JSON text, UTF-16 units) told early; a longer one waits for executeTool. */
 export const MAX_EARLY = 64 << 10;
@@ -152,7 +152,7 @@ export function witnessNative({ nativeMC, proto, tell, events = {}, direct = tru
       const exec = isObject(tool) ? tool.execute : undefined;
       const signal = isObject(options) ? options.signal : undefined;
       if (typeof exec === 'function' && (signal === undefined || (signal instanceof AbortSig && !signal.aborted))) {
-        rec = { name: String(tool.name), hints: copyHints(tool.annotations, false) || null, outputSchema: copySchema(tool.outputSchema) || null, signal, exec };
+        rec = { name: String(tool.name), hints: copyHints(tool.annotations, false) || null, outputSchema: copySchema(tool.outputSchema) || null, title: copyTitle(tool) || null, signal, exec };
         derived = create(tool, { execute: { value: wrapExecute(exec, rec.name), enumerable: true, configurable: true, writable: true } });
       }
     } catch {
@@ -163,7 +163,7 @@ export function witnessNative({ nativeMC, proto, tell, events = {}, direct = tru
     if (rec) {
       then(p, () => {
         if (rec.signal && rec.signal.aborted) return;
-        const info = { hints: rec.hints, outputSchema: rec.outputSchema };
+        const info = { hints: rec.hints, outputSchema: rec.outputSchema, title: rec.title };
         seen.set(rec.name, { info, exec: rec.exec });
         say({ witness: 'registered', name: rec.name, ...info, direct });
         if (rec.signal) {

@@ -1,9 +1,11 @@
 // This document's tools as the bridge lists them: its registered ones and
 // then its forms' (a registered tool wins a name), each with its metadata,
 // its schemas within the bridge's bounds (lib/schema.js), and a way to run
-// it; none where the permissions policy "tools" disallows them.
+// it (its answer read as the browser reads it); none where the permissions policy "tools" disallows them.
 
 import { schemaForReport } from '../../../lib/schema.js';
+import { then } from '../../frame/builtins.js';
+import { parseResultString } from '../../frame/toolcopy.js';
 
 /**
  * The list() of definePolyfill: name -> {meta, run(input, signal)}.
@@ -23,7 +25,9 @@ export function bridgeList({ internals, instance, forms, policy, invoke, runForm
     if (!policy().allowed) return out;
     for (const rec of internals.get(instance()).tools.values()) {
       const meta = { name: rec.name };
-      if (rec.title) meta.title = rec.title;
+      // The tool's title, else the one in its annotations (copyTitle).
+      const title = rec.title || rec.annotationsTitle;
+      if (title) meta.title = title;
       meta.description = rec.description;
       // The schemas are checked against the bridge's bounds once, when
       // first reported.
@@ -36,7 +40,11 @@ export function bridgeList({ internals, instance, forms, policy, invoke, runForm
       if (rec.reported.inputSchema) meta.inputSchema = rec.reported.inputSchema;
       if (rec.reported.outputSchema) meta.outputSchema = rec.reported.outputSchema;
       if (rec.hints) meta.annotations = rec.hints;
-      out.set(rec.name, { meta, run: (input, signal) => invoke(instance(), rec, input, signal) });
+      // A tool's answer as the browser's own agent reads it: JSON text is
+      // its value (CDP's WebMCP.invokeTool gives {"a":1} for the text
+      // '{"a":1}', and native mode reads executeTool's text so), other
+      // text a string.
+      out.set(rec.name, { meta, run: (input, signal) => then(invoke(instance(), rec, input, signal), parseResultString) });
     }
     if (forms) {
       for (const t of forms.list().values()) {

@@ -2,7 +2,7 @@
 // and its options, and what getTools() lists.
 
 import { DOMExc, URLCtor, isObject, jsonParse, jsonStringify } from '../../frame/builtins.js';
-import { TOOL_NAME_PATTERN, copyHints } from '../../frame/toolcopy.js';
+import { TOOL_NAME_PATTERN, copyHints, copyTitle } from '../../frame/toolcopy.js';
 import { originOf } from './sameorigin.js';
 
 export function modelContextError(method, message) {
@@ -80,6 +80,9 @@ export function readTool(tools, tool, method) {
   const schema = serialiseSchema(inputSchema, 'inputSchema', method);
   const outSchema = serialiseSchema(outputSchema, 'outputSchema', method);
   let hints = copyHints(annotations, false);
+  // The agent's title where the tool has none of its own (getTools() lists
+  // the tool's own alone, as Chromium 156 does).
+  const annotationsTitle = isObject(annotations) ? copyTitle({ annotations }) : undefined;
   if (draft && Object.keys(draft).length) hints = { ...hints, ...draft };
   return {
     name,
@@ -88,6 +91,7 @@ export function readTool(tools, tool, method) {
     inputSchema: schema,
     outputSchema: outSchema,
     hints,
+    annotationsTitle,
     annotations: draft,
     execute,
     how: 'register',
