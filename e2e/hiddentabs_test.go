@@ -20,8 +20,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// serveHidden serves, on 127.0.0.2 (not allowed), a plain page; it
-// returns the origin.
+// serveHidden serves, on 127.0.0.2 (not allowed), a plain page at /, and
+// at /frame?src=URL a page that frames URL (allow="tools") and keeps every
+// window message it gets in window.seen; it returns the origin.
 func serveHidden(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.2:0")
@@ -30,11 +31,51 @@ func serveHidden(t testing.TB) string {
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/frame" {
+			fmt.Fprint(w, watchingFramePage)
+			return
+		}
 		fmt.Fprint(w, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Elsewhere</title></head><body><p>Another site.</p></body></html>`)
 	})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()
+}
+
+// watchingFramePage frames the URL in its query with allow="tools" and
+// keeps every window message it gets (window.seen, as JSON text); the
+// framed page's ready message sets body[data-ready].
+const watchingFramePage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Watching</title></head><body>
+<script>
+window.seen = [];
+addEventListener("message", (e) => {
+  window.seen.push(JSON.stringify(e.data));
+  if (e.data && e.data.ready) document.body.dataset.ready = "true";
+}, true);
+const f = document.createElement("iframe");
+f.src = new URLSearchParams(location.search).get("src");
+f.allow = "tools";
+document.body.append(f);
+</script></body></html>`
+
+// A page of a site not allowed that frames an allowed one (issue SEC2 item
+// 3): the framed page's registerTool settles in both modes, and the page
+// hears nothing of the bridge (no message of the frame links).
+func TestFramedBySiteNotAllowed(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		port := serveTrustSite(t)
+		allowed := fmt.Sprintf("http://localhost:%d", port)
+		hidden := serveHidden(t)
+		tab, _ := b.open(hidden + "/frame?src=" + url.QueryEscape(allowed+"/tools"))
+		waitPage(t, tab, `document.body.dataset.ready === "true"`)
+		for _, msg := range eval[[]string](t, tab, `window.seen`) {
+			if strings.Contains(msg, "__webmcpBridge") {
+				t.Errorf("the page of %s, which the bridge does not run in, got %s", hidden, msg)
+			}
+		}
+	})
 }
 
 // listedTab is a tab as list_tabs gives it.
