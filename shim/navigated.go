@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/results"
+	"github.com/webmcp-bridge/bridge/shim/textcut"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
@@ -183,8 +184,10 @@ func describeNavigatedPage(np *NavigatedPage) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%s", orUnknown(np.URL))
-	if np.Title != "" {
-		fmt.Fprintf(&b, " (%q)", np.Title)
+	// The page's title as a provenance quotes it (plainTitle): it cannot
+	// close the quotes and write words that read as the bridge's.
+	if title := textcut.Runes(plainTitle(np.Title), maxTitle); title != "" {
+		b.WriteString(` ("` + title + `")`)
 	}
 	switch {
 	case len(np.Tools) > 0:
