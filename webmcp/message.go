@@ -101,7 +101,20 @@ const (
 	// optional: the focused tab; frameId optional when one frame has the
 	// tool). Output: {"name":"…","state":"on"|"off"}.
 	MethodSetContextTool = "setContextTool"
+	// MethodSiteAccess says which sites the extension may reach, for
+	// doctor. Params: {}. Output: {"allowed":["origin pattern",…],
+	// "withheld":["match pattern",…]}: withheld lists the sites the
+	// extension asks for at install (the loopback ones) that the browser
+	// does not grant it now (the user set its site access to "on click" or
+	// "on specific sites", or the browser grants none until asked).
+	MethodSiteAccess = "siteAccess"
 )
+
+// SiteAccess is the output of a siteAccess request.
+type SiteAccess struct {
+	Allowed  []string `json:"allowed"`
+	Withheld []string `json:"withheld"`
+}
 
 // ContextTool is one entry of a contextTools output.
 type ContextTool struct {

@@ -134,6 +134,7 @@ export const Method = /* @__PURE__ */ Object.freeze({
   closeTab: 'closeTab',
   contextTools: 'contextTools',
   setContextTool: 'setContextTool',
+  siteAccess: 'siteAccess',
 });
 
 const METHODS = /* @__PURE__ */ new Set(/* @__PURE__ */ Object.values(Method));

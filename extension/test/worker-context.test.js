@@ -207,3 +207,24 @@ test('the focused tab follows tab activation and window focus', async () => {
   await drain();
   assert.deepEqual(host.take().map((m) => [m.tab.id, m.tab.focused]), [[4, false], [5, true]]);
 });
+
+test('siteAccess tells doctor the allow list and the loopback sites the browser withholds', async () => {
+  const { chrome, host } = await bootWorker({
+    patch: (c) => {
+      c.runtime.getManifest = () => ({ host_permissions: [...REQUIRED_ORIGINS] });
+    },
+  });
+  host.take();
+  host.deliver(request('r1', 'siteAccess', {}));
+  await drain();
+  const [all] = host.take().filter((m) => m.id === 'r1');
+  assert.deepEqual(all.output.withheld, []);
+  assert.ok(all.output.allowed.length > 0, JSON.stringify(all.output));
+  // chrome://extensions → Details → Site access: "On specific sites".
+  chrome.revoke(REQUIRED_ORIGINS);
+  await drain();
+  host.deliver(request('r2', 'siteAccess', {}));
+  await drain();
+  const [none] = host.take().filter((m) => m.id === 'r2');
+  assert.deepEqual(none.output, { allowed: [], withheld: [...REQUIRED_ORIGINS] });
+});

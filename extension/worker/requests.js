@@ -21,9 +21,10 @@ export class Requests {
    * @param {import('./opener.js').Opener} [o.opener] openPage, focusTab, closeTab
    * @param {import('./activity.js').Activity} [o.activity] logs what agents do to tabs
    * @param {import('./contexttools.js').ContextTools} [o.contextTools] page tools sampled as context
+   * @param {{access: () => Promise<{allowed: string[], withheld: string[]}>}} [o.sites] site access (sites.js)
    */
-  constructor({ registry, sampler, pins, send, clock, log, opener, activity, contextTools }) {
-    Object.assign(this, { registry, sampler, pins, send, clock, log, opener, activity, contextTools });
+  constructor({ registry, sampler, pins, send, clock, log, opener, activity, contextTools, sites }) {
+    Object.assign(this, { registry, sampler, pins, send, clock, log, opener, activity, contextTools, sites });
     /** Ids of the requests the activity log follows. */
     this.tracked = new Set();
     /** Ids of the requests under way. */
@@ -53,6 +54,9 @@ export class Requests {
         break;
       case Method.setContextTool:
         work = this.setContextTool(m.params);
+        break;
+      case Method.siteAccess:
+        work = this.sites.access().then((output) => ({ output }));
         break;
       case Method.openPage:
         this.track(m, 'open_page', 0, webOrigin(String(m.params.url || '')));

@@ -48,6 +48,25 @@ export class Sites {
     });
   }
 
+  /**
+   * What doctor asks (the siteAccess request): the allow list, and the
+   * sites the extension asks for at install (its manifest's
+   * host_permissions, the loopback ones) that the browser does not grant
+   * it now.
+   */
+  async access() {
+    await this.settled();
+    const { chrome } = this;
+    let required = [];
+    try {
+      required = chrome.runtime.getManifest().host_permissions || [];
+    } catch {
+      // none known
+    }
+    const { origins = [] } = await chrome.permissions.getAll();
+    return { allowed: [...this.list], withheld: required.filter((p) => !origins.includes(p)) };
+  }
+
   /** Listens for the browser's grants and the stored blocks changing. */
   listen() {
     const { chrome } = this;

@@ -238,7 +238,10 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     allowSite: (origin) => sites.allow(origin),
     dropAsk: (id) => consent.settle(id, { allow: false, how: 'cancelled' }),
   });
-  const requests = new Requests({ registry, sampler, pins, send: (m) => link.send(m), clock, log, opener, activity, contextTools });
+  const requests = new Requests({
+    registry, sampler, pins, send: (m) => link.send(m), clock, log, opener, activity, contextTools,
+    sites: { access: () => sites.access() },
+  });
   const tabs = new Tabs({
     chrome, registry, log,
     on: {

@@ -21,6 +21,7 @@ import (
 	"github.com/webmcp-bridge/bridge/internal/cliflag"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
+	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
@@ -410,6 +411,42 @@ func (d *doctor) checkHosts(ctx context.Context, env *Env) {
 			d.info(LinkTools, "no page offers tools yet: open a page that registers WebMCP tools on an allowed site (e.g. webmcp-shim demo)")
 		}
 	}
+	d.checkSiteAccess(ctx, srv)
+}
+
+// checkSiteAccess asks each browser's extension whether the browser
+// withholds the sites it asks for at install (localhost, 127.0.0.1,
+// [::1]): chrome://extensions' Site access set to "On click" or "On
+// specific sites" takes them all back, and the demo's tools vanish.
+func (d *doctor) checkSiteAccess(ctx context.Context, srv *shim.Server) {
+	ctx, cancel := context.WithTimeout(ctx, ConnectWait)
+	defer cancel()
+	for _, a := range srv.SiteAccess(ctx) {
+		name := "the browser"
+		if a.Browser != nil && a.Browser.Name != "" {
+			name = a.Browser.Name
+		}
+		var werr *webmcp.Error
+		switch {
+		case errors.As(a.Err, &werr) && werr.Code == webmcp.CodeBadRequest:
+			d.info(LinkTools, "%s (host pid %d) runs an extension too old to say which sites it may reach: reload the extension in %s", name, a.PID, extensionsPage(a.Browser))
+		case a.Err != nil:
+			d.info(LinkTools, "%s (host pid %d) did not say which sites the extension may reach: %v", name, a.PID, a.Err)
+		case len(a.Access.Withheld) > 0:
+			d.problem(LinkTools, "%s withholds the extension's access to %s, which it asks for at install: no page there gets the bridge. %s",
+				name, strings.Join(a.Access.Withheld, ", "), withheldFix(a.Browser))
+		default:
+			d.ok(LinkTools, "%s lets the extension reach %s", name, plural(len(a.Access.Allowed), "site pattern"))
+		}
+	}
+}
+
+// withheldFix says how to give the extension its loopback sites back.
+func withheldFix(b *webmcp.Browser) string {
+	if b != nil && b.ExtensionID == webmcp.FirefoxAddonID {
+		return "In about:addons → WebMCP bridge → Permissions, turn on the access to localhost and 127.0.0.1 (or open the bridge's panel on such a page and turn on \"Let local agents use this site\")."
+	}
+	return "In chrome://extensions → WebMCP bridge → Details → Site access, choose \"On all sites\" (the extension asks for the loopback sites only; others stay off until you allow them in its panel), or open its panel on such a page and turn on \"Let local agents use this site\"."
 }
 
 // notAllowed says what is wrong with a manifest that does not allow the

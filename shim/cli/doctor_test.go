@@ -5,6 +5,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -301,5 +302,34 @@ func TestDoctorFirefoxNoHost(t *testing.T) {
 	}
 	if got := extensionsPage(&webmcp.Browser{ExtensionID: webmcp.ExtensionID}); got != "chrome://extensions" {
 		t.Errorf("Chromium's extensions page = %q", got)
+	}
+}
+
+// A browser whose site access for the extension was set to "On specific
+// sites" withholds the loopback sites: the demo's tools vanish, and doctor
+// names it and its fix (issue USER2 item 2).
+func TestDoctorWithheldSites(t *testing.T) {
+	profile := doctorHome(t)
+	dir := bridgetest.RuntimeDir(t)
+	page := bridgetest.NewPage()
+	withheld := []string{"http://localhost/*", "http://127.0.0.1/*"}
+	page.HandleRequest(webmcp.MethodSiteAccess, func(ctx context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+		b, _ := json.Marshal(webmcp.SiteAccess{Allowed: []string{}, Withheld: withheld})
+		return b, nil
+	})
+	ext := bridgetest.StartHost(t, dir, page)
+	ctx := bridgetest.Context(t)
+	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tabs) == 1 })
+	r := runCLI(ctx, t, dir, "", "doctor", "--json", "--user-data-dir", profile)
+	d := doctorJSON(t, r)
+	problems := d.problems(LinkTools)
+	if len(problems) != 1 || !strings.Contains(problems[0], "withholds the extension's access to http://localhost/*, http://127.0.0.1/*") || !strings.Contains(problems[0], `Site access, choose "On all sites"`) {
+		t.Errorf("doctor's tools problems = %q, want the withheld sites and the fix", problems)
+	}
+	if d.OK {
+		t.Errorf("doctor says all is well while the browser withholds the loopback sites")
 	}
 }
