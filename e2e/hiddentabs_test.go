@@ -113,7 +113,12 @@ func TestHiddenAddress(t *testing.T) {
 		}{
 			{"the user's navigation", func(tab context.Context) error { return chromedp.Do(tab, chromedp.Navigate(hidden+"/")) }},
 			{"a script's navigation", func(tab context.Context) error {
-				_, err := chromedp.Run(tab, chromedp.Evaluate[string](fmt.Sprintf(`location.href = %q`, hidden+"/")))
+				// RunResponse returns once the navigation the script started has its response.
+				assign := chromedp.Evaluate[string](fmt.Sprintf(`location.href = %q`, hidden+"/"))
+				_, err := chromedp.RunResponse(tab, func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+					_, err := assign(ctx, t)
+					return chromedp.Void{}, err
+				})
 				return err
 			}},
 			{"a server's redirect", func(tab context.Context) error {
