@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/shim/uicontext"
 )
 
 const (
@@ -60,6 +61,32 @@ func (b *bridge) getUIContext() *uiContext {
 		b.t.Fatalf("get_ui_context returned no JSON (%v): %s", err, text(res))
 	}
 	return &c
+}
+
+// hookContext runs webmcp-shim context, as a prompt hook does, and
+// webmcp-shim context --json (--wait 2s: a hang guard), and returns the
+// block it prints (often nothing) and the view behind it. It fails the
+// test when either command fails, the view is not JSON, or the command
+// reached no browser, so that a check of what the block lacks cannot pass
+// on a command that printed nothing.
+func (b *bridge) hookContext() (block string, view *uicontext.View) {
+	b.t.Helper()
+	block, err := b.shimCLI("context", "--wait", "2s")
+	if err != nil {
+		b.t.Fatalf("webmcp-shim context: %v\n%s", err, block)
+	}
+	raw, err := b.shimCLI("context", "--json", "--wait", "2s")
+	if err != nil {
+		b.t.Fatalf("webmcp-shim context --json: %v\n%s", err, raw)
+	}
+	view = new(uicontext.View)
+	if err := json.Unmarshal([]byte(raw), view); err != nil {
+		b.t.Fatalf("webmcp-shim context --json printed no view (%v):\n%s", err, raw)
+	}
+	if view.Note == uicontext.NoteNoBrowser {
+		b.t.Fatalf("webmcp-shim context reached no browser:\n%s", raw)
+	}
+	return block, view
 }
 
 // focus makes tab the active tab of its window, the one whose context the
@@ -258,9 +285,9 @@ func TestPinnedContext(t *testing.T) {
 		if out, err := b.shimCLI("unpin", selectionProvider); err != nil {
 			t.Fatalf("webmcp-shim unpin: %v\n%s", err, out)
 		}
-		out, _ = b.shimCLI("context")
-		if strings.Contains(out, "pinned_context") {
-			t.Errorf("after unpin, webmcp-shim context still prints pinned context:\n%s", out)
+		out, view := b.hookContext()
+		if strings.Contains(out, "pinned_context") || len(view.Pinned) != 0 {
+			t.Errorf("after unpin, webmcp-shim context still prints pinned context:\n%s\n%+v", out, view.Pinned)
 		}
 	})
 }

@@ -18,6 +18,7 @@ import (
 	cdpwebmcp "github.com/chromedp/cdproto/webmcp"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 )
 
 // Declarative forms as Chromium 156 has them, compared in real Chromium:
@@ -203,8 +204,13 @@ func TestFormFillEventsAsTheBrowser(t *testing.T) {
 		if !strings.Contains(second, `"fruits change":1,"fruits input":1,`) {
 			t.Errorf("the select multiple got other than one input and one change over two calls with the same input: %s", second)
 		}
-		if m == polyfill && got[native] != "" && got[polyfill] != got[native] {
-			t.Errorf("events by control differ:\npolyfill: %s\nnative:   %s", got[polyfill], got[native])
+		if m == polyfill {
+			if got[native] == "" {
+				bridgetest.SkipOutsideCI(t, "native mode gave no events to compare with (run it too)")
+			}
+			if got[polyfill] != got[native] {
+				t.Errorf("events by control differ:\npolyfill: %s\nnative:   %s", got[polyfill], got[native])
+			}
 		}
 	})
 }

@@ -85,6 +85,12 @@ func TestNamesComeBack(t *testing.T) {
 		close2()
 		close3()
 		tools = b.waitTools("this site's tools to go", lacks("find_slices", "find_slices_2"))
+		if tools["find_slices_3"] == nil {
+			t.Fatalf("the other site's tool went with this site's tabs: %v", sortedKeys(tools))
+		}
+		if d := tabOf("find_slices_3"); !strings.Contains(d, "127.0.0.1") {
+			t.Errorf("with this site's tabs gone, find_slices_3 is not the other site's: %s", d)
+		}
 		close4()
 		b.waitTools("the other site's tool to go", lacks("find_slices_3"))
 		b.open(other)

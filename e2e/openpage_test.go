@@ -156,10 +156,20 @@ func TestOpenPageAsks(t *testing.T) {
 			Allowed bool `json:"allowed"`
 		} `json:"tabs"`
 	}
-	json.Unmarshal([]byte(text(b.call(context.Background(), "list_tabs", map[string]any{}))), &tabs)
+	listed := text(b.call(context.Background(), "list_tabs", map[string]any{}))
+	if err := json.Unmarshal([]byte(listed), &tabs); err != nil {
+		t.Fatalf("list_tabs: %v in %q", err, listed)
+	}
+	found := false
 	for _, tab := range tabs.Tabs {
-		if tab.ID == op.TabID && !tab.Allowed {
-			t.Errorf("tab %d of %s is not allowed after Allow and add", tab.ID, blockedOrigin)
+		if tab.ID == op.TabID {
+			found = true
+			if !tab.Allowed {
+				t.Errorf("tab %d of %s is not allowed after Allow and add", tab.ID, blockedOrigin)
+			}
 		}
+	}
+	if !found {
+		t.Errorf("list_tabs lacks the opened tab %d: %s", op.TabID, listed)
 	}
 }

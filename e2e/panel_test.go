@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/extensions"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+	"github.com/webmcp-bridge/bridge/shim/uicontext"
 	"github.com/webmcp-bridge/bridge/webmcp"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,8 +67,12 @@ func TestPanelSiteSwitch(t *testing.T) {
 		if strings.Contains(res, "CommitNavigation") || strings.Contains(res, localOrigin()+"/") {
 			t.Errorf("get_ui_context still shows the site turned off:\n%s", res)
 		}
-		if out, _ := b.shimCLI("context"); strings.Contains(out, "CommitNavigation") || strings.Contains(out, "localhost") {
+		out, view := b.hookContext()
+		if strings.Contains(out, "CommitNavigation") || strings.Contains(out, "localhost") {
 			t.Errorf("webmcp-shim context still shows the site turned off:\n%s", out)
+		}
+		if view.Note != uicontext.NoteNotAllowed || view.Tab != nil || len(view.Providers) != 0 {
+			t.Errorf("webmcp-shim context --json for the site turned off: note %q, tab %+v, providers %+v; want only the note %q", view.Note, view.Tab, view.Providers, uicontext.NoteNotAllowed)
 		}
 		if tabs := text(b.call(context.Background(), "list_tabs", map[string]any{})); strings.Contains(tabs, localOrigin()+"/") || strings.Contains(tabs, "Trace") {
 			t.Errorf("list_tabs shows the URL or title of the site turned off:\n%s", tabs)
@@ -277,8 +282,8 @@ func TestPanelPin(t *testing.T) {
 	}
 	press(t, panel, "Unpin "+selectionProvider)
 	waitPage(t, panel, `!`+pinned)
-	if out, _ := b.shimCLI("context"); strings.Contains(out, "pinned_context") {
-		t.Errorf("after Unpin in the panel, webmcp-shim context still prints pinned context:\n%s", out)
+	if out, view := b.hookContext(); strings.Contains(out, "pinned_context") || len(view.Pinned) != 0 {
+		t.Errorf("after Unpin in the panel, webmcp-shim context still prints pinned context:\n%s\n%+v", out, view.Pinned)
 	}
 }
 
@@ -306,8 +311,10 @@ func TestPanelSidePanel(t *testing.T) {
 	if c := b.getUIContext(); c.Ambient != nil {
 		t.Errorf("get_ui_context has the excluded selection: %+v", c.Ambient)
 	}
-	if out, _ := b.shimCLI("context"); strings.Contains(out, "selection:") {
+	if out, view := b.hookContext(); strings.Contains(out, "selection:") || view.Ambient != nil {
 		t.Errorf("webmcp-shim context has the excluded selection:\n%s", out)
+	} else if view.Tab == nil || view.Tab.ID != id || !strings.Contains(out, "<ui_context>") {
+		t.Errorf("webmcp-shim context is not the demo tab's (%d): tab %+v, note %q:\n%s", id, view.Tab, view.Note, out)
 	}
 	press(t, side, ambient)
 	waitSwitch(t, side, ambient, true)

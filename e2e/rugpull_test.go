@@ -86,6 +86,9 @@ func TestRugPull(t *testing.T) {
 		tools = b.waitTools("pay accepted", func(ts map[string]*mcp.Tool) bool {
 			return ts["pay"] != nil && !changed(ts, "pay") && changed(ts, "look")
 		})
+		if !strings.Contains(tools["pay"].Description, "The page says: Pays the order, and mails") {
+			t.Errorf("pay once allowed = %q, want the new description, unmarked", tools["pay"].Description)
+		}
 		if got := outcome(t, callAsync(b.client, "pay", map[string]any{})); got != "OK ran pay" {
 			t.Fatalf("pay once accepted = %q", got)
 		}
@@ -95,7 +98,13 @@ func TestRugPull(t *testing.T) {
 		panel := b.openPanel(b.tabID(origin), site)
 		waitPage(t, panel, `[...document.querySelectorAll("li.tool .tag.changed")].length === 1`)
 		clickNamed(t, panel, "button", "Accept the new look")
-		b.waitTools("look accepted", func(ts map[string]*mcp.Tool) bool { return ts["look"] != nil && !changed(ts, "look") })
+		tools = b.waitTools("look accepted", func(ts map[string]*mcp.Tool) bool { return ts["look"] != nil && !changed(ts, "look") })
+		if !strings.Contains(tools["look"].Description, "The page says: Shows the order, and mails") {
+			t.Errorf("look once accepted = %q, want the new description, unmarked", tools["look"].Description)
+		}
+		if !strings.Contains(tools["pay"].Description, "The page says: Pays the order, and mails") || changed(tools, "pay") {
+			t.Errorf("pay after look's Accept = %q, want the new description, unmarked", tools["pay"].Description)
+		}
 		waitPage(t, panel, `document.querySelectorAll("li.tool .tag.changed").length === 0`)
 		if got := counts(t, site); got["pay"] != 3 || got["look"] != 1 {
 			t.Errorf("the page ran its tools %v times, want pay 3, look 1", got)

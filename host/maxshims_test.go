@@ -34,3 +34,10 @@ func TestMaxShims(t *testing.T) {
 	}
 	bridgetest.DialLine(t, p.socket).Expect(ctx, webmcp.TypeHello)
 }
+
+// TestDefaultMaxShims pins the documented default, a literal here.
+func TestDefaultMaxShims(t *testing.T) {
+	if host.DefaultMaxShims != 256 {
+		t.Errorf("DefaultMaxShims = %d, want the documented 256", host.DefaultMaxShims)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
 )
 
@@ -19,7 +20,7 @@ import (
 // everyone, so that only the host's peer-credential check stands in the way.
 func TestOtherUserRefused(t *testing.T) {
 	if os.Getuid() != 0 {
-		t.Skip("needs root to connect as another user")
+		bridgetest.SkipOutsideCI(t, "needs root to connect as another user")
 	}
 	const nobody = 65534
 	ctx := testCtx(t)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 )
 
 // startAs starts bin (a copy of sleep) as the given user (-1: this one).
@@ -69,7 +71,7 @@ func TestUninstallStopsShims(t *testing.T) {
 // user is neither signalled nor named (root's uninstall).
 func TestUninstallLeavesOtherUsers(t *testing.T) {
 	if os.Getuid() != 0 {
-		t.Skip("starting a process as another user needs root")
+		bridgetest.SkipOutsideCI(t, "starting a process as another user needs root")
 	}
 	fakeHome(t)
 	prefix, record := fakeInstall(t)

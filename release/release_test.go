@@ -105,7 +105,7 @@ func TestRelease(t *testing.T) {
 		args := []string{"-c", "SHA256SUMS"}
 		if err != nil {
 			if sum, err = exec.LookPath("shasum"); err != nil {
-				skipOutsideCI(t, "no sha256sum or shasum")
+				bridgetest.SkipOutsideCI(t, "no sha256sum or shasum")
 			}
 			args = append([]string{"-a", "256"}, args...)
 		}
@@ -322,14 +322,14 @@ func TestRelease(t *testing.T) {
 	t.Run("npm", func(t *testing.T) {
 		npm, err := exec.LookPath("npm")
 		if err != nil {
-			skipOutsideCI(t, "no npm")
+			bridgetest.SkipOutsideCI(t, "no npm")
 		}
 		node, _ := exec.LookPath("node")
 		home := t.TempDir()
 		os.MkdirAll(filepath.Join(home, ".config", "chromium"), 0o700)
 		path := filepath.Dir(npm) + ":" + filepath.Dir(node) + ":" + noGoPath(t)
 		if _, err := lookPathIn("go", path); err == nil {
-			t.Skipf("go is beside npm or node (%s)", path)
+			bridgetest.SkipOutsideCI(t, "go is beside npm or node ("+path+"), so the package cannot be run without go")
 		}
 		rt := bridgetest.RuntimeDir(t)
 		env := []string{"PATH=" + path, "HOME=" + home, "LANG=C", webmcp.RuntimeDirEnv + "=" + rt,
@@ -574,16 +574,6 @@ func fatSlice(b []byte, target string) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("no slice for %s", target)
-}
-
-// skipOutsideCI skips the test for want of a tool, or fails it in CI
-// (CI set), which must run it.
-func skipOutsideCI(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatal(why + " (CI is set: install it)")
-	}
-	t.Skip(why)
 }
 
 // run runs a command with env and returns its output.

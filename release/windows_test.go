@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/manifest"
 )
 
@@ -78,7 +79,7 @@ func TestWindowsArchive(t *testing.T) {
 
 	wine := wineBin()
 	if wine == "" {
-		t.Skip("no Wine set up here (.ci/wine/run sets it up)")
+		bridgetest.SkipOutsideCI(t, "no Wine set up here (.ci/wine/run sets it up)")
 	}
 	key := `HKCU\` + manifest.HostKey(manifest.EdgeRegKey)
 	env := append(os.Environ(), "WINEDEBUG=-all", "PATH=/usr/lib/wine:"+os.Getenv("PATH"))

@@ -129,6 +129,7 @@ func (s *Server) awaitReturn(ctx, cctx context.Context, key toolKey, name string
 		"tool %s is not available: its browser went away and did not come back (the page did not run this call); if the browser is still open, reload the page or run webmcp-shim doctor", name)
 	grace := time.NewTimer(s.hostGrace())
 	defer grace.Stop()
+	s.log.Debug("a call waits for its browser to come back", "tool", name)
 	for {
 		changed := s.changes.wait()
 		s.mu.Lock()

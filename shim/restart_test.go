@@ -14,7 +14,7 @@ import (
 
 // restartSetup starts a host whose page has echo in tab 12, and a shim
 // with the given grace whose log the test can wait on.
-func restartSetup(t *testing.T, grace time.Duration) (sc *bridgetest.MCPClient, log *bridgetest.Log, ext *fakeext.Ext, dir string) {
+func restartSetup(t *testing.T, grace time.Duration) (srv *shim.Server, sc *bridgetest.MCPClient, log *bridgetest.Log, ext *fakeext.Ext, dir string) {
 	t.Helper()
 	ctx := bridgetest.Context(t)
 	dir = bridgetest.RuntimeDir(t)
@@ -23,10 +23,10 @@ func restartSetup(t *testing.T, grace time.Duration) (sc *bridgetest.MCPClient, 
 		t.Fatal(err)
 	}
 	log = bridgetest.NewLog(t, "webmcp-shim")
-	srv := shim.New(shim.Options{Dir: dir, HostGrace: grace, Logger: log.Slog()})
+	srv = shim.New(shim.Options{Dir: dir, HostGrace: grace, Logger: log.Slog()})
 	sc = bridgetest.ServeMCP(t, srv.Serve)
 	sc.AwaitTools(ctx, "echo", bridgetest.Has("echo"))
-	return sc, log, ext, dir
+	return srv, sc, log, ext, dir
 }
 
 var (
@@ -39,7 +39,7 @@ var (
 // call made meanwhile waits and goes through to the new host.
 func TestHostRestartUnnoticed(t *testing.T) {
 	ctx := bridgetest.Context(t)
-	sc, log, ext1, dir := restartSetup(t, time.Hour) // the grace never runs out here
+	_, sc, log, ext1, dir := restartSetup(t, time.Hour) // the grace never runs out here
 	sc.Drain()
 	if err := ext1.Kill(); err != nil {
 		t.Fatal(err)
@@ -78,10 +78,12 @@ func TestHostRestartUnnoticed(t *testing.T) {
 
 // TestBrowserDoesNotComeBack: the host dies and no browser comes back
 // within the grace: a call made meanwhile says so (the page did not run
-// it), and the tools go with a list_changed.
+// it), and the tools go with a list_changed. The grace ends when the test
+// says (EndGraces), once the call waits for the browser: no race with a
+// timer.
 func TestBrowserDoesNotComeBack(t *testing.T) {
 	ctx := bridgetest.Context(t)
-	sc, log, ext, _ := restartSetup(t, 200*time.Millisecond)
+	srv, sc, log, ext, _ := restartSetup(t, time.Hour) // ended by EndGraces below
 	sc.Drain()
 	if err := ext.Kill(); err != nil {
 		t.Fatal(err)
@@ -89,11 +91,29 @@ func TestBrowserDoesNotComeBack(t *testing.T) {
 	if _, err := log.Await(ctx, "disconnected from host"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := sc.Session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
-	if err != nil {
-		t.Fatalf("echo after the host died: %v (want a result, not a protocol error)", err)
+	type outcome struct {
+		res *mcp.CallToolResult
+		err error
 	}
-	if txt := bridgetest.Text(res); !res.IsError || !strings.Contains(txt, "did not come back") || !strings.Contains(txt, "did not run") {
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := sc.Session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
+		done <- outcome{res, err}
+	}()
+	if _, err := log.Await(ctx, "a call waits for its browser to come back"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case o := <-done:
+		t.Fatalf("echo ended within the grace, before the browser could come back: %q, %v", bridgetest.Text(o.res), o.err)
+	default:
+	}
+	srv.EndGraces()
+	o := bridgetest.Await(ctx, t, done, "echo once the grace ended")
+	if o.err != nil {
+		t.Fatalf("echo after the host died: %v (want a result, not a protocol error)", o.err)
+	}
+	if txt := bridgetest.Text(o.res); !o.res.IsError || !strings.Contains(txt, "did not come back") || !strings.Contains(txt, "did not run") {
 		t.Errorf("echo after the host died = %q", txt)
 	}
 	sc.AwaitChange(ctx, "echo goes after the grace", bridgetest.Lacks("echo"))

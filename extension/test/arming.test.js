@@ -47,3 +47,18 @@ test('buttons start unarmed', () => {
   })();
   assert.equal(ran, false);
 });
+
+test('the buttons arm after the documented 0.5 s, a literal here (not ARM_DELAY)', async () => {
+  assert.equal(ARM_DELAY, 500);
+  const clock = new FakeClock();
+  const arming = new Arming({ clock, onChange: () => {} });
+  const answers = [];
+  const allow = arming.guard(() => answers.push('allow'));
+  arming.disarm();
+  await clock.advance(499);
+  allow();
+  assert.deepEqual(answers, []);
+  await clock.advance(1);
+  allow();
+  assert.deepEqual(answers, ['allow']);
+});

@@ -165,3 +165,15 @@ test('a call declined by the window closing or by no answer says so to the user'
     ['s1.1', 'declined', 'You closed the consent window.'],
   ]);
 });
+
+test('the page shows the indicator after the documented 0.25 s, a literal here (not SHOW_DELAY)', async () => {
+  assert.equal(SHOW_DELAY, 250);
+  const { frame, host, clock } = await withTools();
+  const shown = () => frame.take().filter((m) => m.type === 'indicator').map((m) => m.text);
+  host.deliver(call('s1.1', 'act'));
+  await clock.advance(249);
+  assert.deepEqual(shown(), [], 'before 0.25 s');
+  await clock.advance(1);
+  assert.deepEqual(shown(), ['an agent is using act'], 'at 0.25 s');
+  frame.deliver({ type: 'result', id: 's1.1', output: null });
+});

