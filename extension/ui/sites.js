@@ -72,7 +72,7 @@ export function renderSites(el, { entries }, actions) {
     const { origin } = site;
     // First: the browser asks only during the user's click.
     const asked = requestSite(origin);
-    show({ asking: origin });
+    show({ asking: origin, reload: null });
     say(askingText(origin));
     let granted = false;
     try {
@@ -86,16 +86,31 @@ export function renderSites(el, { entries }, actions) {
     }
     if (!granted) return;
     try {
-      await actions.send('site/set', { origin, on: true });
+      const res = await actions.send('site/set', { origin, on: true });
       const notes = [];
       if (site.assumedHttps) notes.push('https, since you typed no scheme');
       if (site.dropped) notes.push(`the whole site, not only ${site.dropped}`);
-      show({ asking: null });
-      say(`Agents may now use ${origin}${notes.length ? ` (${notes.join('; ')})` : ''}.`);
+      const needReload = res && res.openTabs ? res.openTabs.needReload || 0 : 0;
+      show({ asking: null, reload: needReload ? origin : null });
+      say(`Agents may now use ${origin}${notes.length ? ` (${notes.join('; ')})` : ''}.${openTabsText(res)}`);
       input.value = '';
     } catch (err) {
       show({ asking: null });
       say(`The browser allowed ${origin}, but the bridge could not turn it on: ${err.message}`, true);
+    } finally {
+      actions.refresh();
+    }
+  };
+  // The site's open tabs that get the bridge only when they load again.
+  const reloadTabs = async (origin, button) => {
+    button.disabled = true;
+    try {
+      const { reloaded } = await actions.send('site/reload', { origin });
+      show({ reload: null });
+      say(`Reloaded ${reloaded === 1 ? 'the open tab' : `${reloaded} open tabs`} of ${origin}: ${reloaded === 1 ? 'it has' : 'they have'} the bridge now.`);
+    } catch (err) {
+      button.disabled = false;
+      say(`Could not reload the open tabs of ${origin}: ${err.message}`, true);
     } finally {
       actions.refresh();
     }
@@ -138,8 +153,23 @@ export function renderSites(el, { entries }, actions) {
           autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'add-site-msg', onInput: typing,
         }),
         h('button', { type: 'submit', id: 'add-site-button', disabled: !!msg.asking }, 'Allow')),
-      h('p', { id: 'add-site-msg', class: msg.isError ? 'small error' : 'small', 'aria-live': 'polite' }, msg.text || '')),
+      h('p', { id: 'add-site-msg', class: msg.isError ? 'small error' : 'small', 'aria-live': 'polite' }, msg.text || ''),
+      msg.reload ? h('button', { type: 'button', class: 'small', onClick: (e) => reloadTabs(msg.reload, e.currentTarget) }, `Reload the open tabs of ${msg.reload}`) : null),
     h('p', { class: 'muted small' }, 'A site is its scheme, host and port. Pages of allowed sites hand their tools and the context you include to agents on this computer.'));
+}
+
+/**
+ * What site/set said of the site's open tabs (worker/panel.js openTabs):
+ * those that have the bridge now, and those that get it when they load
+ * again (the browser has no WebMCP of its own).
+ */
+export function openTabsText(res) {
+  if (!res || !res.openTabs) return '';
+  const { joined = 0, needReload = 0 } = res.openTabs;
+  let out = '';
+  if (joined) out += joined === 1 ? ' Its open tab has the bridge now.' : ` Its ${joined} open tabs have the bridge now.`;
+  if (needReload) out += needReload === 1 ? ' Its open tab gets the bridge when it loads again: reload it.' : ` Its ${needReload} open tabs get the bridge when they load again: reload them.`;
+  return out;
 }
 
 /**
