@@ -9,6 +9,177 @@
       __defProp(target, name, { get: all[name], enumerable: true });
   };
 
+  // extension/lib/names.js
+  var TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+
+  // extension/lib/utf8.js
+  function utf8Length(s) {
+    let n = s.length;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 128) continue;
+      if (c < 2048) n += 1;
+      else if (c >= 55296 && c <= 56319 && i + 1 < s.length && (s.charCodeAt(i + 1) & 64512) === 56320) {
+        n += 2;
+        i++;
+      } else n += 2;
+    }
+    return n;
+  }
+
+  // extension/lib/schema.js
+  var { keys } = Object;
+  var { isArray } = Array;
+  var stringify = JSON.stringify;
+  var parse = JSON.parse;
+  var MAX_SCHEMA_BYTES = 128 * 1024;
+  var MAX_SCHEMA_DEPTH = 64;
+  var MAX_SCHEMA_NODES = 1e4;
+  var REJECTED_KEYWORD = "x-webmcp-rejected";
+  function isObj(v) {
+    return v !== null && typeof v === "object";
+  }
+  function shapeProblem(v) {
+    const tooMany = `it holds more than ${MAX_SCHEMA_NODES} JSON values; the bridge accepts at most ${MAX_SCHEMA_NODES}`;
+    let nodes = 1;
+    const stack = [v, 1];
+    let sp = 2;
+    while (sp > 0) {
+      const depth = stack[--sp];
+      const x = stack[--sp];
+      if (!isObj(x)) continue;
+      if (depth > MAX_SCHEMA_DEPTH) {
+        return `it is nested more than ${MAX_SCHEMA_DEPTH} levels deep; the bridge accepts at most ${MAX_SCHEMA_DEPTH}`;
+      }
+      if (isArray(x)) {
+        const n = x.length;
+        if (nodes + n > MAX_SCHEMA_NODES) return tooMany;
+        nodes += n;
+        for (let i = n - 1; i >= 0; i--) {
+          stack[sp++] = x[i];
+          stack[sp++] = depth + 1;
+        }
+        continue;
+      }
+      const ks = keys(x);
+      for (let i = ks.length - 1; i >= 0; i--) {
+        const c = x[ks[i]];
+        if (c === void 0 || typeof c === "function" || typeof c === "symbol") continue;
+        if (++nodes > MAX_SCHEMA_NODES) return tooMany;
+        stack[sp++] = c;
+        stack[sp++] = depth + 1;
+      }
+    }
+    return "";
+  }
+  function rejectedSchema(problem) {
+    return { type: "object", [REJECTED_KEYWORD]: String(problem) };
+  }
+  function checkSchema(value) {
+    if (!isObj(value) || isArray(value)) return { problem: "it is not a JSON object" };
+    let problem = shapeProblem(value);
+    if (problem) return { problem };
+    let text;
+    try {
+      text = stringify(value);
+    } catch (e) {
+      return { problem: `it cannot be written as JSON (${e && e.message ? String(e.message).slice(0, 200) : "error"})` };
+    }
+    if (typeof text !== "string") return { problem: "it cannot be written as JSON" };
+    const bytes = utf8Length(text);
+    if (bytes > MAX_SCHEMA_BYTES) return { problem: `it is ${bytes} bytes of JSON; the bridge accepts at most ${MAX_SCHEMA_BYTES}` };
+    const schema = parse(text);
+    if (!isObj(schema) || isArray(schema)) return { problem: "it is not a JSON object" };
+    problem = shapeProblem(schema);
+    if (problem) return { problem };
+    return { schema, bytes };
+  }
+  function schemaForReport(value) {
+    if (typeof value === "string") {
+      try {
+        value = parse(value);
+      } catch (e) {
+        return rejectedSchema(`it is not valid JSON (${e && e.message ? String(e.message).slice(0, 200) : "error"})`);
+      }
+    }
+    if (!isObj(value) || isArray(value)) return void 0;
+    const { schema, problem } = checkSchema(value);
+    return problem ? rejectedSchema(problem) : schema;
+  }
+
+  // extension/lib/protocol.js
+  var FrameType = /* @__PURE__ */ Object.freeze({
+    // page's world -> relay -> worker
+    tools: "tools",
+    providers: "providers",
+    result: "result",
+    error: "error",
+    // relay -> worker
+    context: "context",
+    chunk: "chunk",
+    userInput: "userInput",
+    // an alert, confirm or prompt of the frame's opened (open: true, kind,
+    // text) or closed (open: false)
+    dialog: "dialog",
+    // worker -> relay -> page's world
+    call: "call",
+    cancel: "cancel",
+    toolsTaken: "toolsTaken",
+    // worker -> relay
+    contextOn: "contextOn",
+    sample: "sample",
+    indicator: "indicator",
+    whenLoaded: "whenLoaded",
+    // relay -> worker, answering whenLoaded
+    loaded: "loaded",
+    // relay -> page's world (sample also)
+    cancelAll: "cancelAll",
+    sync: "sync",
+    flush: "flush",
+    // page's world -> relay
+    flushed: "flushed",
+    sampled: "sampled",
+    contextChanged: "contextChanged",
+    // page's world -> relay -> worker, and back: whether the bridge runs in
+    // documents of an origin ({id, origin}; answered {id, yes}), before a
+    // cross-origin frame and its parent link (content/main/polyfill/links.js)
+    bridgeAt: "bridgeAt",
+    // both ways: several of the above that were ready together or, under
+    // load, held a moment for each other (calls and cancels to the page's
+    // world, results and errors from it)
+    batch: "batch"
+  });
+  var PORT_NAME = "webmcp-frame";
+  var HANDOVER = "__webmcpBridgeHandover";
+  var RELAY_FLAG = "webmcpRelay";
+  var LATE_FLAG = "webmcpLate";
+  var DIALOG_EVENT = "dialogEvent";
+  var Code = /* @__PURE__ */ Object.freeze({
+    toolError: "tool_error",
+    notFound: "not_found",
+    tabClosed: "tab_closed",
+    navigated: "navigated",
+    cancelled: "cancelled",
+    timeout: "timeout",
+    badRequest: "bad_request",
+    noBrowser: "no_browser",
+    browserGone: "browser_gone",
+    notAllowed: "not_allowed",
+    declined: "declined",
+    tooLarge: "too_large",
+    blocked: "blocked",
+    internal: "internal"
+  });
+  var HINTS = /* @__PURE__ */ Object.freeze([
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+    "untrustedContentHint",
+    "consequentialHint",
+    "debugging"
+  ]);
+
   // extension/lib/snapshot.js
   var snapshot_exports = {};
   __export(snapshot_exports, {
@@ -29,23 +200,6 @@
     fromSample: () => fromSample,
     isValidProviderId: () => isValidProviderId
   });
-
-  // extension/lib/utf8.js
-  function utf8Length(s) {
-    let n = s.length;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 128) continue;
-      if (c < 2048) n += 1;
-      else if (c >= 55296 && c <= 56319 && i + 1 < s.length && (s.charCodeAt(i + 1) & 64512) === 56320) {
-        n += 2;
-        i++;
-      } else n += 2;
-    }
-    return n;
-  }
-
-  // extension/lib/snapshot.js
   var MAX_DATA_BYTES = 4096;
   var PREVIEW_BYTES = 1024;
   var TRUNCATED_NOTE = "data over 4 KiB was cut: call the page's tools for the rest";
@@ -489,160 +643,6 @@
     }
     return out;
   }
-
-  // extension/lib/names.js
-  var TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
-
-  // extension/lib/schema.js
-  var { keys } = Object;
-  var { isArray } = Array;
-  var stringify = JSON.stringify;
-  var parse = JSON.parse;
-  var MAX_SCHEMA_BYTES = 128 * 1024;
-  var MAX_SCHEMA_DEPTH = 64;
-  var MAX_SCHEMA_NODES = 1e4;
-  var REJECTED_KEYWORD = "x-webmcp-rejected";
-  function isObj(v) {
-    return v !== null && typeof v === "object";
-  }
-  function shapeProblem(v) {
-    const tooMany = `it holds more than ${MAX_SCHEMA_NODES} JSON values; the bridge accepts at most ${MAX_SCHEMA_NODES}`;
-    let nodes = 1;
-    const stack = [v, 1];
-    let sp = 2;
-    while (sp > 0) {
-      const depth = stack[--sp];
-      const x = stack[--sp];
-      if (!isObj(x)) continue;
-      if (depth > MAX_SCHEMA_DEPTH) {
-        return `it is nested more than ${MAX_SCHEMA_DEPTH} levels deep; the bridge accepts at most ${MAX_SCHEMA_DEPTH}`;
-      }
-      if (isArray(x)) {
-        const n = x.length;
-        if (nodes + n > MAX_SCHEMA_NODES) return tooMany;
-        nodes += n;
-        for (let i = n - 1; i >= 0; i--) {
-          stack[sp++] = x[i];
-          stack[sp++] = depth + 1;
-        }
-        continue;
-      }
-      const ks = keys(x);
-      for (let i = ks.length - 1; i >= 0; i--) {
-        const c = x[ks[i]];
-        if (c === void 0 || typeof c === "function" || typeof c === "symbol") continue;
-        if (++nodes > MAX_SCHEMA_NODES) return tooMany;
-        stack[sp++] = c;
-        stack[sp++] = depth + 1;
-      }
-    }
-    return "";
-  }
-  function rejectedSchema(problem) {
-    return { type: "object", [REJECTED_KEYWORD]: String(problem) };
-  }
-  function checkSchema(value) {
-    if (!isObj(value) || isArray(value)) return { problem: "it is not a JSON object" };
-    let problem = shapeProblem(value);
-    if (problem) return { problem };
-    let text;
-    try {
-      text = stringify(value);
-    } catch (e) {
-      return { problem: `it cannot be written as JSON (${e && e.message ? String(e.message).slice(0, 200) : "error"})` };
-    }
-    if (typeof text !== "string") return { problem: "it cannot be written as JSON" };
-    const bytes = utf8Length(text);
-    if (bytes > MAX_SCHEMA_BYTES) return { problem: `it is ${bytes} bytes of JSON; the bridge accepts at most ${MAX_SCHEMA_BYTES}` };
-    const schema = parse(text);
-    if (!isObj(schema) || isArray(schema)) return { problem: "it is not a JSON object" };
-    problem = shapeProblem(schema);
-    if (problem) return { problem };
-    return { schema, bytes };
-  }
-  function schemaForReport(value) {
-    if (typeof value === "string") {
-      try {
-        value = parse(value);
-      } catch (e) {
-        return rejectedSchema(`it is not valid JSON (${e && e.message ? String(e.message).slice(0, 200) : "error"})`);
-      }
-    }
-    if (!isObj(value) || isArray(value)) return void 0;
-    const { schema, problem } = checkSchema(value);
-    return problem ? rejectedSchema(problem) : schema;
-  }
-
-  // extension/lib/protocol.js
-  var FrameType = /* @__PURE__ */ Object.freeze({
-    // page's world -> relay -> worker
-    tools: "tools",
-    providers: "providers",
-    result: "result",
-    error: "error",
-    // relay -> worker
-    context: "context",
-    chunk: "chunk",
-    userInput: "userInput",
-    // an alert, confirm or prompt of the frame's opened (open: true, kind,
-    // text) or closed (open: false)
-    dialog: "dialog",
-    // worker -> relay -> page's world
-    call: "call",
-    cancel: "cancel",
-    toolsTaken: "toolsTaken",
-    // worker -> relay
-    contextOn: "contextOn",
-    sample: "sample",
-    indicator: "indicator",
-    whenLoaded: "whenLoaded",
-    // relay -> worker, answering whenLoaded
-    loaded: "loaded",
-    // relay -> page's world (sample also)
-    cancelAll: "cancelAll",
-    sync: "sync",
-    flush: "flush",
-    // page's world -> relay
-    flushed: "flushed",
-    sampled: "sampled",
-    contextChanged: "contextChanged",
-    // page's world -> relay -> worker, and back: whether the bridge runs in
-    // documents of an origin ({id, origin}; answered {id, yes}), before a
-    // cross-origin frame and its parent link (content/main/polyfill/links.js)
-    bridgeAt: "bridgeAt",
-    // both ways: several of the above that were ready together or, under
-    // load, held a moment for each other (calls and cancels to the page's
-    // world, results and errors from it)
-    batch: "batch"
-  });
-  var PORT_NAME = "webmcp-frame";
-  var HANDOVER = "__webmcpBridgeHandover";
-  var DIALOG_EVENT = "dialogEvent";
-  var Code = /* @__PURE__ */ Object.freeze({
-    toolError: "tool_error",
-    notFound: "not_found",
-    tabClosed: "tab_closed",
-    navigated: "navigated",
-    cancelled: "cancelled",
-    timeout: "timeout",
-    badRequest: "bad_request",
-    noBrowser: "no_browser",
-    browserGone: "browser_gone",
-    notAllowed: "not_allowed",
-    declined: "declined",
-    tooLarge: "too_large",
-    blocked: "blocked",
-    internal: "internal"
-  });
-  var HINTS = /* @__PURE__ */ Object.freeze([
-    "readOnlyHint",
-    "destructiveHint",
-    "idempotentHint",
-    "openWorldHint",
-    "untrustedContentHint",
-    "consequentialHint",
-    "debugging"
-  ]);
 
   // extension/content/frame/builtins.js
   var { create: create2, defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn } = Object;
@@ -1755,10 +1755,12 @@
     const isTop = window2 === window2.top;
     const isWeb = location2.protocol === "http:" || location2.protocol === "https:";
     const canSample = !!(lib.snapshot && lib.ambient);
-    const channel = new env.MessageChannel();
-    const page = channel.port1;
+    const late = env.late === true;
+    const channel = late ? null : new env.MessageChannel();
+    const page = late ? { postMessage() {
+    }, onmessage: null } : channel.port1;
     const dialogEvent = `webmcp-dialog-${randomName(env)}`;
-    window2.postMessage({ [HANDOVER]: 1, [DIALOG_EVENT]: dialogEvent }, "*", [channel.port2]);
+    if (!late) window2.postMessage({ [HANDOVER]: 1, [DIALOG_EVENT]: dialogEvent }, "*", [channel.port2]);
     const latest = /* @__PURE__ */ new Map();
     const toolsOf = { native: [], page: [] };
     let nativeNames = /* @__PURE__ */ new Set();
@@ -1855,7 +1857,7 @@
           link.send(out);
         };
         const guard = clock.setTimeout(done, MAIN_TIMEOUT);
-        let left = native ? 2 : 1;
+        let left = (native ? 1 : 0) + (late ? 0 : 1);
         flushing.set(id, () => {
           if (--left <= 0) done();
         });
@@ -2000,17 +2002,21 @@
   }
 
   // extension/content/isolated/index.js
-  start({
-    window,
-    document,
-    location,
-    chrome,
-    MessageChannel,
-    lib: { snapshot: snapshot_exports, ambient: ambient_exports, indicator: indicator_exports },
-    clock: {
-      now: () => Date.now(),
-      setTimeout: (fn, ms) => setTimeout(fn, ms),
-      clearTimeout: (t) => clearTimeout(t)
-    }
-  });
+  if (globalThis[RELAY_FLAG] !== true) {
+    globalThis[RELAY_FLAG] = true;
+    start({
+      late: globalThis[LATE_FLAG] === true,
+      window,
+      document,
+      location,
+      chrome,
+      MessageChannel,
+      lib: { snapshot: snapshot_exports, ambient: ambient_exports, indicator: indicator_exports },
+      clock: {
+        now: () => Date.now(),
+        setTimeout: (fn, ms) => setTimeout(fn, ms),
+        clearTimeout: (t) => clearTimeout(t)
+      }
+    });
+  }
 })();

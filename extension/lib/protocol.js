@@ -98,6 +98,15 @@ export const UI_PORT = 'webmcp-ui';
 export const HANDOVER = '__webmcpBridgeHandover';
 
 /**
+ * Globals of a frame's isolated world (never the page's): RELAY_FLAG is
+ * set once its relay runs (content/isolated/index.js); LATE_FLAG marks a
+ * document that gets the relay after its start (worker/opentabs.js), with
+ * no page world script to hand a channel to.
+ */
+export const RELAY_FLAG = 'webmcpRelay';
+export const LATE_FLAG = 'webmcpLate';
+
+/**
  * The handover's field that names the DOM event (a random type, per
  * frame) by which the page's world tells the relay, synchronously, that
  * an alert, confirm or prompt opens or closes (content/main/dialogs.js).

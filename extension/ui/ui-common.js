@@ -63,10 +63,13 @@ const STYLE = `
 .wm-choices legend { font-weight: 600; padding: 0 4px; }
 .wm-choice { display: flex; gap: 8px; align-items: flex-start; margin: 4px 0; }
 .wm-choice input { margin-top: 2px; }
-.wm-ask { display: flex; align-items: center; gap: 8px; margin: 6px 0 4px; }
+/* The drop-down keeps the width of its longest choice, on a line of its
+   own below the label where the two do not fit side by side (the 375 px
+   popup), so no choice is cut. */
+.wm-ask { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 8px; margin: 6px 0 4px; }
 .wm-ask label { font-weight: 600; white-space: nowrap; }
 .wm-ask select {
-  flex: 1 1 auto; min-width: 0; font: inherit; color: var(--wm-fg); background: var(--wm-card);
+  flex: 1 0 auto; max-width: 100%; font: inherit; color: var(--wm-fg); background: var(--wm-card);
   border: 1px solid var(--wm-line); border-radius: 6px; padding: 3px 6px;
 }
 .wm-compact .wm-choice { font-size: 12px; color: var(--wm-muted); margin: 2px 0; }

@@ -5,7 +5,12 @@
 //   panel/state      {tabId?, fresh?}  the panel's view of a tab (lib/panelview.js);
 //                    fresh: sample the tab's providers first
 //   site/set         {origin, on, reload?}  turn a site on (the page asked the browser
-//                                      for it first: ui/sitegrant.js) or off
+//                                      for it first: ui/sitegrant.js) or off; on:
+//                                      its open tabs get the bridge (openTabs:
+//                                      {joined, needReload}), the panel's tab
+//                                      (reload) loads again where it must
+//   site/reload      {origin}          reload the site's open tabs that cannot get
+//                                      the bridge otherwise (no WebMCP of the browser's)
 //   provider/include {origin, providerId | ambient: true, include}
 //                    include or exclude one provider (or the ambient context) of a site
 //   pin              {tabId, providerId}  pin a provider's fresh snapshot
@@ -56,9 +61,10 @@ export class Panel {
    * @param {() => object[]} o.agents the connected agents (worker/agents.js list())
    * @param {() => void} o.changed the registry changed: tell the host
    * @param {{now: () => number}} o.clock
+   * @param {import('./opentabs.js').OpenTabs} [o.openTabs] brings the bridge to open tabs
    */
-  constructor({ chrome, registry, tabs, sites, sampler, pins, ui, connected, agents, changed, clock }) {
-    Object.assign(this, { chrome, registry, tabs, sites, sampler, pins, ui, connected, agents, changed, clock });
+  constructor({ chrome, registry, tabs, sites, sampler, pins, ui, connected, agents, changed, clock, openTabs = null }) {
+    Object.assign(this, { chrome, registry, tabs, sites, sampler, pins, ui, connected, agents, changed, clock, openTabs });
     this.topics = new Set();
     this.writes = Promise.resolve();
   }
@@ -68,6 +74,7 @@ export class Panel {
     const { ui } = this;
     ui.on('panel/state', (m) => this.state(m));
     ui.on('site/set', (m) => this.setSite(m));
+    ui.on('site/reload', (m) => this.reloadSite(m));
     ui.on('provider/include', (m) => this.include(m));
     ui.on('pin', (m) => this.pin(m));
     ui.on('unpin', (m) => this.unpin(m));
@@ -153,15 +160,34 @@ export class Panel {
     if (on) await this.sites.allow(o);
     else await this.sites.deny(o);
     this.changed();
-    // The panel's tab, opened before its site was allowed, has none of the
-    // extension's scripts (they are registered for allowed sites only):
-    // reload it so that they are there before its own scripts run. A tab
-    // whose frames are connected has them already.
+    // The site's open tabs, opened before it was allowed, have none of the
+    // extension's scripts (they are registered for allowed sites only).
+    // Where the browser has its own WebMCP they get the relay now
+    // (worker/opentabs.js); elsewhere the polyfill must come before the
+    // page's own scripts: the panel's tab reloads, the others are counted
+    // for the panel to offer their reload (site/reload).
     let reloaded = false;
-    if (on && Number.isSafeInteger(reload) && !this.hasFrames(reload)) {
+    const openTabs = { joined: 0, needReload: 0 };
+    const got = on && this.openTabs ? await this.openTabs.join({ origin: o }) : null;
+    if (got) {
+      openTabs.joined = got.joined.length;
+      const others = got.needReload.filter((id) => id !== reload);
+      openTabs.needReload = others.length;
+      if (got.needReload.includes(reload)) reloaded = await this.chrome.tabs.reload(reload).then(() => true, () => false);
+    } else if (on && Number.isSafeInteger(reload) && !this.hasFrames(reload)) {
       reloaded = await this.chrome.tabs.reload(reload).then(() => true, () => false);
     }
-    return { origin: o, allowed: this.registry.allows(o), reloaded };
+    return { origin: o, allowed: this.registry.allows(o), reloaded, ...(got ? { openTabs } : {}) };
+  }
+
+  /** Reloads the open tabs of an allowed site that do not run the bridge (the browser has no WebMCP of its own). */
+  async reloadSite({ origin }) {
+    const o = webOrigin(origin);
+    if (o === '' || !this.registry.allows(o)) throw new Error(`${JSON.stringify(origin)} is not an allowed site; allow it first`);
+    const got = this.openTabs ? await this.openTabs.join({ origin: o }) : null;
+    let reloaded = 0;
+    for (const id of got ? got.needReload : []) if (await this.chrome.tabs.reload(id).then(() => true, () => false)) reloaded++;
+    return { origin: o, reloaded };
   }
 
   /** The id of the active tab of the focused window, whether or not the extension knows its URL. */

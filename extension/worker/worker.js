@@ -42,6 +42,7 @@ import { HostLink } from './hostlink.js';
 import { Indicator } from './indicator.js';
 import { Inspector } from './inspect.js';
 import { Opener } from './opener.js';
+import { OpenTabs } from './opentabs.js';
 import { Panel, shareablePin } from './panel.js';
 import { PinStore } from './pins.js';
 import { Requests } from './requests.js';
@@ -269,8 +270,9 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
 
   const ui = new UiApi({ chrome, log });
   const agents = new Agents({ changed: () => ui.publish('agents') });
+  const openTabs = new OpenTabs({ chrome, log, allows: (o) => sites.allows(o) });
   const panel = new Panel({
-    chrome, registry, tabs, sites, sampler, pins, ui, clock, changed,
+    chrome, registry, tabs, sites, sampler, pins, ui, clock, changed, openTabs,
     connected: () => link.ready,
     agents: () => agents.list(),
   });
@@ -314,6 +316,10 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     // Site access, and the content scripts registered for it (also after
     // an update, and after the browser or the worker restarted).
     await sites.load().catch((e) => log.warn(`could not read site access or register the content scripts: ${e && e.message ? e.message : e}`));
+    // Tabs of allowed sites open since before the install (or the site's
+    // grant) get the relay where the browser has its own WebMCP; a worker
+    // that only restarted finds it in every tab already.
+    openTabs.join().catch((e) => log.warn(`could not bring the bridge to the open tabs: ${e.message}`));
     pins.load(stored[PINS_KEY]); // no request comes before the host link opens, below
     await Promise.all([consent.loadFromStorage(), activity.loadFromStorage()]);
     let instance = stored[INSTANCE_KEY];
@@ -336,5 +342,5 @@ export function startWorker({ chrome, navigator, crypto, clock = realClock, log 
     tabs.giveUpStart();
     link.connect();
   });
-  return { registry, link, frames, router, callPaths, sampler, contextTools, pins, requests, tabs, sites, ui, agents, opener, panel, inspector, consent, activity, badge, indicator, started };
+  return { registry, link, frames, router, callPaths, sampler, contextTools, pins, requests, tabs, sites, ui, agents, opener, panel, inspector, consent, activity, badge, indicator, openTabs, started };
 }

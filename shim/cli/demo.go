@@ -49,10 +49,11 @@ func runDemo(ctx context.Context, env *Env, args []string) int {
 	}
 	fmt.Fprintf(env.Stdout, `Serving the demo trace viewer at
   %s
-Open it in the browser with the WebMCP bridge extension, then ask your agent
-to use its tools (find_slices, select_slice, …), or click a slice and run
+It runs here until you stop it (Ctrl-C): run the next commands in a second
+terminal. Open it in the browser with the WebMCP bridge extension, then ask
+your agent to use its tools (find_slices, select_slice, …), or click a slice
+and run
   webmcp-shim context
-Stop with Ctrl-C.
 `, url)
 	srv := &http.Server{Handler: demo.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {

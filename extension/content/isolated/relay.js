@@ -129,8 +129,14 @@ export function start(env) {
   const isWeb = location.protocol === 'http:' || location.protocol === 'https:';
   const canSample = !!(lib.snapshot && lib.ambient);
 
-  const channel = new env.MessageChannel();
-  const page = channel.port1;
+  // A relay started late (env.late: the worker injected it into a document
+  // open before its site was allowed, where the browser has its own
+  // WebMCP) has no page world script to talk to: it hands no channel to
+  // the page, which would otherwise get its end, and waits for no answer
+  // of it.
+  const late = env.late === true;
+  const channel = late ? null : new env.MessageChannel();
+  const page = late ? { postMessage() {}, onmessage: null } : channel.port1;
   // The DOM event by which the page's world says, synchronously, that a
   // dialog opens or closed (content/main/dialogs.js): a random type, so
   // that the page can neither listen for it nor forge it. It stays the
@@ -143,7 +149,7 @@ export function start(env) {
   // Only this window's own scripts can post a message whose source is this
   // window, and none of the page's has run yet; main.js takes the port with
   // the first message listener of the window and hides the message.
-  window.postMessage({ [HANDOVER]: 1, [DIALOG_EVENT]: dialogEvent }, '*', [channel.port2]);
+  if (!late) window.postMessage({ [HANDOVER]: 1, [DIALOG_EVENT]: dialogEvent }, '*', [channel.port2]);
 
   const latest = new Map(); // list message type -> the latest such message
   // The frame's tools come from two sources: the browser's own
@@ -262,7 +268,7 @@ export function start(env) {
       };
       const guard = clock.setTimeout(done, MAIN_TIMEOUT); // a page's world that does not answer
       // Both sources answer, each once its tools are reported.
-      let left = native ? 2 : 1;
+      let left = (native ? 1 : 0) + (late ? 0 : 1);
       flushing.set(id, () => {
         if (--left <= 0) done();
       });

@@ -60,9 +60,43 @@ export class FakeElement extends FakeNode {
     return this.childNodes.map((c) => c.textContent).join('');
   }
 
+  set textContent(text) {
+    this.replaceChildren(...(text === '' ? [] : [text]));
+  }
+
   /** Every element under this one, in document order. */
   descendants() {
     return this.childNodes.filter((c) => c instanceof FakeElement).flatMap((c) => [c, ...c.descendants()]);
+  }
+
+  /** The first element under this one that matches a "#id" or tag selector, or null. */
+  querySelector(sel) {
+    if (sel.startsWith('#')) return this.descendants().find((e) => e.getAttribute('id') === sel.slice(1)) || null;
+    return this.querySelectorAll(sel)[0] || null;
+  }
+
+  /** The class attribute as a list (toggle, contains). */
+  get classList() {
+    const names = () => (this.getAttribute('class') || '').split(/\s+/).filter(Boolean);
+    return {
+      contains: (c) => names().includes(c),
+      toggle: (c, on) => {
+        const has = names().includes(c);
+        const want = on === undefined ? !has : !!on;
+        if (want !== has) this.setAttribute('class', want ? [...names(), c].join(' ') : names().filter((n) => n !== c).join(' '));
+        return want;
+      },
+    };
+  }
+
+  focus() {
+    this.focused = true;
+  }
+
+  /** Calls the listeners of an event type with ev (default: a bare event whose preventDefault is noted). */
+  dispatch(type, ev = {}) {
+    const e = { preventDefault() { e.defaultPrevented = true; }, currentTarget: this, target: this, ...ev };
+    return (this.listeners[type] || []).map((f) => f(e));
   }
 
   /** The elements under this one with the tag name (only tag selectors). */
