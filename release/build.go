@@ -25,6 +25,14 @@ import (
 	"github.com/webmcp-bridge/bridge/internal/version"
 )
 
+// ArchiveReadme is the README.md of the release archives and of the npm
+// package webmcp-bridge, relative to the repository's root: written for
+// the unpacked folder (install from it, load the extension, register an
+// agent), where the clone's README.md speaks of Go, ./test.sh and
+// screenshots that do not ship. Every relative link in it resolves inside
+// an archive (TestArchiveLinks).
+const ArchiveReadme = "release/archive/README.md"
+
 // Targets are the OS/ARCH pairs of a release.
 var Targets = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"}
 
@@ -82,13 +90,15 @@ func Build(opts Options) ([]File, error) {
 		return nil, err
 	}
 	var common, scripts []entry
+	// The README is the release's own (ArchiveReadme), not the clone's:
+	// it installs from the unpacked folder and links only what ships.
 	for _, f := range []struct {
-		name string
-		mode int64
-	}{{"README.md", 0o644}, {"LICENSE", 0o644}, {"install.sh", 0o755}, {"install.ps1", 0o644}} {
-		b, err := os.ReadFile(filepath.Join(opts.Source, f.name))
+		name, src string
+		mode      int64
+	}{{"README.md", ArchiveReadme, 0o644}, {"LICENSE", "LICENSE", 0o644}, {"install.sh", "install.sh", 0o755}, {"install.ps1", "install.ps1", 0o644}} {
+		b, err := os.ReadFile(filepath.Join(opts.Source, filepath.FromSlash(f.src)))
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w (run the release command from the repository's root)", f.name, err)
+			return nil, fmt.Errorf("reading %s: %w (run the release command from the repository's root)", f.src, err)
 		}
 		if strings.HasPrefix(f.name, "install.") {
 			scripts = append(scripts, entry{f.name, f.mode, b})
@@ -100,7 +110,8 @@ func Build(opts Options) ([]File, error) {
 		common = append(common, entry{"extension/" + e.name, e.mode, e.data})
 	}
 	// The README's links lead into docs/: its Markdown files travel too
-	// (the screenshots and the link test stay in the repository).
+	// (the screenshots and the link test stay in the repository, so the
+	// images of docs/*.md do not show in an archive).
 	docs, err := filepath.Glob(filepath.Join(opts.Source, "docs", "*.md"))
 	if err != nil {
 		return nil, err

@@ -5,7 +5,8 @@
 //     (windows), for amd64 and arm64: one folder of the same name holding
 //     webmcp-host, webmcp-shim, the extension's folder, install.sh (which
 //     installs the binaries beside it, with no Go needed; on Windows
-//     install.ps1 instead), README.md and LICENSE;
+//     install.ps1 instead), README.md (release/archive/README.md, written
+//     for the unpacked folder), docs/*.md and LICENSE;
 //   - webmcp-bridge-extension_VERSION.zip: the extension, manifest.json at
 //     its root, as the Chrome Web Store takes it;
 //   - webmcp-bridge-firefox_VERSION.xpi: the Firefox add-on
