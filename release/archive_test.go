@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"maps"
 	"path"
 	"path/filepath"
@@ -108,6 +110,110 @@ func TestQuickRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("archive links", func(t *testing.T) { checkArchiveLinks(t, fs) })
+	t.Run("Chrome Web Store zip", func(t *testing.T) {
+		store, err := readArchive(filepath.Join(out, StoreZipPrefix+"9.8.7.zip"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkStoreZip(t, store, fs, "9.8.7")
+	})
+}
+
+// checkStoreZip checks the zip for the Chrome Web Store against what the
+// store refuses: manifest.json at the root, at version v, Manifest V3,
+// without "key" or "update_url"; no hidden file, none whose name starts
+// with "_", none of the extension's tests; every file the manifest names
+// is in it; and it is the archive's extension (archive, by path) but for
+// the manifest and the files a browser does not read.
+func checkStoreZip(t *testing.T, store, archive map[string][]byte, v string) {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(store["manifest.json"], &m); err != nil {
+		t.Fatalf("the store zip's manifest.json (at its root): %v", err)
+	}
+	for _, f := range []string{"key", "update_url"} {
+		if _, ok := m[f]; ok {
+			t.Errorf("the store zip's manifest.json has %q, which the store refuses", f)
+		}
+	}
+	if m["version"] != v || m["manifest_version"] != 3.0 {
+		t.Errorf("the store zip's manifest: version %v, manifest_version %v; want %s, 3", m["version"], m["manifest_version"], v)
+	}
+	for f := range store {
+		for _, part := range strings.Split(f, "/") {
+			if strings.HasPrefix(part, "_") || strings.HasPrefix(part, ".") {
+				t.Errorf("the store zip holds %s, a name the store refuses", f)
+			}
+		}
+		if strings.HasPrefix(f, "test/") || slices.Contains(storeOnly, f) {
+			t.Errorf("the store zip holds %s, which no browser reads", f)
+		}
+		if f != "manifest.json" && !bytes.Equal(store[f], archive["extension/"+f]) {
+			t.Errorf("the store zip's %s is not the archive's extension/%s", f, f)
+		}
+	}
+	for f := range archive {
+		if rel, ok := strings.CutPrefix(f, "extension/"); ok && !slices.Contains(storeOnly, rel) {
+			if _, in := store[rel]; !in {
+				t.Errorf("the store zip lacks %s", rel)
+			}
+		}
+	}
+	// The files the manifest names (icons, pages, the worker).
+	var named []string
+	var walk func(key string, x any)
+	walk = func(key string, x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			for k, y := range x {
+				walk(k, y)
+			}
+		case []any:
+			for _, y := range x {
+				walk(key, y)
+			}
+		case string:
+			if strings.HasSuffix(key, "_path") || strings.HasSuffix(key, "_popup") || strings.HasSuffix(key, "_page") ||
+				key == "service_worker" || strings.HasSuffix(x, ".png") {
+				p, _, _ := strings.Cut(x, "?")
+				named = append(named, p)
+			}
+		}
+	}
+	walk("", m)
+	if len(named) < 4 {
+		t.Errorf("the manifest names only %q", named)
+	}
+	for _, p := range named {
+		if _, ok := store[p]; !ok {
+			t.Errorf("the store zip lacks %s, which its manifest names", p)
+		}
+	}
+	if icon := m["icons"].(map[string]any)["128"]; icon == nil {
+		t.Errorf("the store zip's manifest has no 128-pixel icon, which the store asks for")
+	}
+}
+
+// storeManifest drops the fields the store refuses, wherever they are in
+// the object, and keeps the rest of the file byte for byte.
+func TestStoreManifest(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"{\n  \"name\": \"x\",\n  \"key\": \"K\",\n  \"version\": \"1\"\n}\n", "{\n  \"name\": \"x\",\n  \"version\": \"1\"\n}\n"},
+		{"{\n  \"name\": \"x\",\n  \"key\": \"K\"\n}\n", "{\n  \"name\": \"x\"\n}\n"},
+		{"{\"key\":\"K\",\"update_url\":\"https://u\",\"name\":\"x\"}", "{\"name\":\"x\"}"},
+		{"{\"name\": \"x\"}", "{\"name\": \"x\"}"},
+	} {
+		got, err := storeManifest([]byte(tc.in))
+		if err != nil || string(got) != tc.want {
+			t.Errorf("storeManifest(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := storeManifest([]byte(`{"key": ["not", "a string"]}`)); err == nil || !strings.Contains(err.Error(), `still has "key"`) {
+		t.Errorf("a key storeManifest cannot remove: %v, want it refused", err)
+	}
+	if _, err := storeFiles([]entry{{"manifest.json", 0o644, []byte("{}")}, {"_metadata/x", 0o644, nil}}); err == nil || !strings.Contains(err.Error(), "_metadata/x") {
+		t.Errorf("storeFiles of a _metadata folder: %v, want it refused", err)
+	}
 }
 
 // checkArchiveLinks checks an archive's README: the release's own (no
