@@ -9,7 +9,7 @@ $ErrorActionPreference = 'Stop'
 function Show-Usage {
 	@'
 Usage: .\install.ps1 [--prefix DIR] [--browser KEY]... [--no-browsers]
-                     [--user-data-dir DIR]... [--uninstall]
+                     [--user-data-dir DIR]... [--extension-id ID]... [--uninstall]
 
 Builds webmcp-host.exe and webmcp-shim.exe (from a release archive: takes the
 ones beside it, with no Go needed), installs them into PREFIX\bin, copies the
@@ -40,6 +40,10 @@ Options:
   --user-data-dir DIR   taken for install.sh's sake: on Windows the
                         registry serves every profile, so nothing is written
                         into DIR (Chrome's value is written for it)
+  --extension-id ID     also let the extension of ID (32 letters a-p: the ID
+                        a store gave the bridge, beside the unpacked one)
+                        start the host (repeatable); kept in the install
+                        record, so running it again keeps it
   --uninstall           remove what the install record lists (only registry
                         values that name this install's manifest, only the
                         install's own files), and say what is left to do by
@@ -60,21 +64,21 @@ $verb = 'install'
 $rest = @()
 for ($i = 0; $i -lt $args.Count; $i++) {
 	$a = [string]$args[$i]
-	if ($a -in @('--prefix', '--user-data-dir', '--browser')) {
+	if ($a -in @('--prefix', '--user-data-dir', '--browser', '--extension-id')) {
 		if ($i + 1 -ge $args.Count) {
 			[Console]::Error.WriteLine("install.ps1: $a needs a value (see .\install.ps1 --help)")
 			exit 2
 		}
 		$i++
 		$v = [string]$args[$i]
-		if ($a -ne '--browser') { $v = Full-Path $v }
+		if ($a -notin @('--browser', '--extension-id')) { $v = Full-Path $v }
 		$rest += @($a, $v)
 		if ($a -eq '--prefix') { $prefix = $v }
 	} elseif ($a -match '^(--(?:prefix|user-data-dir))=(.*)$') {
 		$v = Full-Path $Matches[2]
 		$rest += @($Matches[1], $v)
 		if ($Matches[1] -eq '--prefix') { $prefix = $v }
-	} elseif ($a -match '^--browser=' -or $a -eq '--no-browsers') {
+	} elseif ($a -match '^--(?:browser|extension-id)=' -or $a -eq '--no-browsers') {
 		$rest += $a
 	} elseif ($a -eq '--uninstall') {
 		$verb = 'uninstall'

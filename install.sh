@@ -8,7 +8,7 @@ set -euo pipefail
 usage() {
 	cat <<'TXT'
 Usage: ./install.sh [--prefix DIR] [--user-data-dir DIR]... [--browser KEY]...
-                    [--no-browsers] [--uninstall]
+                    [--extension-id ID]... [--no-browsers] [--uninstall]
 
 Builds webmcp-host and webmcp-shim (from a release archive: takes the ones
 beside it, with no Go needed), installs them into PREFIX/bin, copies the
@@ -31,6 +31,10 @@ Options:
                         (repeatable): chrome, chrome-beta, chrome-dev,
                         chrome-canary, chrome-for-testing, chromium, edge,
                         brave, firefox
+  --extension-id ID     also let the extension of ID (32 letters a-p: the ID
+                        a store gave the bridge, beside the unpacked one)
+                        start the host (repeatable); kept in the install
+                        record, so running it again keeps it
   --no-browsers         do not write the manifest into the browsers' own
                         user-level folders (only --user-data-dir ones)
   --uninstall           remove what the install record lists (manifests of
@@ -52,10 +56,10 @@ verb=install
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--prefix|--user-data-dir|--browser)
+	--prefix|--user-data-dir|--browser|--extension-id)
 		[ $# -ge 2 ] || { echo "install.sh: $1 needs a value (see ./install.sh --help)" >&2; exit 2; }
 		args+=("$1" "$2"); shift 2 ;;
-	--prefix=*|--user-data-dir=*|--browser=*|--no-browsers) args+=("$1"); shift ;;
+	--prefix=*|--user-data-dir=*|--browser=*|--extension-id=*|--no-browsers) args+=("$1"); shift ;;
 	--uninstall) verb=uninstall; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "install.sh: unknown option $1 (see ./install.sh --help)" >&2; exit 2 ;;

@@ -69,9 +69,13 @@ type Options struct {
 	Debug bool
 	// Origin is the caller that the browser passed (see [ParseArgs]): the
 	// extension's origin from Chromium browsers, the add-on's ID from
-	// Firefox; anything but webmcp.ExtensionOrigin and
-	// webmcp.FirefoxAddonID is refused.
+	// Firefox; anything but webmcp.ExtensionOrigin, webmcp.FirefoxAddonID
+	// and the origins of ExtensionIDs is refused.
 	Origin string
+	// ExtensionIDs are the extension IDs the host accepts beside the fixed
+	// one: those a store gave the extension, which the install's record
+	// lists (webmcp-host install --extension-id).
+	ExtensionIDs []string
 	// RuntimeDir is where the socket goes; empty means webmcp.RuntimeDir().
 	RuntimeDir string
 	// QueueLen and QueueBytes bound the messages waiting to be written to
@@ -135,7 +139,7 @@ type host struct {
 // before Run returns. When Run returns because ctx ended, a read from Stdin
 // may still be under way; a main that exits right after does not mind.
 func Run(ctx context.Context, opts Options) error {
-	if err := CheckOrigin(opts.Origin); err != nil {
+	if err := CheckOrigin(opts.Origin, opts.ExtensionIDs...); err != nil {
 		return err
 	}
 	if opts.Stdin == nil || opts.Stdout == nil {
@@ -202,15 +206,21 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 // CheckOrigin refuses every caller but the bridge extension: its origin
-// (Chromium browsers) or its add-on ID (Firefox).
-func CheckOrigin(origin string) error {
+// (Chromium browsers), the origin of one of extraIDs (the IDs a store gave
+// it, which the install lists) or its add-on ID (Firefox).
+func CheckOrigin(origin string, extraIDs ...string) error {
 	if origin == webmcp.ExtensionOrigin || origin == webmcp.FirefoxAddonID {
 		return nil
+	}
+	for _, id := range extraIDs {
+		if id != "" && origin == "chrome-extension://"+id+"/" {
+			return nil
+		}
 	}
 	if origin == "" {
 		return fmt.Errorf("no caller: webmcp-host is started by the browser when the WebMCP bridge extension connects, with the extension's origin (%s) as first argument, or in Firefox the manifest's path and the add-on's ID (%s); it is not meant to be run by hand (see --help)", webmcp.ExtensionOrigin, webmcp.FirefoxAddonID)
 	}
-	return fmt.Errorf("refusing to serve %q: only the WebMCP bridge extension (%s, in Firefox %s) may start webmcp-host; check allowed_origins (allowed_extensions for Firefox) in the %s.json native-messaging manifest", origin, webmcp.ExtensionOrigin, webmcp.FirefoxAddonID, webmcp.HostName)
+	return fmt.Errorf("refusing to serve %q: only the WebMCP bridge extension (%s, in Firefox %s, or an extension ID the install lists: webmcp-host install --extension-id ID, ./install.sh --extension-id ID) may start webmcp-host; check allowed_origins (allowed_extensions for Firefox) in the %s.json native-messaging manifest", origin, webmcp.ExtensionOrigin, webmcp.FirefoxAddonID, webmcp.HostName)
 }
 
 // ParseArgs reads the command line that the browser passes and returns the

@@ -282,6 +282,17 @@ func TestParseArgs(t *testing.T) {
 	if err := host.CheckOrigin(o); err != nil {
 		t.Errorf("CheckOrigin(%q) = %v", o, err)
 	}
+	// A store's ID, which the install lists, is accepted; not without it.
+	store := "abcdefghijklmnopabcdefghijklmnop"
+	if err := host.CheckOrigin("chrome-extension://"+store+"/", store); err != nil {
+		t.Errorf("CheckOrigin of the store's ID, listed: %v", err)
+	}
+	if err := host.CheckOrigin("chrome-extension://"+store+"/", "ponmlkjihgfedcbaponmlkjihgfedcba"); err == nil || !strings.Contains(err.Error(), "--extension-id") {
+		t.Errorf("CheckOrigin of an ID the install does not list = %v, want a refusal naming --extension-id", err)
+	}
+	if err := host.CheckOrigin("chrome-extension:///", ""); err == nil {
+		t.Errorf("CheckOrigin of an empty ID accepted")
+	}
 	if err := host.CheckOrigin(webmcp.FirefoxAddonID); err != nil {
 		t.Errorf("CheckOrigin(%q) = %v", webmcp.FirefoxAddonID, err)
 	}

@@ -27,8 +27,11 @@ type installOpts struct {
 	browsers   []string // --browser
 	noBrowsers bool
 	firefox    bool // the install registered the host for Firefox
-	stdout     io.Writer
-	stderr     io.Writer
+	// extensionIDs are the IDs allowed_origins lists beside the fixed
+	// one: --extension-id and, with --prefix, the record's.
+	extensionIDs []string
+	stdout       io.Writer
+	stderr       io.Writer
 }
 
 func (o *installOpts) errorf(format string, args ...any) {
@@ -46,7 +49,7 @@ func (o *installOpts) errorf(format string, args ...any) {
 func Run(name string, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("webmcp-host "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var dirs, browsers cliflag.Strings
+	var dirs, browsers, ids cliflag.Strings
 	fs.Var(&dirs, "user-data-dir", "also (un)register for a browser started with --user-data-dir=`DIR` (repeatable; on Windows the registry serves every profile: nothing is written there)")
 	noBrowsers := fs.Bool("no-browsers", false, "skip the browsers' own user-level manifest folders (Windows: registry keys)")
 	record := fs.String("record", "", "the install record `FILE`: install adds what it wrote, uninstall removes what it lists")
@@ -55,10 +58,11 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	if name == "install" {
 		fs.Var(&browsers, "browser", "register for browser `KEY` even if it does not seem installed (repeatable; "+strings.Join(browserKeys(), ", ")+")")
 		extension = fs.String("extension", "", "with --prefix: the extension's `DIR` to copy (default: the folder extension beside this binary)")
+		fs.Var(&ids, "extension-id", "with --prefix: also let the extension of `ID` start the host (32 letters a-p: the ID a store gave the extension, beside the unpacked one; repeatable; kept in the install record, so a reinstall and doctor keep it)")
 	}
 	fs.Usage = func() {
 		if name == "install" {
-			fmt.Fprintf(stderr, "Usage: webmcp-host install [--prefix DIR [--extension DIR]] [--user-data-dir DIR]...\n                           [--browser KEY]... [--no-browsers] [--record FILE]\n\n")
+			fmt.Fprintf(stderr, "Usage: webmcp-host install [--prefix DIR [--extension DIR]] [--user-data-dir DIR]...\n                           [--browser KEY]... [--no-browsers] [--record FILE]\n                           [--extension-id ID]...\n\n")
 			fmt.Fprintf(stderr, "Registers this binary with every supported browser installed on this system\n(%s in its native-messaging folder; on Windows, the\nregistry value HKCU\\Software\\VENDOR\\NativeMessagingHosts\\%s\nnaming that file; Firefox's, in ~/.mozilla/native-messaging-hosts on Linux,\nlists the add-on %s in allowed_extensions) and with each\n--user-data-dir. With --prefix, installs first: copies this binary, the\nwebmcp-shim beside it and the extension into the prefix, registers the copy,\nkeeps the install record, and prints the next steps.\n\n", manifest.FileName, webmcp.HostName, webmcp.FirefoxAddonID)
 		} else {
 			fmt.Fprintf(stderr, "Usage: webmcp-host uninstall [--prefix DIR | --record FILE] [--user-data-dir DIR]...\n                             [--no-browsers]\n\n")
@@ -84,6 +88,19 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	if extension != nil && *extension != "" && *prefix == "" {
 		o.errorf("--extension goes with --prefix")
 		return 2
+	}
+	if len(ids) > 0 && *prefix == "" {
+		o.errorf("--extension-id goes with --prefix: the host reads the IDs it accepts from the install's record, PREFIX/share/webmcp-bridge/%s", installrec.FileName)
+		return 2
+	}
+	for _, id := range ids {
+		if err := manifest.CheckExtensionID(id); err != nil {
+			o.errorf("--extension-id: %v", err)
+			return 2
+		}
+		if !slices.Contains(o.extensionIDs, id) && id != webmcp.ExtensionID {
+			o.extensionIDs = append(o.extensionIDs, id)
+		}
 	}
 	for _, b := range browsers {
 		if !slices.Contains(browserKeys(), b) {
@@ -227,7 +244,7 @@ func (o *installOpts) register(host string, rec *installrec.Record, winDir strin
 		chosen = append(chosen, manifest.UserDataDir(d))
 	}
 	for _, l := range chosen {
-		m, _ := manifest.For(l, host)
+		m, _ := manifest.For(l, host, o.extensionIDs...)
 		if code := o.writeManifest(m, l.Dir, l.Browser, rec); code != 0 {
 			return code
 		}
@@ -245,6 +262,9 @@ func (o *installOpts) register(host string, rec *installrec.Record, winDir strin
 func (o *installOpts) sayAllowed(host string, chosen []manifest.Location) {
 	if slices.ContainsFunc(chosen, func(l manifest.Location) bool { return !l.Firefox }) {
 		say(o.stdout, "extension ID %s may start %s", webmcp.ExtensionID, host)
+		for _, id := range o.extensionIDs {
+			say(o.stdout, "extension ID %s may start %s (--extension-id; kept in the install record)", id, host)
+		}
 	}
 	if slices.ContainsFunc(chosen, func(l manifest.Location) bool { return l.Firefox }) {
 		say(o.stdout, "Firefox add-on %s may start %s", webmcp.FirefoxAddonID, host)
@@ -316,7 +336,7 @@ func (o *installOpts) registerWindows(host string, chosen []manifest.Location, r
 		if firefox {
 			mdir, note = firefoxDir(dir), "Firefox's registry value names it"
 		}
-		m, _ := manifest.For(group[0], host)
+		m, _ := manifest.For(group[0], host, o.extensionIDs...)
 		if code := o.writeRegistered(m, mdir, note, group, rec); code != 0 {
 			return code
 		}

@@ -49,6 +49,11 @@ func installPrefix(o *installOpts, prefix, ext, self string) int {
 		return 1
 	}
 	rec.Installer = installer() // doctor's advice names it
+	// The store's IDs: those given now join those of an earlier install.
+	for _, id := range o.extensionIDs {
+		rec.AddExtensionID(id)
+	}
+	o.extensionIDs = rec.ExtensionIDs
 	shim := filepath.Join(filepath.Dir(self), installrec.Exe("webmcp-shim"))
 	if _, err := os.Stat(shim); err != nil {
 		o.errorf("no webmcp-shim beside this webmcp-host (%v): install from a source checkout (%s builds both) or from a release archive, which holds both", err, installer())

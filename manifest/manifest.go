@@ -4,9 +4,10 @@
 //
 // Chrome looks for a host named [webmcp.HostName] in a file
 // "<dir>/dev.webmcp.bridge.json"; the file names the host binary by absolute
-// path and lists the only extension origin allowed to start it. Firefox's
+// path and lists the extension origins allowed to start it. Firefox's
 // manifest has the same name and fields, except that it lists the add-on's
-// ID in allowed_extensions instead ([NewFirefox]).
+// ID in allowed_extensions instead ([NewFirefox]). An install may list
+// more extension origins: the IDs a store gave the extension ([New]).
 package manifest
 
 import (
@@ -41,18 +42,60 @@ const description = "WebMCP bridge: relays WebMCP tools and UI context between t
 
 // New returns the bridge's manifest for the host binary at hostPath, which
 // must be absolute (Chrome resolves a relative path against the manifest's
-// folder, which is never what an installer means).
-func New(hostPath string) (Manifest, error) {
+// folder, which is never what an installer means). Its allowed_origins
+// list the extension's fixed ID ([webmcp.ExtensionID], the unpacked one)
+// and then each of extraIDs, the IDs a store gave the extension (each
+// valid: [CheckExtensionID]), once.
+func New(hostPath string, extraIDs ...string) (Manifest, error) {
 	if !filepath.IsAbs(hostPath) {
 		return Manifest{}, fmt.Errorf("host path %q is not absolute", hostPath)
+	}
+	origins := []string{webmcp.ExtensionOrigin}
+	for _, id := range extraIDs {
+		if err := CheckExtensionID(id); err != nil {
+			return Manifest{}, err
+		}
+		if o := Origin(id); !slices.Contains(origins, o) {
+			origins = append(origins, o)
+		}
 	}
 	return Manifest{
 		Name:           webmcp.HostName,
 		Description:    description,
 		Path:           hostPath,
 		Type:           "stdio",
-		AllowedOrigins: []string{webmcp.ExtensionOrigin},
+		AllowedOrigins: origins,
 	}, nil
+}
+
+// CheckExtensionID says why id is not a Chromium extension ID: 32
+// letters a to p (a store's ID, as chrome://extensions shows it).
+func CheckExtensionID(id string) error {
+	ok := len(id) == 32
+	for _, r := range id {
+		ok = ok && r >= 'a' && r <= 'p'
+	}
+	if !ok {
+		return fmt.Errorf("%q is not an extension ID: an ID is 32 letters a to p, as chrome://extensions shows it under the extension's name (turn on Developer mode)", id)
+	}
+	return nil
+}
+
+// Origin is the origin that Chromium browsers pass for the extension of
+// ID id, as allowed_origins lists it: chrome-extension://ID/.
+func Origin(id string) string {
+	return "chrome-extension://" + id + "/"
+}
+
+// MissingIDs are those of ids whose origin m's allowed_origins lack.
+func (m Manifest) MissingIDs(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if !slices.Contains(m.AllowedOrigins, Origin(id)) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // NewFirefox returns the bridge's manifest for Firefox: the same as [New]'s
@@ -68,12 +111,12 @@ func NewFirefox(hostPath string) (Manifest, error) {
 }
 
 // For returns the bridge's manifest for the browser of l: [NewFirefox]'s
-// for Firefox, [New]'s for the others.
-func For(l Location, hostPath string) (Manifest, error) {
+// for Firefox, [New]'s with extraIDs for the others.
+func For(l Location, hostPath string, extraIDs ...string) (Manifest, error) {
 	if l.Firefox {
 		return NewFirefox(hostPath)
 	}
-	return New(hostPath)
+	return New(hostPath, extraIDs...)
 }
 
 // Allows says whether m lets the bridge start its host: in Firefox

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -178,5 +180,44 @@ func TestLocations(t *testing.T) {
 	}
 	if got := manifest.UserDataDir("/tmp/p").Dir; got != "/tmp/p/NativeMessagingHosts" {
 		t.Errorf("UserDataDir = %q", got)
+	}
+}
+
+// A store's IDs join the fixed one in allowed_origins, once each, after
+// it; an ID that is not 32 letters a to p is refused; Firefox's manifest
+// takes none.
+func TestExtraExtensionIDs(t *testing.T) {
+	store := "abcdefghijklmnopabcdefghijklmnop"
+	m, err := manifest.New("/x/webmcp-host", store, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{webmcp.ExtensionOrigin, "chrome-extension://" + store + "/"}
+	if !slices.Equal(m.AllowedOrigins, want) {
+		t.Errorf("allowed_origins = %q, want %q", m.AllowedOrigins, want)
+	}
+	if !m.Allows(false) || len(m.MissingIDs([]string{store, webmcp.ExtensionID})) != 0 {
+		t.Errorf("the manifest does not allow both IDs: %q", m.AllowedOrigins)
+	}
+	plain, _ := manifest.New("/x/webmcp-host")
+	if got := plain.MissingIDs([]string{store}); !slices.Equal(got, []string{store}) {
+		t.Errorf("MissingIDs of a manifest without the store's ID = %q", got)
+	}
+	// Written and read back, the list is the same.
+	dir := t.TempDir()
+	if _, err := manifest.Write(m, dir); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := manifest.Read(dir); err != nil || !back.Same(m) {
+		t.Errorf("read back %+v, %v; want %+v", back, err, m)
+	}
+	for _, bad := range []string{"", "abc", strings.ToUpper(store), "abcdefghijklmnopabcdefghijklmnoq", store + "a", "chrome-extension://" + store + "/"} {
+		if _, err := manifest.New("/x/webmcp-host", bad); err == nil || !strings.Contains(err.Error(), "32 letters a to p") {
+			t.Errorf("New with ID %q: %v, want it refused", bad, err)
+		}
+	}
+	ff, err := manifest.For(manifest.Location{Firefox: true}, "/x/webmcp-host", store)
+	if err != nil || len(ff.AllowedOrigins) != 0 || !ff.Allows(true) {
+		t.Errorf("Firefox's manifest with a store ID: %+v, %v", ff, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -24,6 +25,14 @@ import (
 	"github.com/webmcp-bridge/bridge/internal/firefoxext"
 	"github.com/webmcp-bridge/bridge/internal/version"
 )
+
+// ArchiveReadme is the README.md of the release archives and of the npm
+// package webmcp-bridge, relative to the repository's root: written for
+// the unpacked folder (install from it, load the extension, register an
+// agent), where the clone's README.md speaks of Go, ./test.sh and
+// screenshots that do not ship. Every relative link in it resolves inside
+// an archive (TestArchiveLinks).
+const ArchiveReadme = "release/archive/README.md"
 
 // Targets are the OS/ARCH pairs of a release.
 var Targets = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"}
@@ -82,13 +91,15 @@ func Build(opts Options) ([]File, error) {
 		return nil, err
 	}
 	var common, scripts []entry
+	// The README is the release's own (ArchiveReadme), not the clone's:
+	// it installs from the unpacked folder and links only what ships.
 	for _, f := range []struct {
-		name string
-		mode int64
-	}{{"README.md", 0o644}, {"LICENSE", 0o644}, {"install.sh", 0o755}, {"install.ps1", 0o644}} {
-		b, err := os.ReadFile(filepath.Join(opts.Source, f.name))
+		name, src string
+		mode      int64
+	}{{"README.md", ArchiveReadme, 0o644}, {"LICENSE", "LICENSE", 0o644}, {"install.sh", "install.sh", 0o755}, {"install.ps1", "install.ps1", 0o644}} {
+		b, err := os.ReadFile(filepath.Join(opts.Source, filepath.FromSlash(f.src)))
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w (run the release command from the repository's root)", f.name, err)
+			return nil, fmt.Errorf("reading %s: %w (run the release command from the repository's root)", f.src, err)
 		}
 		if strings.HasPrefix(f.name, "install.") {
 			scripts = append(scripts, entry{f.name, f.mode, b})
@@ -100,7 +111,8 @@ func Build(opts Options) ([]File, error) {
 		common = append(common, entry{"extension/" + e.name, e.mode, e.data})
 	}
 	// The README's links lead into docs/: its Markdown files travel too
-	// (the screenshots and the link test stay in the repository).
+	// (the screenshots and the link test stay in the repository, so the
+	// images of docs/*.md do not show in an archive).
 	docs, err := filepath.Glob(filepath.Join(opts.Source, "docs", "*.md"))
 	if err != nil {
 		return nil, err
@@ -144,6 +156,14 @@ func Build(opts Options) ([]File, error) {
 	}
 	f, err := writeZip(filepath.Join(opts.Out, "webmcp-bridge-extension_"+v+".zip"), "", ext, mtime)
 	if err != nil {
+		return nil, err
+	}
+	files = append(files, f)
+	store, err := storeFiles(ext)
+	if err != nil {
+		return nil, fmt.Errorf("the Chrome Web Store zip: %w", err)
+	}
+	if f, err = writeZip(filepath.Join(opts.Out, StoreZipPrefix+v+".zip"), "", store, mtime); err != nil {
 		return nil, err
 	}
 	files = append(files, f)
@@ -231,6 +251,80 @@ func entriesOf(files []extfiles.File, err error) ([]entry, error) {
 		out[i] = entry{f.Name, 0o644, f.Data}
 	}
 	return out, nil
+}
+
+// StoreZipPrefix starts the name of the zip to upload to the Chrome Web
+// Store: StoreZipPrefix + VERSION + ".zip".
+const StoreZipPrefix = "webmcp-bridge-chrome-web-store_"
+
+// storeOnly are the extension folder's files that a browser never reads
+// (its documentation, and the package.json that lets Node run its tests),
+// left out of the Chrome Web Store's zip.
+var storeOnly = []string{"README.md", "PROTOCOL.md", "package.json"}
+
+// storeFiles is the extension as the Chrome Web Store takes an upload:
+// the files a browser loads (ext, from extensionFiles), manifest.json at
+// the root and without "key" (the store refuses a manifest with one and
+// gives the extension an ID of its own) or "update_url" (the store
+// updates what it hosts itself), no file or folder whose name starts with
+// "_" (reserved by Chrome, which refuses to load them) and none hidden.
+func storeFiles(ext []entry) ([]entry, error) {
+	var out []entry
+	seen := false
+	for _, e := range ext {
+		if slices.Contains(storeOnly, e.name) {
+			continue
+		}
+		for _, part := range strings.Split(e.name, "/") {
+			if strings.HasPrefix(part, "_") || strings.HasPrefix(part, ".") {
+				return nil, fmt.Errorf("extension/%s: the store refuses files and folders whose names start with _ or .: rename it", e.name)
+			}
+		}
+		if e.name == "manifest.json" {
+			seen = true
+			b, err := storeManifest(e.data)
+			if err != nil {
+				return nil, err
+			}
+			e.data = b
+		}
+		out = append(out, e)
+	}
+	if !seen {
+		return nil, fmt.Errorf("the extension has no manifest.json")
+	}
+	return out, nil
+}
+
+// storeFields are the manifest's top-level fields that the Chrome Web
+// Store refuses in an upload, each a string.
+var storeFields = []string{"key", "update_url"}
+
+// storeManifest is the extension's manifest without storeFields, the rest
+// of the file as it is.
+func storeManifest(b []byte) ([]byte, error) {
+	for _, field := range storeFields {
+		q := regexp.QuoteMeta(field)
+		// The field and the comma after it, or, last in its object, the
+		// comma before it.
+		after := regexp.MustCompile(`\n?[ \t]*"` + q + `"\s*:\s*"[^"]*"\s*,`)
+		before := regexp.MustCompile(`,\s*"` + q + `"\s*:\s*"[^"]*"`)
+		if loc := after.FindIndex(b); loc != nil {
+			b = slices.Concat(b[:loc[0]], b[loc[1]:])
+		} else if loc := before.FindIndex(b); loc != nil {
+			b = slices.Concat(b[:loc[0]], b[loc[1]:])
+		}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("extension/manifest.json without %s is not JSON (%v): write each of them on a line of its own", strings.Join(storeFields, " and "), err)
+	}
+	for _, field := range storeFields {
+		if _, ok := m[field]; ok {
+			return nil, fmt.Errorf("extension/manifest.json still has %q after removing it for the store: make it a string on a line of its own", field)
+		}
+	}
+	return b, nil
 }
 
 // firefoxFiles is the Firefox add-on (internal/firefoxext's manifest) of

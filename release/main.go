@@ -5,9 +5,13 @@
 //     (windows), for amd64 and arm64: one folder of the same name holding
 //     webmcp-host, webmcp-shim, the extension's folder, install.sh (which
 //     installs the binaries beside it, with no Go needed; on Windows
-//     install.ps1 instead), README.md and LICENSE;
+//     install.ps1 instead), README.md (release/archive/README.md, written
+//     for the unpacked folder), docs/*.md and LICENSE;
 //   - webmcp-bridge-extension_VERSION.zip: the extension, manifest.json at
-//     its root, as the Chrome Web Store takes it;
+//     its root, with its key (an unpacked copy keeps the fixed ID);
+//   - webmcp-bridge-chrome-web-store_VERSION.zip: the zip to upload to the
+//     Chrome Web Store: the files a browser loads, manifest.json at its
+//     root without "key" (see storeFiles);
 //   - webmcp-bridge-firefox_VERSION.xpi: the Firefox add-on
 //     (internal/firefoxext), not signed;
 //   - webmcp-bridge_VERSION.mcpb: the Claude Desktop bundle (an MCPB
@@ -50,7 +54,7 @@ func main() {
 	flag.BoolVar(&opts.NPM, "npm", false, "also write the npm packages' folders into OUT/npm (then npm pack or npm publish each, the systems' first)")
 	flag.StringVar(&targets, "targets", strings.Join(Targets, ","), "comma-separated OS/ARCH pairs")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: go run ./release [-version V] [-out DIR] [-targets OS/ARCH,...] [-npm]\n\nBuilds the release archives, the extension's zip, the Claude Desktop bundle and SHA256SUMS (see go doc ./release).\n\n")
+		fmt.Fprintf(os.Stderr, "Usage: go run ./release [-version V] [-out DIR] [-targets OS/ARCH,...] [-npm]\n\nBuilds the release archives, the extension's zips (unpacked, Chrome Web Store), the Claude Desktop bundle and SHA256SUMS (see go doc ./release).\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()

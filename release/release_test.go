@@ -95,7 +95,7 @@ func TestRelease(t *testing.T) {
 		want = append(want, archiveName(v, goos, goarch))
 	}
 	ext, xpi, mcpb := "webmcp-bridge-extension_"+v+".zip", "webmcp-bridge-firefox_"+v+".xpi", "webmcp-bridge_"+v+".mcpb"
-	want = append(want, ext, xpi, mcpb, "SHA256SUMS")
+	want = append(want, ext, StoreZipPrefix+v+".zip", xpi, mcpb, "SHA256SUMS")
 	if !slices.Equal(names, want) {
 		t.Fatalf("release files = %q, want %q", names, want)
 	}

@@ -9,7 +9,9 @@ const HostName = "dev.webmcp.bridge"
 const ExtensionID = "ofcjadafodbdmmpbkmmngnegabkmkjai"
 
 // ExtensionOrigin is the origin Chrome passes to the host as its first
-// argument, and the only one listed in the manifest's allowed_origins.
+// argument for the unpacked extension, and the first one listed in the
+// manifest's allowed_origins (an install may add a store's: install
+// --extension-id).
 const ExtensionOrigin = "chrome-extension://" + ExtensionID + "/"
 
 // FirefoxAddonID is the bridge add-on's ID in Firefox

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/webmcp-bridge/bridge/host"
 	"github.com/webmcp-bridge/bridge/installer"
+	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/internal/profiling"
 	"github.com/webmcp-bridge/bridge/internal/stopevent"
 	"github.com/webmcp-bridge/bridge/internal/version"
@@ -117,13 +119,16 @@ func run() int {
 		return 2
 	}
 	err = host.Run(ctx, host.Options{
-		Stdin:      os.Stdin,
-		Stdout:     os.Stdout,
-		Stderr:     os.Stderr,
-		Debug:      os.Getenv("WEBMCP_DEBUG") != "",
-		Origin:     origin,
-		RuntimeDir: webmcp.RuntimeDir(),
-		Hold:       hold,
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		Debug:  os.Getenv("WEBMCP_DEBUG") != "",
+		Origin: origin,
+		// The IDs a store gave the extension, which the install's record
+		// lists (install --extension-id).
+		ExtensionIDs: installedExtensionIDs(),
+		RuntimeDir:   webmcp.RuntimeDir(),
+		Hold:         hold,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "webmcp-host:", err)
@@ -147,4 +152,24 @@ func holdFromEnv() (time.Duration, error) {
 		return -1, nil
 	}
 	return d, nil
+}
+
+// installedExtensionIDs are the extension IDs that the record of this
+// binary's install (PREFIX/share/webmcp-bridge/install-record, for
+// PREFIX/bin/webmcp-host) lists beside the fixed one: none when there is
+// no record or it is unreadable (the fixed ID still works).
+func installedExtensionIDs() []string {
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return nil
+	}
+	rec, _, err := installrec.Load(installrec.PathFor(filepath.Dir(self)))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "webmcp-host: %v: only the extension %s may start this host until it is fixed (run the installer again)\n", err, webmcp.ExtensionID)
+		return nil
+	}
+	return rec.ExtensionIDs
 }

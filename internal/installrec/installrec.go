@@ -15,8 +15,11 @@
 // install created, removed at uninstall when empty). Lines starting with #
 // are comments; one of them, "# installer: COMMAND", names the command that
 // made the install (./install.sh, .\install.ps1, npx webmcp-bridge
-// install), which doctor's advice repeats. webmcp-host install writes it
-// and uninstall reads it.
+// install), which doctor's advice repeats; each "# extension-id: ID" names
+// an extension ID that the install lets start the host beside the fixed
+// one (a store's: install --extension-id), which a reinstall keeps, the
+// host accepts and doctor checks in the manifests. webmcp-host install
+// writes it and uninstall reads it.
 //
 // The record is not trusted further than the places an install writes
 // ([Check]): whatever a line says, the uninstall removes only this install's
@@ -72,6 +75,9 @@ type Record struct {
 	// Installer is the command that made the install ("" when the record
 	// does not say: one written before it did).
 	Installer string
+	// ExtensionIDs are the extension IDs the install lets start its host
+	// beside webmcp.ExtensionID (a store's), each once.
+	ExtensionIDs []string
 }
 
 // DefaultInstaller is the command that installs from a clone or a release
@@ -86,6 +92,10 @@ func DefaultInstaller() string {
 // installerComment starts the comment line that holds Record.Installer; a
 // comment, so that a binary that does not know it passes over it.
 const installerComment = "# installer: "
+
+// extensionIDComment starts a comment line that holds one of
+// Record.ExtensionIDs.
+const extensionIDComment = "# extension-id: "
 
 // PathFor is where the record of an install whose binaries are in bin
 // (PREFIX/bin) is: PREFIX/share/webmcp-bridge/install-record.
@@ -254,6 +264,14 @@ func Load(path string) (r *Record, exists bool, err error) {
 			r.Installer = strings.TrimSpace(cmd)
 			continue
 		}
+		if id, ok := strings.CutPrefix(line, extensionIDComment); ok {
+			id = strings.TrimSpace(id)
+			if err := manifest.CheckExtensionID(id); err != nil {
+				return nil, true, fmt.Errorf("%s line %d: %w", path, n, err)
+			}
+			r.AddExtensionID(id)
+			continue
+		}
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -292,6 +310,13 @@ func (r *Record) Add(e Entry) {
 	r.Entries = append(r.Entries, e)
 }
 
+// AddExtensionID adds id to r.ExtensionIDs unless it is there.
+func (r *Record) AddExtensionID(id string) {
+	if !slices.Contains(r.ExtensionIDs, id) {
+		r.ExtensionIDs = append(r.ExtensionIDs, id)
+	}
+}
+
 // Of returns the entries of kind.
 func (r *Record) Of(kind string) []Entry {
 	var out []Entry
@@ -309,6 +334,9 @@ func (r *Record) Save() error {
 	b.WriteString("# What the installer wrote; its --uninstall removes it. KIND<tab>PATH<tab>NOTE\n")
 	if cmd := strings.TrimSpace(strings.ReplaceAll(r.Installer, "\n", " ")); cmd != "" {
 		b.WriteString(installerComment + cmd + "\n")
+	}
+	for _, id := range r.ExtensionIDs {
+		b.WriteString(extensionIDComment + id + "\n")
 	}
 	for _, e := range r.Entries {
 		fmt.Fprintf(&b, "%s\t%s\t%s\n", e.Kind, e.Path, e.Note)

@@ -50,8 +50,31 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// The extension IDs a store gave are kept, each once, as comments that
+// an older binary passes over.
+func TestExtensionIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	r, _, _ := Load(path)
+	id1, id2 := "abcdefghijklmnopabcdefghijklmnop", "ponmlkjihgfedcbaponmlkjihgfedcba"
+	r.AddExtensionID(id1)
+	r.AddExtensionID(id2)
+	r.AddExtensionID(id1)
+	r.Add(Entry{Kind: File, Path: "/p/bin/webmcp-host"})
+	if err := r.Save(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), "\n# extension-id: "+id1+"\n# extension-id: "+id2+"\n") {
+		t.Errorf("the record holds:\n%s", b)
+	}
+	back, _, err := Load(path)
+	if err != nil || !slices.Equal(back.ExtensionIDs, []string{id1, id2}) || len(back.Entries) != 1 {
+		t.Errorf("Load = %+v, %v; want IDs %s, %s and one entry", back, err, id1, id2)
+	}
+}
+
 func TestLoadRefusesBadLines(t *testing.T) {
-	for _, line := range []string{"file\trelative/path", "frob\t/x", "justoneword"} {
+	for _, line := range []string{"file\trelative/path", "frob\t/x", "justoneword", "# extension-id: NOTANID"} {
 		path := filepath.Join(t.TempDir(), FileName)
 		os.WriteFile(path, []byte(line+"\n"), 0o644)
 		if _, _, err := Load(path); err == nil || !strings.Contains(err.Error(), "line 1") {

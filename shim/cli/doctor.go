@@ -71,6 +71,9 @@ type doctor struct {
 	extVersion string          // the installed extension folder's version
 	firefox    bool            // a Firefox host manifest was found
 	installCmd string          // the command that made the install, from its record
+	// extensionIDs are the extension IDs the install lists beside the
+	// fixed one (install --extension-id: a store's), from its record.
+	extensionIDs []string
 }
 
 // installer is the command doctor's advice says to run: the one that made
@@ -139,6 +142,7 @@ func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
 	rec, installed, err := installrec.Load(installrec.PathFor(bin))
 	if rec != nil {
 		d.installCmd = rec.Installer
+		d.extensionIDs = rec.ExtensionIDs
 	}
 	if err != nil {
 		d.problem(LinkBinaries, "the install record is unreadable (%v): run {installer} again", err)
@@ -250,6 +254,8 @@ func (d *doctor) checkManifests(host string, rec *installrec.Record, dirs []stri
 			d.problem(LinkManifest, "%s: %s is unreadable (%v): run {installer} again", l.Browser, path, err)
 		case !m.Allows(l.Firefox):
 			d.problem(LinkManifest, "%s: %s %s: run {installer} again", l.Browser, path, notAllowed(l.Firefox))
+		case !l.Firefox && len(m.MissingIDs(d.extensionIDs)) > 0:
+			d.problem(LinkManifest, "%s: %s does not allow the extension ID %s that the install lists (--extension-id), so the browser refuses to start the host for that extension: run {installer} again", l.Browser, path, strings.Join(m.MissingIDs(d.extensionIDs), ", "))
 		case !filepath.IsAbs(m.Path):
 			d.problem(LinkManifest, "%s: %s names %q, not an absolute path: run {installer} again", l.Browser, path, m.Path)
 		case !executable(m.Path):
@@ -385,8 +391,8 @@ func (d *doctor) checkHosts(ctx context.Context, env *Env) {
 		case h.Browser == nil:
 			d.problem(LinkHost, "host pid %d: the extension has not said hello: reload the extension in chrome://extensions", h.PID)
 			continue
-		case h.Browser.ExtensionID != "" && h.Browser.ExtensionID != webmcp.ExtensionID && h.Browser.ExtensionID != webmcp.FirefoxAddonID:
-			d.problem(LinkHost, "host pid %d was started by extension %s, not the bridge's %s: load the extension from the folder the installer printed", h.PID, h.Browser.ExtensionID, webmcp.ExtensionID)
+		case h.Browser.ExtensionID != "" && h.Browser.ExtensionID != webmcp.ExtensionID && h.Browser.ExtensionID != webmcp.FirefoxAddonID && !slices.Contains(d.extensionIDs, h.Browser.ExtensionID):
+			d.problem(LinkHost, "host pid %d was started by extension %s, not the bridge's %s: load the extension from the folder the installer printed (or, for the bridge from a store, run {installer} --extension-id %s)", h.PID, h.Browser.ExtensionID, webmcp.ExtensionID, h.Browser.ExtensionID)
 			continue
 		case h.Version != version():
 			was := "an older webmcp-host"
