@@ -575,6 +575,7 @@
   // extension/content/isolated/indicator.js
   var indicator_exports = {};
   __export(indicator_exports, {
+    DODGE_MARGIN: () => DODGE_MARGIN,
     create: () => create
   });
   var STYLE = `
@@ -588,22 +589,33 @@
     white-space: nowrap; overflow: hidden; text-overflow: ellipsis;
     display: flex; gap: 8px; align-items: center; opacity: .95;
   }
+  .pill.left { right: auto; left: 12px; }
   .dot { width: 8px; height: 8px; border-radius: 50%; background: #fff; flex: none; animation: pulse 1.2s ease-in-out infinite; }
   @keyframes pulse { 50% { opacity: .35; } }
   @media (prefers-reduced-motion: reduce) { .dot { animation: none; } }
   @media (prefers-color-scheme: dark) { .pill { background: #8ab4f8; color: #202124; } .dot { background: #202124; } }
 `;
+  var DODGE_MARGIN = 24;
   function create(document2) {
     let host = null;
     let label = null;
+    let pill = null;
     let shown = "";
+    let left = false;
+    function onPointer(e) {
+      if (!pill || typeof pill.getBoundingClientRect !== "function") return;
+      const r = pill.getBoundingClientRect();
+      if (e.clientX < r.left - DODGE_MARGIN || e.clientX > r.right + DODGE_MARGIN || e.clientY < r.top - DODGE_MARGIN || e.clientY > r.bottom + DODGE_MARGIN) return;
+      left = !left;
+      pill.className = left ? "pill left" : "pill";
+    }
     function build() {
       host = document2.createElement("div");
       const shadow = host.attachShadow({ mode: "closed" });
       const style = document2.createElement("style");
       style.textContent = STYLE;
-      const pill = document2.createElement("div");
-      pill.className = "pill";
+      pill = document2.createElement("div");
+      pill.className = left ? "pill left" : "pill";
       pill.setAttribute("role", "status");
       pill.setAttribute("aria-live", "polite");
       const dot = document2.createElement("span");
@@ -616,14 +628,16 @@
       shown = typeof text === "string" ? text.slice(0, 200) : "";
       if (!shown) {
         if (host) host.remove();
+        if (document2.removeEventListener) document2.removeEventListener("pointermove", onPointer, true);
         return;
       }
       if (!host) build();
+      if (document2.addEventListener) document2.addEventListener("pointermove", onPointer, { capture: true, passive: true });
       label.textContent = shown;
       const parent = document2.body || document2.documentElement;
       if (parent && host.parentNode !== parent) parent.append(host);
     }
-    return { show, text: () => shown };
+    return { show, text: () => shown, corner: () => left ? "left" : "right" };
   }
 
   // extension/lib/chunks.js

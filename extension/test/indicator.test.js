@@ -45,7 +45,21 @@ class El {
 
 function fakeDocument() {
   const body = new El('body');
-  return { body, documentElement: new El('html'), createElement: (tag) => new El(tag) };
+  const listeners = new Map();
+  return {
+    body,
+    documentElement: new El('html'),
+    createElement: (tag) => new El(tag),
+    addEventListener: (type, fn) => listeners.set(type, fn),
+    removeEventListener: (type, fn) => {
+      if (listeners.get(type) === fn) listeners.delete(type);
+    },
+    // The person moves the pointer to (x, y).
+    point(x, y) {
+      const fn = listeners.get('pointermove');
+      if (fn) fn({ clientX: x, clientY: y });
+    },
+  };
 }
 
 test('shows the text in a closed shadow root, as a status, and hides it', () => {
@@ -84,4 +98,28 @@ test('the relay shows what the worker says in a top frame, and hides it when the
   const sub = startRelay({ top: false, indicator: { create: () => created.push(1) } });
   assert.ok(sub);
   assert.deepEqual(created, [], 'a subframe draws nothing');
+});
+
+test('the pill gets out of the pointer\'s way: near it, it moves to the other bottom corner', () => {
+  const document = fakeDocument();
+  const ind = indicator.create(document);
+  ind.show('an agent is using act');
+  const pill = document.body.children[0].shadow.children.find((c) => c.attributes.role === 'status');
+  // Where the browser lays it out: bottom right of a 1000 × 800 window, then bottom left.
+  pill.getBoundingClientRect = () => (pill.className.includes('left')
+    ? { left: 12, right: 212, top: 760, bottom: 788 }
+    : { left: 788, right: 988, top: 760, bottom: 788 });
+  document.point(400, 400);
+  assert.equal(ind.corner(), 'right', 'a pointer far away changes nothing');
+  document.point(900, 770);
+  assert.equal(ind.corner(), 'left');
+  assert.equal(pill.className, 'pill left');
+  document.point(900, 770);
+  assert.equal(ind.corner(), 'left', 'the old place is free now');
+  document.point(100, 780);
+  assert.equal(ind.corner(), 'right');
+  // Hidden, it listens no more; shown again, it keeps its corner.
+  ind.show('');
+  document.point(900, 770);
+  assert.equal(ind.corner(), 'right');
 });

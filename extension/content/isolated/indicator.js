@@ -4,6 +4,10 @@
 // element at most, cannot read or restyle what is inside, and its own
 // scripts (their patched prototypes) never run here. Unobtrusive: a small
 // pill in the bottom right corner that lets clicks through; light and dark.
+// It gets out of the person's way, as the browser's own link-status bubble
+// does: when the pointer comes near it (over a page's footer, say), it
+// moves to the other bottom corner, and back when the pointer comes near
+// it there.
 
 
 const STYLE = `
@@ -17,6 +21,7 @@ const STYLE = `
     white-space: nowrap; overflow: hidden; text-overflow: ellipsis;
     display: flex; gap: 8px; align-items: center; opacity: .95;
   }
+  .pill.left { right: auto; left: 12px; }
   .dot { width: 8px; height: 8px; border-radius: 50%; background: #fff; flex: none; animation: pulse 1.2s ease-in-out infinite; }
   @keyframes pulse { 50% { opacity: .35; } }
   @media (prefers-reduced-motion: reduce) { .dot { animation: none; } }
@@ -27,10 +32,24 @@ const STYLE = `
  * Makes the indicator of one document. show(text) shows text ("" or
  * anything not a string hides it); text() is what it shows (for tests).
  */
+// How near the pointer may come (px) before the pill moves away.
+export const DODGE_MARGIN = 24;
+
 export function create(document) {
   let host = null;
   let label = null;
+  let pill = null;
   let shown = '';
+  let left = false;
+
+  // The pointer near the pill: it moves to the other bottom corner.
+  function onPointer(e) {
+    if (!pill || typeof pill.getBoundingClientRect !== 'function') return;
+    const r = pill.getBoundingClientRect();
+    if (e.clientX < r.left - DODGE_MARGIN || e.clientX > r.right + DODGE_MARGIN || e.clientY < r.top - DODGE_MARGIN || e.clientY > r.bottom + DODGE_MARGIN) return;
+    left = !left;
+    pill.className = left ? 'pill left' : 'pill';
+  }
 
   function build() {
     // A div: a custom element's name could be one the page defined (its constructor would run).
@@ -38,8 +57,8 @@ export function create(document) {
     const shadow = host.attachShadow({ mode: 'closed' });
     const style = document.createElement('style');
     style.textContent = STYLE;
-    const pill = document.createElement('div');
-    pill.className = 'pill';
+    pill = document.createElement('div');
+    pill.className = left ? 'pill left' : 'pill';
     pill.setAttribute('role', 'status');
     pill.setAttribute('aria-live', 'polite');
     const dot = document.createElement('span');
@@ -53,13 +72,15 @@ export function create(document) {
     shown = typeof text === 'string' ? text.slice(0, 200) : '';
     if (!shown) {
       if (host) host.remove();
+      if (document.removeEventListener) document.removeEventListener('pointermove', onPointer, true);
       return;
     }
     if (!host) build();
+    if (document.addEventListener) document.addEventListener('pointermove', onPointer, { capture: true, passive: true });
     label.textContent = shown;
     const parent = document.body || document.documentElement;
     if (parent && host.parentNode !== parent) parent.append(host);
   }
 
-  return { show, text: () => shown };
+  return { show, text: () => shown, corner: () => (left ? 'left' : 'right') };
 }
