@@ -14,6 +14,10 @@ import (
 	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
+// maxArguments is the largest arguments of a call the shim sends
+// (webmcp.MaxArguments; a test lowers it, so as not to move 63 MiB).
+var maxArguments = webmcp.MaxArguments
+
 // callPage calls the page tool key, known to the agent as name. The
 // arguments must be a JSON object within the bridge's limits; that they
 // match the tool's schema is checked too, but a mismatch is only a note in
@@ -40,10 +44,10 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 	}
 	// Over the limit the host would drop the link (a line too long),
 	// which the agent would take for a lost browser.
-	if len(args) > webmcp.MaxArguments {
+	if len(args) > maxArguments {
 		return results.Failure(results.CodeTooLarge, results.NotRun,
 			"tool %s: the arguments are %s of JSON (%d bytes), over the bridge's limit of %s (%d bytes). Send less data, e.g. a reference the page can resolve, or split the work into several calls",
-			name, results.Size(len(args)), len(args), results.Size(webmcp.MaxArguments), webmcp.MaxArguments)
+			name, results.Size(len(args)), len(args), results.Size(maxArguments), maxArguments)
 	}
 	// Arguments that are not a JSON object never go: the browser's
 	// executeTool refuses them too (a TypeError).

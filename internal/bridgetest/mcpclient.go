@@ -3,7 +3,6 @@ package bridgetest
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -189,15 +188,6 @@ func ServeMCP(t testing.TB, serve func(context.Context, mcp.Transport) error) *M
 	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	return serveOn(t, serve, ct, st)
-}
-
-// ServeMCPUncapped is [ServeMCP] over transports that take messages of
-// any length (the SDK's in-memory ones, like its stdio one, stop at 16
-// MiB): for what the shim itself does with a bigger message.
-func ServeMCPUncapped(t testing.TB, serve func(context.Context, mcp.Transport) error) *MCPClient {
-	t.Helper()
-	c1, c2 := net.Pipe()
-	return serveOn(t, serve, &mcp.IOTransport{Reader: c1, Writer: c1, MaxLineLength: -1}, &mcp.IOTransport{Reader: c2, Writer: c2, MaxLineLength: -1})
 }
 
 // serveOn runs serve on st and connects an MCPClient on ct (see ServeMCP).

@@ -25,7 +25,9 @@ func serve(ctx context.Context, env *Env) int {
 		Timeout:   env.Timeout,
 		MaxResult: int(env.MaxResult),
 		Logger:    env.logger(slog.LevelWarn),
-		SDKLogger: env.logger(slog.LevelWarn),
+		// A notification under way as the agent exits fails on the closed
+		// pipe: that is the agent going, not trouble (clientGoneHandler).
+		SDKLogger: slog.New(clientGoneHandler{env.logger(slog.LevelWarn).Handler()}),
 		Version:   version(),
 	})
 	// Our stdio transport answers a message over the size limit instead
