@@ -471,9 +471,11 @@ func uninstallPrefix(o *installOpts, prefix, self string) int {
     chrome://extensions → WebMCP bridge → Remove. Its files are gone, so
     until then the browser shows it as broken (a grey icon; its popup
     shows ERR_FILE_NOT_FOUND);
-  - if you registered webmcp-shim with an agent, remove it there, e.g.
-    claude mcp remove webmcp, codex mcp remove webmcp, or the "webmcp"
-    entry (and Claude Code's "webmcp-shim context" hook) in its settings.
+  - if you registered webmcp-shim with an agent by hand, or in a
+    project (register CLIENT --project DIR), remove it there: e.g.
+    claude mcp remove webmcp, or the "webmcp" entry and the
+    "webmcp-shim context" hook in the project's settings (what
+    register --write wrote into your own settings is removed above).
 `)
 	return status
 }
