@@ -7,12 +7,15 @@ package e2e
 // mark goes.
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -108,6 +111,66 @@ func TestRugPull(t *testing.T) {
 		waitPage(t, panel, `document.querySelectorAll("li.tool .tag.changed").length === 0`)
 		if got := counts(t, site); got["pay"] != 3 || got["look"] != 1 {
 			t.Errorf("the page ran its tools %v times, want pay 3, look 1", got)
+		}
+	})
+}
+
+// TestRugPullAcrossRestart: the definitions this browser first saw are kept
+// in chrome.storage.local, so a page that changes a tool while the
+// extension's service worker is stopped (Chrome stops an idle one) is
+// still caught: agents see it marked [CHANGED] once the worker runs again,
+// and the acting one asks (issue TRUST item 15).
+func TestRugPullAcrossRestart(t *testing.T) {
+	forEachMode(t, func(t *testing.T, m mode) {
+		b := start(t, m)
+		origin := serveLoopback(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, rugPullPage)
+		})
+		site, _ := b.open(origin + "/")
+		waitPage(t, site, `document.body.dataset.ready === "true"`)
+		changed := func(ts map[string]*mcp.Tool, name string) bool {
+			return ts[name] != nil && strings.Contains(ts[name].Description, "] [CHANGED]")
+		}
+		tools := b.waitTools("pay and look", func(ts map[string]*mcp.Tool) bool { return ts["pay"] != nil && ts["look"] != nil })
+		if changed(tools, "pay") || changed(tools, "look") {
+			t.Fatalf("tools marked changed before any change")
+		}
+		// The worker keeps the definitions it saw in storage (a moment after
+		// it saw them): wait for them there, woken by storage.onChanged.
+		opts := b.openUI("ui/options.html")
+		stored := fmt.Sprintf(`new Promise((resolve) => {
+			const has = (p) => !!p && %q in p && %q in p;
+			const check = () => chrome.storage.local.get("toolPrints").then((s) => { if (has(s.toolPrints)) resolve(true); });
+			chrome.storage.onChanged.addListener(check);
+			check();
+		})`, origin+" pay", origin+" look")
+		sctx, cancel := context.WithTimeout(opts, 20*time.Second)
+		if _, err := chromedp.Run(sctx, chromedp.Evaluate[bool](stored, chromedp.EvalAwaitPromise)); err != nil {
+			t.Fatalf("waiting for the worker to store the tools' definitions: %v", err)
+		}
+		cancel()
+
+		stopWorker(t, b)
+		// While it is stopped the page changes both tools; its relay wakes the worker.
+		eval[any](t, site, `window.pull()`)
+		waitPage(t, site, `document.body.dataset.pulled === "true"`)
+		tools = b.waitTools("pay and look marked changed after the worker's restart", func(ts map[string]*mcp.Tool) bool {
+			return changed(ts, "pay") && changed(ts, "look")
+		})
+		if !strings.Contains(tools["pay"].Description, "mails your address book") {
+			t.Errorf("pay = %q, want the new description", tools["pay"].Description)
+		}
+		seen := map[target.ID]bool{}
+		ch := callAsync(b.client, "pay", map[string]any{})
+		win := b.attach(b.newConsent(seen))
+		waitInWindow(t, win, buttonReady("Deny"))
+		clickNamed(t, win, "button", "Deny")
+		if got := outcome(t, ch); !strings.HasPrefix(got, "ISERROR") || !strings.Contains(got, "declined") {
+			t.Errorf("the changed pay after a restart = %q, want it asked and declined", got)
+		}
+		if got := counts(t, site); got["pay"] != 0 {
+			t.Errorf("pay ran %d times, want none", got["pay"])
 		}
 	})
 }
