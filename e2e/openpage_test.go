@@ -84,6 +84,47 @@ func TestOpenPage(t *testing.T) {
 	if c := b.getUIContext(); c.Tab == nil || c.Tab.ID != user {
 		t.Fatalf("get_ui_context describes %+v, want the user's tab %d", c.Tab, user)
 	}
+
+	// background: true opens a tab that does not take the user's place
+	// (TRUST item 17): it is not active, and the user's tab stays the one
+	// whose context agents get.
+	res = b.call(ctx, "open_page", map[string]any{"url": demoURL("localhost", "/?behind"), "background": true})
+	var bg openedPage
+	if err := json.Unmarshal([]byte(text(res)), &bg); res.IsError || err != nil || bg.TabID <= 0 {
+		t.Fatalf("open_page in the background = %s", text(res))
+	}
+	var listed struct {
+		Tabs []struct {
+			ID     int  `json:"id"`
+			Active bool `json:"active"`
+		} `json:"tabs"`
+	}
+	if err := json.Unmarshal([]byte(text(b.call(ctx, "list_tabs", map[string]any{}))), &listed); err != nil {
+		t.Fatalf("list_tabs: %v", err)
+	}
+	found := false
+	for _, lt := range listed.Tabs {
+		switch lt.ID {
+		case bg.TabID:
+			found = true
+			if lt.Active {
+				t.Errorf("the tab opened in the background is the active tab of its window")
+			}
+		case user:
+			if !lt.Active {
+				t.Errorf("the user's tab is no longer active after open_page in the background")
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("list_tabs lacks the tab opened in the background (%d): %s", bg.TabID, text(b.call(ctx, "list_tabs", map[string]any{})))
+	}
+	if c := b.getUIContext(); c.Tab == nil || c.Tab.ID != user {
+		t.Errorf("after open_page in the background get_ui_context describes %+v, want the user's tab %d", c.Tab, user)
+	}
+	if res := b.call(ctx, "close_tab", map[string]any{"tabId": bg.TabID}); res.IsError {
+		t.Errorf("close_tab of the tab opened in the background: %s", text(res))
+	}
 	if res := b.call(ctx, "focus_tab", map[string]any{"tabId": op.TabID}); res.IsError {
 		t.Fatalf("focus_tab: %s", text(res))
 	}
