@@ -174,3 +174,48 @@ func TestRugPullAcrossRestart(t *testing.T) {
 		}
 	})
 }
+
+// TestGrantCoversOneDefinition (TRUST item 14): "Allow pay on this site
+// until the browser closes" covers the definition the user saw: once the
+// page changes pay, its call asks again, and allowing it once (which
+// accepts the new definition) grants nothing more: the next call asks too.
+func TestGrantCoversOneDefinition(t *testing.T) {
+	b := start(t, polyfill)
+	origin := serveLoopback(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, rugPullPage)
+	})
+	b.setAsk(origin, "acting")
+	site, _ := b.open(origin + "/")
+	waitPage(t, site, `document.body.dataset.ready === "true"`)
+	b.waitTool("pay")
+	seen := map[target.ID]bool{}
+
+	ch := callAsync(b.client, "pay", map[string]any{})
+	b.answerConsent(seen, "Allow pay on this site until the browser closes")
+	if got := outcome(t, ch); got != "OK ran pay" {
+		t.Fatalf("pay after the grant = %q", got)
+	}
+	if got := outcome(t, callAsync(b.client, "pay", map[string]any{})); got != "OK ran pay" {
+		t.Fatalf("pay within the grant = %q", got)
+	}
+	b.noNewConsent(seen, "pay was granted until the browser closes")
+
+	eval[any](t, site, `window.pull()`)
+	b.waitTools("pay marked changed", func(ts map[string]*mcp.Tool) bool {
+		return ts["pay"] != nil && strings.Contains(ts["pay"].Description, "] [CHANGED]")
+	})
+	ch = callAsync(b.client, "pay", map[string]any{})
+	b.answerConsent(seen, "Allow")
+	if got := outcome(t, ch); got != "OK ran pay" {
+		t.Fatalf("the changed pay after Allow = %q", got)
+	}
+	ch = callAsync(b.client, "pay", map[string]any{})
+	b.answerConsent(seen, "Deny")
+	if got := outcome(t, ch); !strings.HasPrefix(got, "ISERROR") || !strings.Contains(got, "declined") {
+		t.Errorf("the changed pay, allowed once, asked again and denied = %q", got)
+	}
+	if got := counts(t, site); got["pay"] != 3 {
+		t.Errorf("pay ran %d times, want 3", got["pay"])
+	}
+}
