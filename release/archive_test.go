@@ -6,19 +6,12 @@ import (
 	"maps"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
-)
 
-// mdLink matches a Markdown link or image target: ](target) or
-// ](target "title"); htmlSrc an HTML img's or a's target.
-var (
-	mdLink  = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
-	htmlSrc = regexp.MustCompile(`(?:src|href)="([^"]+)"`)
+	"github.com/webmcp-bridge/bridge/internal/mdlinks"
 )
 
 // brokenLinks lists the relative links and images of the Markdown file
@@ -26,71 +19,20 @@ var (
 // heading its target lacks.
 func brokenLinks(files map[string][]byte, name string) []string {
 	var out []string
-	inFence := false
-	for n, line := range strings.Split(string(files[name]), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			inFence = !inFence
-			continue
-		}
-		if inFence {
-			continue
-		}
-		var targets []string
-		for _, m := range slices.Concat(mdLink.FindAllStringSubmatch(line, -1), htmlSrc.FindAllStringSubmatch(line, -1)) {
-			targets = append(targets, m[1])
-		}
-		for _, target := range targets {
-			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+	for _, l := range mdlinks.Relative(files[name], true) {
+		file := name
+		if l.Path != "" {
+			file = path.Clean(path.Join(path.Dir(name), l.Path))
+			_, isFile := files[file]
+			isDir := slices.ContainsFunc(slices.Collect(maps.Keys(files)), func(f string) bool { return strings.HasPrefix(f, file+"/") })
+			if !isFile && !isDir {
+				out = append(out, name+":"+strconv.Itoa(l.Line)+": "+l.Target+": not in the archive")
 				continue
 			}
-			p, anchor, _ := strings.Cut(target, "#")
-			file := name
-			if p != "" {
-				file = path.Clean(path.Join(path.Dir(name), p))
-				_, isFile := files[file]
-				isDir := slices.ContainsFunc(slices.Collect(maps.Keys(files)), func(f string) bool { return strings.HasPrefix(f, file+"/") })
-				if !isFile && !isDir {
-					out = append(out, name+":"+strconv.Itoa(n+1)+": "+target+": not in the archive")
-					continue
-				}
-			}
-			if anchor != "" && strings.HasSuffix(file, ".md") && !headingSlugs(files[file])[anchor] {
-				out = append(out, name+":"+strconv.Itoa(n+1)+": "+target+": no heading #"+anchor+" in "+file)
-			}
 		}
-	}
-	return out
-}
-
-// headingSlugs are the anchors of a Markdown file's headings, as GitHub
-// makes them (as docs/links_test.go does).
-func headingSlugs(md []byte) map[string]bool {
-	out := map[string]bool{}
-	seen := map[string]int{}
-	inFence := false
-	for _, line := range strings.Split(string(md), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			inFence = !inFence
+		if l.Anchor != "" && strings.HasSuffix(file, ".md") && !mdlinks.Slugs(files[file])[l.Anchor] {
+			out = append(out, name+":"+strconv.Itoa(l.Line)+": "+l.Target+": no heading #"+l.Anchor+" in "+file)
 		}
-		if inFence || !strings.HasPrefix(line, "#") {
-			continue
-		}
-		var b strings.Builder
-		for _, r := range strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#"))) {
-			switch {
-			case r == ' ':
-				b.WriteRune('-')
-			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-				b.WriteRune(r)
-			}
-		}
-		s := b.String()
-		if k := seen[s]; k > 0 {
-			out[s+"-"+strconv.Itoa(k)] = true
-		} else {
-			out[s] = true
-		}
-		seen[s]++
 	}
 	return out
 }
@@ -244,7 +186,7 @@ func checkArchiveLinks(t *testing.T, fs map[string][]byte) {
 	}
 	links := 0
 	for _, r := range readmes {
-		links += len(mdLink.FindAll(fs[r], -1))
+		links += len(mdlinks.Relative(fs[r], true))
 		for _, b := range brokenLinks(fs, r) {
 			t.Errorf("the archive's %s", b)
 		}

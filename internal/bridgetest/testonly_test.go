@@ -15,7 +15,7 @@ import (
 // built from.
 func TestTestOnlyPackagesStayInTests(t *testing.T) {
 	const mod = "github.com/webmcp-bridge/bridge/"
-	testOnly := []string{"internal/bidi", "internal/bridgetest", "internal/fakeext", "internal/intruder"}
+	testOnly := []string{"internal/bidi", "internal/bridgetest", "internal/fakeext", "internal/intruder", "internal/mdlinks"}
 	root := filepath.Join("..", "..")
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
