@@ -90,7 +90,7 @@ export class ContextTools {
     const out = [];
     for (const f of this.registry.contextFrames(tabId)) {
       for (const t of f.tools.values()) {
-        const s = this.choices.stateOf(f.origin, t, !!this.registry.prints && this.registry.prints.changed(f.origin, t));
+        const s = this.registry.contextToolState(f.origin, t);
         if (s) out.push({ name: t.name, frameId: f.frameId, origin: f.origin, state: s.state, offered: s.offered });
       }
     }
