@@ -12,7 +12,7 @@ import (
 // project settings.
 func claudeDesktop(env Env) (*Plan, error) {
 	if env.Project != "" {
-		return nil, fmt.Errorf("Claude Desktop has no project settings: register it without --project")
+		return nil, fmt.Errorf("no project settings in Claude Desktop: register it without --project")
 	}
 	var dir string
 	switch env.GOOS {
@@ -25,7 +25,7 @@ func claudeDesktop(env Env) (*Plan, error) {
 		}
 		dir = filepath.Join(appData, "Claude")
 	default:
-		return nil, fmt.Errorf("Claude Desktop runs on macOS and Windows only (it has no %s build)", env.GOOS)
+		return nil, fmt.Errorf("no %s build of Claude Desktop: it runs on macOS and Windows only", env.GOOS)
 	}
 	return &Plan{
 		Client: "Claude Desktop",

@@ -15,7 +15,6 @@ package cli
 
 import (
 	"context"
-	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -172,14 +171,13 @@ func TestAgentsReadRegister(t *testing.T) {
 // header of its own.
 func tokenProxy(t *testing.T, endpoint, tok string) *httptest.Server {
 	target, _ := url.Parse(strings.TrimSuffix(endpoint, "/mcp"))
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	direct := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		host := r.Host
-		direct(r)
-		r.Host = host
-		r.Header.Set("Authorization", "Bearer "+tok)
+	proxy := &httputil.ReverseProxy{
+		FlushInterval: -1,
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Host = r.In.Host
+			r.Out.Header.Set("Authorization", "Bearer "+tok)
+		},
 	}
 	front := httptest.NewServer(proxy)
 	t.Cleanup(front.Close)

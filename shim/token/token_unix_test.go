@@ -9,9 +9,6 @@ import (
 	"testing"
 )
 
-// tempDir is a temporary folder, removed with the test.
-func tempDir(t *testing.T) string { return t.TempDir() }
-
 // assertPrivate checks that the token file at path is 0600 in a 0700
 // folder.
 func assertPrivate(t *testing.T, path string) {
