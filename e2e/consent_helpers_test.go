@@ -25,7 +25,8 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/webmcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // consentPage registers four tools: act (no hints), peek (read-only),
@@ -97,7 +98,7 @@ func serveLoopback(t testing.TB, h http.HandlerFunc) string {
 
 // extURL is a page of the extension.
 func extURL(path string) string {
-	return fmt.Sprintf("chrome-extension://%s/%s", webmcp.ExtensionID, path)
+	return fmt.Sprintf("chrome-extension://%s/%s", protocol.ExtensionID, path)
 }
 
 // counts reads the test site's run counts.

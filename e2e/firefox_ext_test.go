@@ -23,9 +23,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/extfiles"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // extPageActorDir is where the actor's module goes in the profile: its
@@ -451,7 +452,7 @@ func TestFirefoxUnsignedXPI(t *testing.T) {
 func (f *firefoxBridge) openSidebar() {
 	f.t.Helper()
 	// makeWidgetId: the add-on ID lowercased, other than [a-z0-9_-] as "_".
-	id := regexp.MustCompile(`[^a-z0-9_-]`).ReplaceAllString(strings.ToLower(webmcp.FirefoxAddonID), "_") + "-sidebar-action"
+	id := regexp.MustCompile(`[^a-z0-9_-]`).ReplaceAllString(strings.ToLower(protocol.FirefoxAddonID), "_") + "-sidebar-action"
 	f.evalIn(f.chromeContext(), fmt.Sprintf(`SidebarController.show(%q).then(() => true)`, id))
 }
 
@@ -529,7 +530,7 @@ func TestFirefoxEventPageKeptAlive(t *testing.T) {
 			}
 		};
 		ext.on("background-script-reset-idle", on);
-	})`, webmcp.FirefoxAddonID)
+	})`, protocol.FirefoxAddonID)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	raw, err := f.bidi.Command(ctx, "script.evaluate", map[string]any{

@@ -24,10 +24,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/internal/bidi"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 func findFirefox() string {
@@ -101,7 +102,7 @@ func startFirefox(t *testing.T, prefs ...string) *firefoxBridge {
 		t.Fatal(err)
 	}
 	profile := t.TempDir()
-	userJS := fmt.Sprintf("user_pref(\"extensions.webextensions.uuids\", %q);\n", fmt.Sprintf(`{%q: %q}`, webmcp.FirefoxAddonID, firefoxExtUUID))
+	userJS := fmt.Sprintf("user_pref(\"extensions.webextensions.uuids\", %q);\n", fmt.Sprintf(`{%q: %q}`, protocol.FirefoxAddonID, firefoxExtUUID))
 	for _, p := range prefs {
 		userJS += "user_pref(" + p + ");\n"
 	}

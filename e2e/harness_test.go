@@ -23,8 +23,9 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/demo"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // The two ways a page gets document.modelContext.
@@ -151,7 +152,7 @@ func approvedBefore(origin string) error {
 	defer cancel()
 	browser, _ := chromedp.NewContext(ctx)
 	defer chromedp.Cancel(browser)
-	if err := chromedp.Do(browser, chromedp.Navigate("chrome://extensions/?id="+webmcp.ExtensionID)); err != nil {
+	if err := chromedp.Do(browser, chromedp.Navigate("chrome://extensions/?id="+protocol.ExtensionID)); err != nil {
 		return fmt.Errorf("open chrome://extensions in the template profile: %w", err)
 	}
 	script := fmt.Sprintf(`(async () => {
@@ -161,7 +162,7 @@ func approvedBefore(origin string) error {
 		await dp.updateExtensionConfiguration({extensionId: id, hostAccess: "ON_ALL_SITES"});
 		const info = await dp.getExtensionInfo(id);
 		return info.permissions.runtimeHostPermissions.hostAccess;
-	})()`, webmcp.ExtensionID, origin+"/*")
+	})()`, protocol.ExtensionID, origin+"/*")
 	got, err := chromedp.Run(browser, chromedp.Evaluate[string](script, chromedp.EvalAwaitPromise))
 	if err != nil || got != "ON_ALL_SITES" {
 		return fmt.Errorf("let the template profile remember a grant of %s in chrome://extensions: %q %v", origin, got, err)
@@ -330,7 +331,7 @@ func (b *bridge) keepWorkerConsole() {
 	var worker target.ID
 	awaitTargets(ctx, func(infos []*target.Info) bool {
 		for _, in := range infos {
-			if in.Type == "service_worker" && strings.HasPrefix(in.URL, "chrome-extension://"+webmcp.ExtensionID+"/") {
+			if in.Type == "service_worker" && strings.HasPrefix(in.URL, "chrome-extension://"+protocol.ExtensionID+"/") {
 				worker = in.TargetID
 				return true
 			}

@@ -12,9 +12,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/internal/profiling"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 var (
@@ -24,7 +25,7 @@ var (
 
 // BenchmarkHops is the per-hop profile: it calls the demo's echo tool one
 // call at a time with a trace (_meta "dev.webmcp/trace"), so that every hop
-// adds its timing mark on the way to the page and back (webmcp.Mark), and
+// adds its timing mark on the way to the page and back (protocol.Mark), and
 // prints where each call's time goes, p50 and p99 per hop, in each WebMCP
 // mode, and how much CPU each process spends per call with 16 calls in
 // flight; it writes the tables to hops.md beside the suite's results. With
@@ -133,7 +134,7 @@ func traceHops(b testing.TB, br *bridge, n int) (order []string, segs map[string
 			b.Fatalf("echo: %v %v", err, res)
 		}
 		raw, _ := json.Marshal(res.Meta[shim.TraceMetaKey])
-		var marks []webmcp.Mark
+		var marks []protocol.Mark
 		if err := json.Unmarshal(raw, &marks); err != nil || len(marks) < 2 {
 			b.Fatalf("no trace in the result's _meta: %s", raw)
 		}

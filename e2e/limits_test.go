@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/webmcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // TestSizesThroughTheChain: 16 MiB of arguments reach the page byte for
@@ -17,7 +18,7 @@ import (
 // browser, the worker, the relay, the page); a bigger message is refused
 // with an error that names the limit, the page never sees it, and the next
 // call works; a big result reaches the agent as a file, byte for byte, up to
-// 64 MiB of JSON (webmcp.MaxResult), with a small call in flight beside it;
+// 64 MiB of JSON (protocol.MaxResult), with a small call in flight beside it;
 // one byte more is too_large, the page having run its tool, and the calls
 // beside and after it are fine.
 func TestSizesThroughTheChain(t *testing.T) {
@@ -101,19 +102,19 @@ func TestSizesThroughTheChain(t *testing.T) {
 		t.Errorf("the file holds %d bytes (%v), want the %d of the result", len(body), err, n)
 	}
 
-	// 64 MiB of JSON, the largest result (webmcp.MaxResult), with a small
+	// 64 MiB of JSON, the largest result (protocol.MaxResult), with a small
 	// call on the same tab in flight beside it: both answered, the big one
 	// byte for byte in its file.
-	big, small := bigBeside(ctx, t, b, webmcp.MaxResult-2)
+	big, small := bigBeside(ctx, t, b, protocol.MaxResult-2)
 	path, _ = big.Meta["dev.webmcp/resultFile"].(string)
 	if big.IsError || path == "" {
-		t.Fatalf("make_flat of %d bytes of JSON = %.300s %v, want the result saved to a file", webmcp.MaxResult, firstText(big), big.Meta)
+		t.Fatalf("make_flat of %d bytes of JSON = %.300s %v, want the result saved to a file", protocol.MaxResult, firstText(big), big.Meta)
 	}
 	if small.IsError || firstText(small) != "small" {
 		t.Errorf("the small call beside it = %.300s", firstText(small))
 	}
 	body, err = os.ReadFile(path)
-	want := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", (webmcp.MaxResult+35)/36)[:webmcp.MaxResult-2]
+	want := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", (protocol.MaxResult+35)/36)[:protocol.MaxResult-2]
 	if err != nil || string(body) != want {
 		t.Errorf("the file holds %d bytes (%v), want the %d of the result, byte for byte", len(body), err, len(want))
 	}
@@ -121,7 +122,7 @@ func TestSizesThroughTheChain(t *testing.T) {
 
 	// One byte more: an error that names the limit and says the page ran
 	// its tool; the call beside it and the next call are fine.
-	big, small = bigBeside(ctx, t, b, webmcp.MaxResult-1)
+	big, small = bigBeside(ctx, t, b, protocol.MaxResult-1)
 	if !big.IsError || big.Meta["dev.webmcp/error"] != "too_large" || big.Meta["dev.webmcp/pageRan"] != "yes" ||
 		!strings.Contains(firstText(big), "over the bridge's limit of 64 MiB") {
 		t.Errorf("a result over the limit = %.300s %v, want too_large naming the limit", firstText(big), big.Meta)

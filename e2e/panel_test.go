@@ -17,8 +17,9 @@ import (
 	"github.com/chromedp/cdproto/extensions"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
-	"github.com/webmcp-bridge/bridge/webmcp"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -154,7 +155,7 @@ func (b *bridge) clickToolbarButton(url string) context.Context {
 	if tab == "" {
 		b.t.Fatalf("no tab shows %s", url)
 	}
-	if _, err := chromedp.CallBrowser(b.browser, extensions.TriggerAction, extensions.TriggerActionParams{ID: webmcp.ExtensionID, TargetID: string(tab)}); err != nil {
+	if _, err := chromedp.CallBrowser(b.browser, extensions.TriggerAction, extensions.TriggerActionParams{ID: protocol.ExtensionID, TargetID: string(tab)}); err != nil {
 		b.t.Fatalf("click the toolbar button: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(b.browser, 20*time.Second)

@@ -24,7 +24,8 @@ import (
 	cdpwebmcp "github.com/chromedp/cdproto/webmcp"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/webmcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // The knobs of BenchmarkSuite; bench.sh passes its arguments on, e.g.
@@ -790,10 +791,10 @@ func timeSizes(ctx context.Context, br *bridge, tab context.Context, cdpt *cdpTo
 		out = append(out, fig)
 	}
 
-	for _, n := range []int{1 << 20, webmcp.MaxResult - 2} { // 64 MiB of JSON: the largest result
+	for _, n := range []int{1 << 20, protocol.MaxResult - 2} { // 64 MiB of JSON: the largest result
 		want := []byte(strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", n/36+1)[:n])
 		fig := sizeFigure{What: "result", Label: sizeName(n), Bytes: n, Intact: true}
-		if n == webmcp.MaxResult-2 {
+		if n == protocol.MaxResult-2 {
 			fig.Label = fmt.Sprintf("64 MiB (%d characters: 64 MiB of JSON, the largest)", n)
 		}
 		reps := repsFor(n)

@@ -6,11 +6,11 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // setClient records what a shim said about itself and tells the browser.
-func (h *host) setClient(s *session, c *webmcp.ClientInfo) {
+func (h *host) setClient(s *session, c *protocol.ClientInfo) {
 	h.mu.Lock()
 	if s.dropped {
 		h.mu.Unlock()
@@ -32,17 +32,17 @@ func (h *host) sendSessions() {
 		h.mu.Unlock()
 		return
 	}
-	list := []webmcp.Session{}
+	list := []protocol.Session{}
 	for _, s := range h.sessions {
 		if s.client != nil {
-			list = append(list, webmcp.Session{ID: s.id, Client: *s.client})
+			list = append(list, protocol.Session{ID: s.id, Client: *s.client})
 		}
 	}
 	h.mu.Unlock()
-	slices.SortFunc(list, func(a, b webmcp.Session) int {
+	slices.SortFunc(list, func(a, b protocol.Session) int {
 		return cmp.Compare(sessionNumber(a.ID), sessionNumber(b.ID))
 	})
-	b, err := json.Marshal(&webmcp.Message{Type: webmcp.TypeSessions, Sessions: list})
+	b, err := json.Marshal(&protocol.Message{Type: protocol.TypeSessions, Sessions: list})
 	if err == nil {
 		err = h.toBrowser(b)
 	}

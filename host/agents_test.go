@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/webmcp-bridge/bridge/host"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // TestSessionsToBrowser: the extension hears of every shim that says hello,
@@ -20,15 +21,15 @@ func TestSessionsToBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	isSessions := func(m *webmcp.Message) bool { return m.Type == webmcp.TypeSessions }
-	want := func(what string, sessions ...webmcp.Session) {
+	isSessions := func(m *protocol.Message) bool { return m.Type == protocol.TypeSessions }
+	want := func(what string, sessions ...protocol.Session) {
 		t.Helper()
 		if sessions == nil {
-			sessions = []webmcp.Session{}
+			sessions = []protocol.Session{}
 		}
 		got := p.await(ctx, t, isSessions).Sessions
 		if got == nil {
-			got = []webmcp.Session{}
+			got = []protocol.Session{}
 		}
 		if diff := cmp.Diff(sessions, got); diff != "" {
 			t.Fatalf("%s: sessions (-want +got):\n%s", what, diff)
@@ -37,23 +38,23 @@ func TestSessionsToBrowser(t *testing.T) {
 
 	me := os.Getpid()
 	a := bridgetest.DialLine(t, p.socket)
-	a.Expect(ctx, webmcp.TypeHello)
-	a.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7}})
-	want("after a hello", webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: me}})
+	a.Expect(ctx, protocol.TypeHello)
+	a.SendMsg(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Client: &protocol.ClientInfo{Name: "webmcp-shim", PID: 7}})
+	want("after a hello", protocol.Session{ID: "s1", Client: protocol.ClientInfo{Name: "webmcp-shim", PID: me}})
 
-	agents := []webmcp.AgentInfo{{ID: "a1", Name: "claude-code", Version: "2.1.0"}, {ID: "a2", Name: "codex", Version: "0.171.0"}}
-	a.SendMsg(&webmcp.Message{Type: webmcp.TypeClient, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agents: agents}})
-	want("after the agent", webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: me, Agents: agents}})
+	agents := []protocol.AgentInfo{{ID: "a1", Name: "claude-code", Version: "2.1.0"}, {ID: "a2", Name: "codex", Version: "0.171.0"}}
+	a.SendMsg(&protocol.Message{Type: protocol.TypeClient, Client: &protocol.ClientInfo{Name: "webmcp-shim", PID: 7, Agents: agents}})
+	want("after the agent", protocol.Session{ID: "s1", Client: protocol.ClientInfo{Name: "webmcp-shim", PID: me, Agents: agents}})
 
 	b := bridgetest.DialLine(t, p.socket)
-	b.Expect(ctx, webmcp.TypeHello)
-	b.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 8}})
+	b.Expect(ctx, protocol.TypeHello)
+	b.SendMsg(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Client: &protocol.ClientInfo{Name: "webmcp-shim", PID: 8}})
 	want("a second shim",
-		webmcp.Session{ID: "s1", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: me, Agents: agents}},
-		webmcp.Session{ID: "s2", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: me}})
+		protocol.Session{ID: "s1", Client: protocol.ClientInfo{Name: "webmcp-shim", PID: me, Agents: agents}},
+		protocol.Session{ID: "s2", Client: protocol.ClientInfo{Name: "webmcp-shim", PID: me}})
 
 	a.Close()
-	want("the first left", webmcp.Session{ID: "s2", Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: me}})
+	want("the first left", protocol.Session{ID: "s2", Client: protocol.ClientInfo{Name: "webmcp-shim", PID: me}})
 	b.Close()
 	want("both left")
 }

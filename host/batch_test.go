@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // batchBrowser is a browser whose hello says it takes batches.
-func batchBrowser() *webmcp.Browser {
-	return &webmcp.Browser{Name: "Chromium", Version: "156.0.0.0", Instance: "fakeext", ExtensionID: webmcp.ExtensionID, Batch: true}
+func batchBrowser() *protocol.Browser {
+	return &protocol.Browser{Name: "Chromium", Version: "156.0.0.0", Instance: "fakeext", ExtensionID: protocol.ExtensionID, Batch: true}
 }
 
 // Calls that a shim wrote at once reach a browser that takes batches in
@@ -28,7 +28,7 @@ func TestCallsWrittenTogetherGoInOneBatch(t *testing.T) {
 				opts.Browser = batchBrowser()
 			}
 			ext, _ := start(t, newBrowser(), opts)
-			h, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeHello })
+			h, err := ext.Await(ctx, func(m *protocol.Message) bool { return m.Type == protocol.TypeHello })
 			if err != nil || h.Host == nil || !h.Host.Batch {
 				t.Errorf("the host's hello to the browser %+v (%v) does not say it takes batches", h, err)
 			}
@@ -39,7 +39,7 @@ func TestCallsWrittenTogetherGoInOneBatch(t *testing.T) {
 			for i := range 3 {
 				id := fmt.Sprintf("%s.%d", s.session, i+1)
 				ids = append(ids, id)
-				b, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeCall, ID: id, TabID: 1, Name: "echo", Arguments: json.RawMessage(`{"n":1}`)})
+				b, _ := json.Marshal(&protocol.Message{Type: protocol.TypeCall, ID: id, TabID: 1, Name: "echo", Arguments: json.RawMessage(`{"n":1}`)})
 				lines.Write(append(b, '\n'))
 			}
 			if _, err := io.WriteString(s.Conn(), lines.String()); err != nil {
@@ -47,7 +47,7 @@ func TestCallsWrittenTogetherGoInOneBatch(t *testing.T) {
 			}
 			got := map[string]bool{}
 			for len(got) < len(ids) {
-				r := s.Expect(ctx, webmcp.TypeResult)
+				r := s.Expect(ctx, protocol.TypeResult)
 				got[r.ID] = true
 			}
 			st := ext.Stats()
@@ -70,24 +70,24 @@ func TestBrowserBatchOfAnswers(t *testing.T) {
 	ext, log := start(t, newBrowser(), fakeext.Options{Browser: batchBrowser()})
 	s := dialReady(ctx, t, ext.Socket())
 	ids := requestsUnderWay(ctx, t, ext, s, 2)
-	r0, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeResult, ID: ids[0], Output: json.RawMessage(`{"n":0}`)})
-	r1, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeError, ID: ids[1], Error: webmcp.Errorf(webmcp.CodeNotFound, "no such provider")})
-	nested := webmcp.AppendBatch(nil, [][]byte{r0, r1})
-	if err := ext.SendFrame(webmcp.AppendBatch(nil, [][]byte{nested, r0})); err != nil {
+	r0, _ := json.Marshal(&protocol.Message{Type: protocol.TypeResult, ID: ids[0], Output: json.RawMessage(`{"n":0}`)})
+	r1, _ := json.Marshal(&protocol.Message{Type: protocol.TypeError, ID: ids[1], Error: protocol.Errorf(protocol.CodeNotFound, "no such provider")})
+	nested := protocol.AppendBatch(nil, [][]byte{r0, r1})
+	if err := ext.SendFrame(protocol.AppendBatch(nil, [][]byte{nested, r0})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := log.await(ctx, "batch inside"); err != nil {
 		t.Fatalf("a batch inside a batch was not refused: %v", err)
 	}
-	if err := ext.SendFrame(webmcp.AppendBatch(nil, [][]byte{r0, r1})); err != nil {
+	if err := ext.SendFrame(protocol.AppendBatch(nil, [][]byte{r0, r1})); err != nil {
 		t.Fatal(err)
 	}
 	// The first answer of the refused frame went through; the shim sees
 	// each call answered once, in order.
-	if m := s.Expect(ctx, webmcp.TypeResult); m.ID != ids[0] || string(m.Output) != `{"n":0}` {
+	if m := s.Expect(ctx, protocol.TypeResult); m.ID != ids[0] || string(m.Output) != `{"n":0}` {
 		t.Errorf("first answer %+v", m)
 	}
-	if m := s.Expect(ctx, webmcp.TypeError); m.ID != ids[1] || m.Error.Code != webmcp.CodeNotFound {
+	if m := s.Expect(ctx, protocol.TypeError); m.ID != ids[1] || m.Error.Code != protocol.CodeNotFound {
 		t.Errorf("second answer %+v", m)
 	}
 }
@@ -101,14 +101,14 @@ func TestBrowserBatchKeepsItsOrder(t *testing.T) {
 	ids := requestsUnderWay(ctx, t, ext, s, 3)
 	var frames [][]byte
 	for i, id := range ids {
-		r, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeResult, ID: id, Output: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))})
+		r, _ := json.Marshal(&protocol.Message{Type: protocol.TypeResult, ID: id, Output: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))})
 		frames = append(frames, r)
 		if i == 1 {
-			u, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeTabUpdated, Tab: &webmcp.Tab{ID: 7, Title: "between"}})
+			u, _ := json.Marshal(&protocol.Message{Type: protocol.TypeTabUpdated, Tab: &protocol.Tab{ID: 7, Title: "between"}})
 			frames = append(frames, u)
 		}
 	}
-	if err := ext.SendFrame(webmcp.AppendBatch(nil, frames)); err != nil {
+	if err := ext.SendFrame(protocol.AppendBatch(nil, frames)); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -118,9 +118,9 @@ func TestBrowserBatchKeepsItsOrder(t *testing.T) {
 			t.Fatalf("after %q: %v", got, err)
 		}
 		switch m.Type {
-		case webmcp.TypeResult:
+		case protocol.TypeResult:
 			got = append(got, m.ID)
-		case webmcp.TypeTabUpdated:
+		case protocol.TypeTabUpdated:
 			got = append(got, "tab "+m.Tab.Title)
 		}
 	}
@@ -138,8 +138,8 @@ func requestsUnderWay(ctx context.Context, t *testing.T, ext *fakeext.Ext, s *sh
 	for i := range n {
 		id := fmt.Sprintf("%s.%d", s.session, i+1)
 		ids = append(ids, id)
-		s.SendMsg(&webmcp.Message{Type: webmcp.TypeRequest, ID: id, Method: webmcp.MethodPin, Params: json.RawMessage(`{}`)})
-		if _, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeRequest && m.ID == id }); err != nil {
+		s.SendMsg(&protocol.Message{Type: protocol.TypeRequest, ID: id, Method: protocol.MethodPin, Params: json.RawMessage(`{}`)})
+		if _, err := ext.Await(ctx, func(m *protocol.Message) bool { return m.Type == protocol.TypeRequest && m.ID == id }); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/webmcp-bridge/bridge/internal/version"
 	"io"
 	"strconv"
 
+	"github.com/webmcp-bridge/bridge/internal/version"
+
 	"github.com/webmcp-bridge/bridge/nativemsg"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // readBrowser reads the browser's frames until stdin ends. It returns nil at
@@ -44,36 +45,36 @@ func (h *host) fromBrowser(body []byte) error {
 // fromBrowserMsg is fromBrowser; joined says body was joined from chunks
 // or came in a batch (a chunk or a batch inside it is refused).
 func (h *host) fromBrowserMsg(body []byte, joined bool) error {
-	env, err := webmcp.PeekEnvelope(body)
+	env, err := protocol.PeekEnvelope(body)
 	if err != nil {
 		h.log.Printf("the browser sent a %v; skipped: %s", err, excerpt(body))
 		return nil
 	}
-	if env.Type != webmcp.TypeResult && env.Type != webmcp.TypeError {
+	if env.Type != protocol.TypeResult && env.Type != protocol.TypeError {
 		h.sendGathered() // the answers before it go first
 	}
 	switch env.Type {
-	case webmcp.TypeResult, webmcp.TypeError:
+	case protocol.TypeResult, protocol.TypeError:
 		if env.ID == "" {
 			h.log.Printf("the browser sent %s without a call id; skipped: %s", withArticle(env.Type), excerpt(body))
 			return nil
 		}
 		h.routeAnswer(env, line(body))
-	case webmcp.TypeHello:
-		var m webmcp.Message
+	case protocol.TypeHello:
+		var m protocol.Message
 		if err := json.Unmarshal(body, &m); err != nil {
 			h.log.Printf("the browser sent a malformed hello (%v); skipped: %s", err, excerpt(body))
 			return nil
 		}
-		if m.Protocol != webmcp.ProtocolVersion {
-			return fmt.Errorf("the extension speaks bridge protocol %d, this webmcp-host speaks %d: update whichever is older", m.Protocol, webmcp.ProtocolVersion)
+		if m.Protocol != protocol.ProtocolVersion {
+			return fmt.Errorf("the extension speaks bridge protocol %d, this webmcp-host speaks %d: update whichever is older", m.Protocol, protocol.ProtocolVersion)
 		}
 		h.batchOK.Store(m.Browser != nil && m.Browser.Batch)
 		h.setBrowser(m.Browser)
 		h.sendSessions()
-	case webmcp.TypeState, webmcp.TypeTabUpdated, webmcp.TypeTabRemoved,
-		webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext, webmcp.TypePins:
-		var m webmcp.Message
+	case protocol.TypeState, protocol.TypeTabUpdated, protocol.TypeTabRemoved,
+		protocol.TypeToolsAdded, protocol.TypeToolsRemoved, protocol.TypeContext, protocol.TypePins:
+		var m protocol.Message
 		if err := json.Unmarshal(body, &m); err != nil {
 			h.log.Printf("the browser sent a malformed %s message (%v); skipped: %s", env.Type, err, excerpt(body))
 			return nil
@@ -83,12 +84,12 @@ func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 			return nil
 		}
 		h.applyChange(&m, line(body))
-	case webmcp.TypeBatch:
+	case protocol.TypeBatch:
 		if joined {
 			h.log.Printf("the browser sent a batch inside a chunked message or a batch; skipped")
 			return nil
 		}
-		var m webmcp.Message
+		var m protocol.Message
 		if err := json.Unmarshal(body, &m); err != nil {
 			h.log.Printf("the browser sent a malformed batch (%v); skipped: %s", err, excerpt(body))
 			return nil
@@ -106,13 +107,13 @@ func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 				return err
 			}
 		}
-	case webmcp.TypeChunk:
+	case protocol.TypeChunk:
 		if joined {
 			h.log.Printf("the browser sent a chunk inside a chunked message; skipped")
 			return nil
 		}
 		return h.joinChunk(body)
-	case webmcp.TypeCall, webmcp.TypeRequest, webmcp.TypeCancel:
+	case protocol.TypeCall, protocol.TypeRequest, protocol.TypeCancel:
 		h.log.Printf("the browser sent %s message, which only goes from the host to the browser; ignored", withArticle(env.Type))
 	default:
 		h.log.Printf("the browser sent a message of unknown type %q; ignored", env.Type)
@@ -121,10 +122,10 @@ func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 }
 
 // joinChunk takes one chunk from the browser (a message over
-// webmcp.MaxBrowserChunk) and handles the message once its last piece is
+// protocol.MaxBrowserChunk) and handles the message once its last piece is
 // in. Only the browser's reading goroutine calls it.
 func (h *host) joinChunk(body []byte) error {
-	var m webmcp.Message
+	var m protocol.Message
 	if err := json.Unmarshal(body, &m); err != nil || m.ID == "" {
 		h.log.Printf("the browser sent a malformed chunk (%v); skipped: %s", err, excerpt(body))
 		return nil
@@ -142,28 +143,28 @@ func (h *host) joinChunk(body []byte) error {
 }
 
 // missing names the field that a change message needs and lacks.
-func missing(m *webmcp.Message) string {
+func missing(m *protocol.Message) string {
 	switch {
-	case m.Type == webmcp.TypeState && m.State == nil:
+	case m.Type == protocol.TypeState && m.State == nil:
 		return `"state"`
-	case m.Type == webmcp.TypeTabUpdated && m.Tab == nil:
+	case m.Type == protocol.TypeTabUpdated && m.Tab == nil:
 		return `"tab"`
-	case m.Type == webmcp.TypeTabRemoved && m.TabID == 0:
+	case m.Type == protocol.TypeTabRemoved && m.TabID == 0:
 		return `"tabId"`
-	case m.Type == webmcp.TypeContext && m.Context == nil:
+	case m.Type == protocol.TypeContext && m.Context == nil:
 		return `"context"`
 	}
 	return ""
 }
 
 // toBrowser sends one message to the browser: as one frame, or as chunks
-// when it is over webmcp.MaxHostFrame. It is safe for concurrent use.
+// when it is over protocol.MaxHostFrame. It is safe for concurrent use.
 func (h *host) toBrowser(msg []byte) error {
 	frames := [][]byte{msg}
-	if len(msg) > webmcp.MaxHostFrame {
+	if len(msg) > protocol.MaxHostFrame {
 		id := "c" + strconv.FormatUint(h.chunkSeq.Add(1), 10)
 		var err error
-		if frames, err = webmcp.Chunks(id, msg, webmcp.MaxHostFrame); err != nil {
+		if frames, err = protocol.Chunks(id, msg, protocol.MaxHostFrame); err != nil {
 			return fmt.Errorf("cutting a %d-byte message into chunks: %w", len(msg), err)
 		}
 		h.log.Debugf("sending a %d-byte message to the browser as %d chunks (%s)", len(msg), len(frames), id)
@@ -187,13 +188,13 @@ func (h *host) toBrowser(msg []byte) error {
 // before the one that failed) and the error.
 func (h *host) toBrowserMany(msgs [][]byte) (int, error) {
 	if len(msgs) > 1 && h.batchOK.Load() {
-		size := webmcp.BatchOverhead + len(msgs) - 1
+		size := protocol.BatchOverhead + len(msgs) - 1
 		for _, m := range msgs {
 			size += len(m)
 		}
-		if size <= webmcp.MaxHostFrame {
+		if size <= protocol.MaxHostFrame {
 			h.log.Debugf("%d messages → browser in one batch (%d bytes)", len(msgs), size)
-			if err := h.toBrowser(webmcp.AppendBatch(make([]byte, 0, size), msgs)); err != nil {
+			if err := h.toBrowser(protocol.AppendBatch(make([]byte, 0, size), msgs)); err != nil {
 				return 0, err
 			}
 			return len(msgs), nil
@@ -209,10 +210,10 @@ func (h *host) toBrowserMany(msgs [][]byte) (int, error) {
 
 // sendHostHello tells the browser which host it talks to.
 func (h *host) sendHostHello() {
-	b, err := json.Marshal(&webmcp.Message{
-		Type:     webmcp.TypeHello,
-		Protocol: webmcp.ProtocolVersion,
-		Host:     &webmcp.HostInfo{PID: h.pid, Socket: h.socket, Version: version.Version, Batch: true},
+	b, err := json.Marshal(&protocol.Message{
+		Type:     protocol.TypeHello,
+		Protocol: protocol.ProtocolVersion,
+		Host:     &protocol.HostInfo{PID: h.pid, Socket: h.socket, Version: version.Version, Batch: true},
 	})
 	if err == nil {
 		err = h.toBrowser(b)
@@ -256,7 +257,7 @@ func excerpt(b []byte) string {
 // result", "an error".
 func withArticle(typ string) string {
 	switch typ {
-	case webmcp.TypeError:
+	case protocol.TypeError:
 		return "an error"
 	}
 	return "a " + typ

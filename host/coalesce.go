@@ -3,7 +3,7 @@ package host
 import (
 	"time"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // Calls go to the browser in batches: each message that crosses the
@@ -38,7 +38,7 @@ func (s *session) queueOut(call string, msg []byte) {
 func (s *session) outFull() bool {
 	s.outMu.Lock()
 	defer s.outMu.Unlock()
-	return s.outBytes >= webmcp.MaxHostFrame || s.holding && len(s.out) >= HoldMax
+	return s.outBytes >= protocol.MaxHostFrame || s.holding && len(s.out) >= HoldMax
 }
 
 // sendOrHold sends what the session's reader holds for the browser, or,
@@ -95,7 +95,7 @@ func (s *session) sendHeld() {
 	if err != nil {
 		for _, id := range s.outCalls[n:] {
 			if id != "" && h.takePending(id) == s {
-				s.send(errorLine(id, webmcp.Errorf(webmcp.CodeNoBrowser, "webmcp-host could not pass the call to the browser (%v): reopen the browser with the WebMCP bridge extension and call again", err)))
+				s.send(errorLine(id, protocol.Errorf(protocol.CodeNoBrowser, "webmcp-host could not pass the call to the browser (%v): reopen the browser with the WebMCP bridge extension and call again", err)))
 			}
 		}
 	}

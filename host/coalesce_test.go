@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/webmcp-bridge/bridge/host"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // Under load (host.HoldUnderLoad or more calls under way in the browser),
@@ -20,15 +20,15 @@ func TestCallsUnderLoadGoTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.send(t, &webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Browser: &webmcp.Browser{Name: "test", Batch: true}})
+	p.send(t, &protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Browser: &protocol.Browser{Name: "test", Batch: true}})
 	s := dialReady(ctx, t, p.socket)
-	isCallOrBatch := func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCall || m.Type == webmcp.TypeBatch }
+	isCallOrBatch := func(m *protocol.Message) bool { return m.Type == protocol.TypeCall || m.Type == protocol.TypeBatch }
 
 	n := 0
 	for range host.HoldUnderLoad {
 		n++
 		id := s.call(n, "echo", `{}`)
-		if m := p.await(ctx, t, isCallOrBatch); m.Type != webmcp.TypeCall || m.ID != id {
+		if m := p.await(ctx, t, isCallOrBatch); m.Type != protocol.TypeCall || m.ID != id {
 			t.Fatalf("with %d calls under way, call %s reached the browser as %s %s, want alone at once", n-1, id, m.Type, m.ID)
 		}
 	}
@@ -38,12 +38,12 @@ func TestCallsUnderLoadGoTogether(t *testing.T) {
 		ids = append(ids, s.call(n, "echo", `{}`))
 	}
 	m := p.await(ctx, t, isCallOrBatch)
-	if m.Type != webmcp.TypeBatch || len(m.Messages) != len(ids) {
+	if m.Type != protocol.TypeBatch || len(m.Messages) != len(ids) {
 		t.Fatalf("%d calls written one by one under load reached the browser as %s %s with %d messages, want one batch of them all", len(ids), m.Type, m.ID, len(m.Messages))
 	}
 	for i, raw := range m.Messages {
-		var c webmcp.Message
-		if err := json.Unmarshal(raw, &c); err != nil || c.Type != webmcp.TypeCall || c.ID != ids[i] {
+		var c protocol.Message
+		if err := json.Unmarshal(raw, &c); err != nil || c.Type != protocol.TypeCall || c.ID != ids[i] {
 			t.Errorf("batch message %d: %s (%v), want call %s", i, raw, err, ids[i])
 		}
 	}
@@ -56,26 +56,26 @@ func TestHeldCallGoesAfterTheHold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.send(t, &webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Browser: &webmcp.Browser{Name: "test", Batch: true}})
+	p.send(t, &protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Browser: &protocol.Browser{Name: "test", Batch: true}})
 	s := dialReady(ctx, t, p.socket)
 	for i := range host.HoldUnderLoad + 1 {
 		id := s.call(i+1, "echo", `{}`)
-		p.await(ctx, t, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCall && m.ID == id })
+		p.await(ctx, t, func(m *protocol.Message) bool { return m.Type == protocol.TypeCall && m.ID == id })
 	}
 	// A cancel behind it keeps its place.
 	id := s.call(host.HoldUnderLoad+2, "echo", `{}`)
-	s.SendMsg(&webmcp.Message{Type: webmcp.TypeCancel, ID: id})
-	m := p.await(ctx, t, func(m *webmcp.Message) bool { return m.Type != webmcp.TypeHello && m.Type != webmcp.TypeSessions })
+	s.SendMsg(&protocol.Message{Type: protocol.TypeCancel, ID: id})
+	m := p.await(ctx, t, func(m *protocol.Message) bool { return m.Type != protocol.TypeHello && m.Type != protocol.TypeSessions })
 	var got []string
-	if m.Type == webmcp.TypeBatch {
+	if m.Type == protocol.TypeBatch {
 		for _, raw := range m.Messages {
-			var c webmcp.Message
+			var c protocol.Message
 			json.Unmarshal(raw, &c)
 			got = append(got, c.Type+" "+c.ID)
 		}
 	} else {
 		got = append(got, m.Type+" "+m.ID)
-		m = p.await(ctx, t, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCancel })
+		m = p.await(ctx, t, func(m *protocol.Message) bool { return m.Type == protocol.TypeCancel })
 		got = append(got, m.Type+" "+m.ID)
 	}
 	if want := []string{"call " + id, "cancel " + id}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {

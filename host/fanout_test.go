@@ -7,18 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // TestStateLines: a state over the limit goes to a shim as the state
 // without tools and toolsAdded lines of at most a quarter of the limit,
 // which, applied in order, give the whole state; a small one is one line.
 func TestStateLines(t *testing.T) {
-	snap := &webmcp.Snapshot{Tabs: []webmcp.Tab{}, Tools: []webmcp.Tool{}}
+	snap := &protocol.Snapshot{Tabs: []protocol.Tab{}, Tools: []protocol.Tool{}}
 	for id := 1; id <= 5; id++ {
-		snap.Tabs = append(snap.Tabs, webmcp.Tab{ID: id, URL: fmt.Sprintf("http://localhost/%d", id), Origin: "http://localhost", Allowed: true})
+		snap.Tabs = append(snap.Tabs, protocol.Tab{ID: id, URL: fmt.Sprintf("http://localhost/%d", id), Origin: "http://localhost", Allowed: true})
 		for i := range 8 {
-			snap.Tools = append(snap.Tools, webmcp.Tool{TabID: id, Name: fmt.Sprintf("big%d", i), Description: strings.Repeat("x", 1000)})
+			snap.Tools = append(snap.Tools, protocol.Tool{TabID: id, Name: fmt.Sprintf("big%d", i), Description: strings.Repeat("x", 1000)})
 		}
 	}
 	const max = 32 << 10 // the state is about 40 KiB
@@ -26,16 +26,16 @@ func TestStateLines(t *testing.T) {
 	if len(lines) < 3 {
 		t.Fatalf("%d lines, want the state and at least two toolsAdded", len(lines))
 	}
-	var st webmcp.State
+	var st protocol.State
 	for i, l := range lines {
-		var m webmcp.Message
+		var m protocol.Message
 		if err := json.Unmarshal(l, &m); err != nil {
 			t.Fatal(err)
 		}
 		switch {
-		case i == 0 && (m.Type != webmcp.TypeState || len(m.State.Tools) != 0 || len(m.State.Tabs) != 5):
+		case i == 0 && (m.Type != protocol.TypeState || len(m.State.Tools) != 0 || len(m.State.Tabs) != 5):
 			t.Errorf("the first line is not the state without tools: %.200s", l)
-		case i > 0 && m.Type != webmcp.TypeToolsAdded:
+		case i > 0 && m.Type != protocol.TypeToolsAdded:
 			t.Errorf("line %d is a %s, want toolsAdded", i, m.Type)
 		case i > 0 && len(l) > max/4+1100: // a quarter of max, and one more tool at most
 			t.Errorf("line %d has %d bytes", i, len(l))

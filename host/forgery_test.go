@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // TestForgedEnvelopesRefused: a shim's line whose type or id the
@@ -40,11 +41,11 @@ func TestForgedEnvelopesRefused(t *testing.T) {
 	}
 	// b's own cancel comes after the forged lines: once the browser has
 	// it, the host has handled them all.
-	b.SendMsg(&webmcp.Message{Type: webmcp.TypeCancel, ID: idB})
-	if e := b.Expect(ctx, webmcp.TypeError); e.ID != idB || e.Error.Code != webmcp.CodeCancelled {
+	b.SendMsg(&protocol.Message{Type: protocol.TypeCancel, ID: idB})
+	if e := b.Expect(ctx, protocol.TypeError); e.ID != idB || e.Error.Code != protocol.CodeCancelled {
 		t.Fatalf("b got %s, want cancelled for %s", jsonOf(t, e), idB)
 	}
-	cancel, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCancel })
+	cancel, err := ext.Await(ctx, func(m *protocol.Message) bool { return m.Type == protocol.TypeCancel })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +56,8 @@ func TestForgedEnvelopesRefused(t *testing.T) {
 		t.Errorf("a's call %s was cancelled by b", idA)
 	}
 	good := a.call(5, "echo", `{}`)
-	m, err := ext.Await(ctx, func(m *webmcp.Message) bool {
-		return m.Type == webmcp.TypeCall || m.Type == webmcp.TypeRequest
+	m, err := ext.Await(ctx, func(m *protocol.Message) bool {
+		return m.Type == protocol.TypeCall || m.Type == protocol.TypeRequest
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestForgedEnvelopesRefused(t *testing.T) {
 	if m.ID != good {
 		t.Errorf("the browser got %s %s before a's next call %s", m.Type, m.ID, good)
 	}
-	a.Expect(ctx, webmcp.TypeResult)
+	a.Expect(ctx, protocol.TypeResult)
 	if n := ext.Stats().Unclear; n != 0 {
 		t.Errorf("%d messages whose type or id the extension reads otherwise reached the browser", n)
 	}
@@ -75,8 +76,8 @@ func TestForgedEnvelopesRefused(t *testing.T) {
 		}
 	}
 	// a's call is still a's: a cancels it and gets the answer.
-	a.SendMsg(&webmcp.Message{Type: webmcp.TypeCancel, ID: idA})
-	if e := a.Expect(ctx, webmcp.TypeError); e.ID != idA || e.Error.Code != webmcp.CodeCancelled {
+	a.SendMsg(&protocol.Message{Type: protocol.TypeCancel, ID: idA})
+	if e := a.Expect(ctx, protocol.TypeError); e.ID != idA || e.Error.Code != protocol.CodeCancelled {
 		t.Errorf("a got %s, want cancelled for %s", jsonOf(t, e), idA)
 	}
 }
@@ -90,9 +91,9 @@ func TestShimPIDIsTheSystems(t *testing.T) {
 	me := os.Getpid()
 	claim := ext.PID() // the host's own: surely not this process
 	s := bridgetest.DialLine(t, ext.Socket())
-	s.Expect(ctx, webmcp.TypeHello)
-	s.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: claim}})
-	m, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeSessions && len(m.Sessions) == 1 })
+	s.Expect(ctx, protocol.TypeHello)
+	s.SendMsg(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Client: &protocol.ClientInfo{Name: "webmcp-shim", PID: claim}})
+	m, err := ext.Await(ctx, func(m *protocol.Message) bool { return m.Type == protocol.TypeSessions && len(m.Sessions) == 1 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,9 +104,9 @@ func TestShimPIDIsTheSystems(t *testing.T) {
 		t.Error(err)
 	}
 	// A later client message cannot change it either.
-	s.SendMsg(&webmcp.Message{Type: webmcp.TypeClient, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: claim, Agents: []webmcp.AgentInfo{{ID: "a1", Name: "codex"}}}})
-	m, err = ext.Await(ctx, func(m *webmcp.Message) bool {
-		return m.Type == webmcp.TypeSessions && len(m.Sessions) == 1 && len(m.Sessions[0].Client.Agents) == 1
+	s.SendMsg(&protocol.Message{Type: protocol.TypeClient, Client: &protocol.ClientInfo{Name: "webmcp-shim", PID: claim, Agents: []protocol.AgentInfo{{ID: "a1", Name: "codex"}}}})
+	m, err = ext.Await(ctx, func(m *protocol.Message) bool {
+		return m.Type == protocol.TypeSessions && len(m.Sessions) == 1 && len(m.Sessions[0].Client.Agents) == 1
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestShimPIDIsTheSystems(t *testing.T) {
 func TestNonReaderDelaysNoOne(t *testing.T) {
 	ctx := testCtx(t)
 	ext, log := start(t, newBrowser(), fakeext.Options{})
-	idle, err := webmcp.Dial(ctx, ext.Socket())
+	idle, err := endpoint.Dial(ctx, ext.Socket())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestNonReaderDelaysNoOne(t *testing.T) {
 	b := dialReady(ctx, t, ext.Socket())
 	title := strings.Repeat("a long title ", 40)
 	for i := range 3000 {
-		if err := ext.UpdateTab(webmcp.Tab{ID: 100 + i, URL: fmt.Sprintf("http://localhost:8080/%d", i), Title: title}); err != nil {
+		if err := ext.UpdateTab(protocol.Tab{ID: 100 + i, URL: fmt.Sprintf("http://localhost:8080/%d", i), Title: title}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -142,7 +143,7 @@ func TestNonReaderDelaysNoOne(t *testing.T) {
 		if m == nil {
 			t.Fatalf("b's connection ended before its answer: %s", line)
 		}
-		if m.Type == webmcp.TypeResult && m.ID == id {
+		if m.Type == protocol.TypeResult && m.ID == id {
 			break
 		}
 	}

@@ -26,16 +26,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/nativemsg"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // Default limits of a shim's outgoing queue: room for the largest message
-// (webmcp.MaxMessage, a result of webmcp.MaxResult) and as much again
+// (protocol.MaxMessage, a result of protocol.MaxResult) and as much again
 // behind it.
 const (
 	DefaultQueueLen   = 1024
-	DefaultQueueBytes = 2 * webmcp.MaxMessage
+	DefaultQueueBytes = 2 * protocol.MaxMessage
 )
 
 // DefaultMaxShims is how many shims may be connected to one host at once by
@@ -69,14 +70,14 @@ type Options struct {
 	Debug bool
 	// Origin is the caller that the browser passed (see [ParseArgs]): the
 	// extension's origin from Chromium browsers, the add-on's ID from
-	// Firefox; anything but webmcp.ExtensionOrigin, webmcp.FirefoxAddonID
+	// Firefox; anything but protocol.ExtensionOrigin, protocol.FirefoxAddonID
 	// and the origins of ExtensionIDs is refused.
 	Origin string
 	// ExtensionIDs are the extension IDs the host accepts beside the fixed
 	// one: those a store gave the extension, which the install's record
 	// lists (webmcp-host install --extension-id).
 	ExtensionIDs []string
-	// RuntimeDir is where the socket goes; empty means webmcp.RuntimeDir().
+	// RuntimeDir is where the socket goes; empty means endpoint.RuntimeDir().
 	RuntimeDir string
 	// QueueLen and QueueBytes bound the messages waiting to be written to
 	// one shim; a shim that falls further behind is disconnected. Zero
@@ -112,9 +113,9 @@ type host struct {
 	bmu      sync.Mutex
 	bw       *nativemsg.Writer
 	chunkSeq atomic.Uint64
-	bwFailed atomic.Bool   // a write to the browser failed (logged once)
-	batchOK  atomic.Bool   // the browser's hello said it takes batches
-	joiner   webmcp.Joiner // the browser's chunked messages; its reader's own
+	bwFailed atomic.Bool     // a write to the browser failed (logged once)
+	batchOK  atomic.Bool     // the browser's hello said it takes batches
+	joiner   protocol.Joiner // the browser's chunked messages; its reader's own
 	// gathering is set while the browser's reader handles a batch, whose
 	// answers wait in gathered (routeAnswer, sendGathered); its own.
 	gathering bool
@@ -122,9 +123,9 @@ type host struct {
 	sessionWG sync.WaitGroup
 
 	mu          sync.Mutex
-	state       webmcp.State
-	greeting    [][]byte        // the state's lines for a new shim (greet); nil: encode anew
-	browser     *webmcp.Browser // from the browser's hello; nil before it
+	state       protocol.State
+	greeting    [][]byte          // the state's lines for a new shim (greet); nil: encode anew
+	browser     *protocol.Browser // from the browser's hello; nil before it
 	sessions    map[string]*session
 	pending     map[string]*session // call id → the shim that asked
 	gone        bool                // the browser link is gone: no new calls or shims
@@ -148,13 +149,13 @@ func Run(ctx context.Context, opts Options) error {
 	h := &host{
 		log:      newLogger(opts.Stderr, opts.Debug),
 		pid:      os.Getpid(),
-		bw:       nativemsg.NewWriter(opts.Stdout, webmcp.MaxHostFrame),
+		bw:       nativemsg.NewWriter(opts.Stdout, protocol.MaxHostFrame),
 		qlen:     opts.QueueLen,
 		qbytes:   opts.QueueBytes,
 		maxShims: opts.MaxShims,
 		sessions: map[string]*session{},
 		pending:  map[string]*session{},
-		joiner:   webmcp.Joiner{Max: webmcp.MaxMessage},
+		joiner:   protocol.Joiner{Max: protocol.MaxMessage},
 	}
 	if h.qlen <= 0 {
 		h.qlen = DefaultQueueLen
@@ -173,7 +174,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	dir := opts.RuntimeDir
 	if dir == "" {
-		dir = webmcp.RuntimeDir()
+		dir = endpoint.RuntimeDir()
 	}
 	ln, err := listen(dir, h.pid, h.log)
 	if err != nil {
@@ -188,7 +189,7 @@ func Run(ctx context.Context, opts Options) error {
 	}()
 	browserDone := make(chan error, 1)
 	go func() {
-		browserDone <- h.readBrowser(nativemsg.NewReader(opts.Stdin, webmcp.MaxBrowserFrame))
+		browserDone <- h.readBrowser(nativemsg.NewReader(opts.Stdin, protocol.MaxBrowserFrame))
 	}()
 	h.sendHostHello()
 	h.log.Printf("listening on %s", h.socket)
@@ -209,7 +210,7 @@ func Run(ctx context.Context, opts Options) error {
 // (Chromium browsers), the origin of one of extraIDs (the IDs a store gave
 // it, which the install lists) or its add-on ID (Firefox).
 func CheckOrigin(origin string, extraIDs ...string) error {
-	if origin == webmcp.ExtensionOrigin || origin == webmcp.FirefoxAddonID {
+	if origin == protocol.ExtensionOrigin || origin == protocol.FirefoxAddonID {
 		return nil
 	}
 	for _, id := range extraIDs {
@@ -218,9 +219,9 @@ func CheckOrigin(origin string, extraIDs ...string) error {
 		}
 	}
 	if origin == "" {
-		return fmt.Errorf("no caller: webmcp-host is started by the browser when the WebMCP bridge extension connects, with the extension's origin (%s) as first argument, or in Firefox the manifest's path and the add-on's ID (%s); it is not meant to be run by hand (see --help)", webmcp.ExtensionOrigin, webmcp.FirefoxAddonID)
+		return fmt.Errorf("no caller: webmcp-host is started by the browser when the WebMCP bridge extension connects, with the extension's origin (%s) as first argument, or in Firefox the manifest's path and the add-on's ID (%s); it is not meant to be run by hand (see --help)", protocol.ExtensionOrigin, protocol.FirefoxAddonID)
 	}
-	return fmt.Errorf("refusing to serve %q: only the WebMCP bridge extension (%s, in Firefox %s, or an extension ID the install lists: webmcp-host install --extension-id ID, ./install.sh --extension-id ID) may start webmcp-host; check allowed_origins (allowed_extensions for Firefox) in the %s.json native-messaging manifest", origin, webmcp.ExtensionOrigin, webmcp.FirefoxAddonID, webmcp.HostName)
+	return fmt.Errorf("refusing to serve %q: only the WebMCP bridge extension (%s, in Firefox %s, or an extension ID the install lists: webmcp-host install --extension-id ID, ./install.sh --extension-id ID) may start webmcp-host; check allowed_origins (allowed_extensions for Firefox) in the %s.json native-messaging manifest", origin, protocol.ExtensionOrigin, protocol.FirefoxAddonID, protocol.HostName)
 }
 
 // ParseArgs reads the command line that the browser passes and returns the
@@ -267,7 +268,7 @@ func (h *host) acceptLoop(ln net.Listener) {
 			continue
 		}
 		backoff = 0
-		pid, err := webmcp.CheckPeer(c)
+		pid, err := endpoint.CheckPeer(c)
 		if err != nil {
 			h.log.Printf("refused a connection: %v", err)
 			c.Close()
@@ -291,7 +292,7 @@ func (h *host) shutdown(ln net.Listener, acceptDone <-chan struct{}) {
 	h.mu.Unlock()
 
 	for id, s := range pending {
-		s.send(errorLine(id, webmcp.Errorf(webmcp.CodeBrowserGone,
+		s.send(errorLine(id, protocol.Errorf(protocol.CodeBrowserGone,
 			"the browser disconnected from webmcp-host while the call was under way: reopen the browser with the WebMCP bridge extension and call again")))
 	}
 	if len(pending) > 0 {

@@ -15,14 +15,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
 	"github.com/webmcp-bridge/bridge/nativemsg"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 func TestWrongOriginRefused(t *testing.T) {
-	for _, origin := range []string{"chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh/", "https://example.com", webmcp.ExtensionOrigin + "x"} {
+	for _, origin := range []string{"chrome-extension://aaaabbbbccccddddeeeeffffgggghhhh/", "https://example.com", protocol.ExtensionOrigin + "x"} {
 		t.Run(origin, func(t *testing.T) {
 			log := newLogbook(t)
 			dir := runtimeDir(t)
@@ -61,7 +62,7 @@ func TestHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"native-messaging host", "browser starts it", webmcp.RuntimeDirEnv} {
+	for _, want := range []string{"native-messaging host", "browser starts it", endpoint.RuntimeDirEnv} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("--help does not mention %q:\n%s", want, out)
 		}
@@ -73,7 +74,7 @@ func TestSocketAndDirModes(t *testing.T) {
 	// Chrome on Windows passes --parent-window=N; it must not matter.
 	ext, _ := start(t, nil, fakeext.Options{Args: []string{"--parent-window=0"}})
 	dir := filepath.Dir(ext.Socket())
-	if want := webmcp.SocketPath(dir, ext.PID()); ext.Socket() != want {
+	if want := endpoint.SocketPath(dir, ext.PID()); ext.Socket() != want {
 		t.Errorf("socket %s, want %s", ext.Socket(), want)
 	}
 	fi, err := os.Stat(dir)
@@ -102,8 +103,8 @@ func TestNewShimGetsHelloAndLatestState(t *testing.T) {
 	if a.hello.Browser != nil {
 		t.Errorf("hello %+v names a browser, which has not said hello", a.hello)
 	}
-	if a.hello.Protocol != webmcp.ProtocolVersion || a.hello.Host == nil || a.hello.Host.PID != ext.PID() || a.hello.Host.Socket != ext.Socket() {
-		t.Errorf("hello %+v, want protocol %d and host pid %d, socket %s", a.hello, webmcp.ProtocolVersion, ext.PID(), ext.Socket())
+	if a.hello.Protocol != protocol.ProtocolVersion || a.hello.Host == nil || a.hello.Host.PID != ext.PID() || a.hello.Host.Socket != ext.Socket() {
+		t.Errorf("hello %+v, want protocol %d and host pid %d, socket %s", a.hello, protocol.ProtocolVersion, ext.PID(), ext.Socket())
 	}
 	if s := a.state.State; len(s.Tabs)+len(s.Tools)+len(s.Contexts) != 0 {
 		t.Errorf("first state %+v, want an empty one", s)
@@ -112,25 +113,25 @@ func TestNewShimGetsHelloAndLatestState(t *testing.T) {
 	if err := ext.Hello(); err != nil {
 		t.Fatal(err)
 	}
-	if h := a.Expect(ctx, webmcp.TypeHello); h.Browser == nil || h.Browser.ExtensionID != webmcp.ExtensionID || h.Session != a.session {
+	if h := a.Expect(ctx, protocol.TypeHello); h.Browser == nil || h.Browser.ExtensionID != protocol.ExtensionID || h.Session != a.session {
 		t.Errorf("hello after the browser's: %+v, want the browser and session %s", h, a.session)
 	}
 
-	tab := func(id int, title string) webmcp.Tab {
-		return webmcp.Tab{ID: id, WindowID: 1, URL: "http://localhost/" + title, Title: title, Origin: "http://localhost", Allowed: true}
+	tab := func(id int, title string) protocol.Tab {
+		return protocol.Tab{ID: id, WindowID: 1, URL: "http://localhost/" + title, Title: title, Origin: "http://localhost", Allowed: true}
 	}
-	tool := func(tab int, name string) webmcp.Tool {
-		return webmcp.Tool{TabID: tab, Origin: "http://localhost", Name: name, Description: "does " + name, InputSchema: json.RawMessage(`{"type":"object"}`)}
+	tool := func(tab int, name string) protocol.Tool {
+		return protocol.Tool{TabID: tab, Origin: "http://localhost", Name: name, Description: "does " + name, InputSchema: json.RawMessage(`{"type":"object"}`)}
 	}
-	var expected webmcp.State
-	changes := []*webmcp.Message{
-		{Type: webmcp.TypeState, State: &webmcp.Snapshot{Tabs: []webmcp.Tab{tab(1, "one"), tab(2, "two")}, Tools: []webmcp.Tool{tool(1, "a"), tool(2, "b")}}},
-		{Type: webmcp.TypeTabUpdated, Tab: &webmcp.Tab{ID: 3, Title: "three", Focused: true}},
-		{Type: webmcp.TypeToolsAdded, Tools: []webmcp.Tool{tool(3, "c"), tool(3, "d"), tool(1, "e")}},
-		{Type: webmcp.TypeToolsRemoved, Removed: []webmcp.ToolRef{{TabID: 3, Name: "d"}}},
-		{Type: webmcp.TypeContext, Context: &webmcp.Context{TabID: 1, Providers: []webmcp.ProviderSnapshot{{ID: "sel", Summary: "slice 42", Data: json.RawMessage(`{"slice":42}`)}}}},
-		{Type: webmcp.TypeContext, Context: &webmcp.Context{TabID: 2, Providers: []webmcp.ProviderSnapshot{{ID: "sel", Summary: "nothing"}}}},
-		{Type: webmcp.TypeTabRemoved, TabID: 2},
+	var expected protocol.State
+	changes := []*protocol.Message{
+		{Type: protocol.TypeState, State: &protocol.Snapshot{Tabs: []protocol.Tab{tab(1, "one"), tab(2, "two")}, Tools: []protocol.Tool{tool(1, "a"), tool(2, "b")}}},
+		{Type: protocol.TypeTabUpdated, Tab: &protocol.Tab{ID: 3, Title: "three", Focused: true}},
+		{Type: protocol.TypeToolsAdded, Tools: []protocol.Tool{tool(3, "c"), tool(3, "d"), tool(1, "e")}},
+		{Type: protocol.TypeToolsRemoved, Removed: []protocol.ToolRef{{TabID: 3, Name: "d"}}},
+		{Type: protocol.TypeContext, Context: &protocol.Context{TabID: 1, Providers: []protocol.ProviderSnapshot{{ID: "sel", Summary: "slice 42", Data: json.RawMessage(`{"slice":42}`)}}}},
+		{Type: protocol.TypeContext, Context: &protocol.Context{TabID: 2, Providers: []protocol.ProviderSnapshot{{ID: "sel", Summary: "nothing"}}}},
+		{Type: protocol.TypeTabRemoved, TabID: 2},
 	}
 	for _, m := range changes {
 		if err := ext.Send(m); err != nil {
@@ -180,13 +181,13 @@ func TestCallAnsweredToTheCallerOnly(t *testing.T) {
 	if call.Name != "echo" || string(call.Arguments) != `{"who":"a"}` {
 		t.Errorf("the browser got %+v", call)
 	}
-	r := a.Expect(ctx, webmcp.TypeResult)
+	r := a.Expect(ctx, protocol.TypeResult)
 	if r.ID != idA || string(r.Output) != `{"args":{"who":"a"},"id":"`+idA+`"}` {
 		t.Errorf("a got %s", jsonOf(t, r))
 	}
 	// b's next message is the answer to its own call, not a's.
 	idB := b.call(1, "fail", `{}`)
-	if e := b.Expect(ctx, webmcp.TypeError); e.ID != idB || e.Error == nil || e.Error.Code != webmcp.CodeToolError {
+	if e := b.Expect(ctx, protocol.TypeError); e.ID != idB || e.Error == nil || e.Error.Code != protocol.CodeToolError {
 		t.Errorf("b got %s, want the tool_error for %s", jsonOf(t, e), idB)
 	}
 	// Both shims may use the same number after their prefix.
@@ -224,22 +225,22 @@ func TestForeignCallIDRefused(t *testing.T) {
 	a := dialReady(ctx, t, ext.Socket())
 	b := dialReady(ctx, t, ext.Socket())
 	for _, id := range []string{b.session + ".1", a.session, a.session + ".", "17", a.session + "0.1", ""} {
-		a.SendMsg(&webmcp.Message{Type: webmcp.TypeCall, ID: id, Name: "echo", Arguments: json.RawMessage(`{}`)})
-		if e := a.Expect(ctx, webmcp.TypeError); e.ID != id || e.Error == nil || e.Error.Code != webmcp.CodeBadRequest {
+		a.SendMsg(&protocol.Message{Type: protocol.TypeCall, ID: id, Name: "echo", Arguments: json.RawMessage(`{}`)})
+		if e := a.Expect(ctx, protocol.TypeError); e.ID != id || e.Error == nil || e.Error.Code != protocol.CodeBadRequest {
 			t.Errorf("call with id %q: got %s, want a bad_request error for it", id, jsonOf(t, e))
 		}
 	}
 	// None of them reached the browser: the first call it sees is the
 	// next good one.
 	good := a.call(1, "echo", `{}`)
-	m, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCall })
+	m, err := ext.Await(ctx, func(m *protocol.Message) bool { return m.Type == protocol.TypeCall })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.ID != good {
 		t.Errorf("the browser got call %q, want only %q", m.ID, good)
 	}
-	a.Expect(ctx, webmcp.TypeResult)
+	a.Expect(ctx, protocol.TypeResult)
 }
 
 func TestShimDisconnectCancelsItsCalls(t *testing.T) {
@@ -253,7 +254,7 @@ func TestShimDisconnectCancelsItsCalls(t *testing.T) {
 	awaitCalls(ctx, t, ext, idA, idB)
 
 	a.Conn().Close()
-	m, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCancel })
+	m, err := ext.Await(ctx, func(m *protocol.Message) bool { return m.Type == protocol.TypeCancel })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,8 +275,8 @@ func TestShimDisconnectCancelsItsCalls(t *testing.T) {
 	}
 	// b's call is still under way; b cancels it itself and gets the
 	// browser's answer.
-	b.SendMsg(&webmcp.Message{Type: webmcp.TypeCancel, ID: idB})
-	if e := b.Expect(ctx, webmcp.TypeError); e.ID != idB || e.Error.Code != webmcp.CodeCancelled {
+	b.SendMsg(&protocol.Message{Type: protocol.TypeCancel, ID: idB})
+	if e := b.Expect(ctx, protocol.TypeError); e.ID != idB || e.Error.Code != protocol.CodeCancelled {
 		t.Errorf("b got %s, want cancelled for %s", jsonOf(t, e), idB)
 	}
 	if !ext.Cancelled(idB) {
@@ -293,8 +294,8 @@ func TestBrowserGone(t *testing.T) {
 	if err := ext.CloseStdin(); err != nil {
 		t.Fatal(err)
 	}
-	e := a.Expect(ctx, webmcp.TypeError)
-	if e.ID != id || e.Error == nil || e.Error.Code != webmcp.CodeBrowserGone {
+	e := a.Expect(ctx, protocol.TypeError)
+	if e.ID != id || e.Error == nil || e.Error.Code != protocol.CodeBrowserGone {
 		t.Errorf("pending call got %s, want browser_gone", jsonOf(t, e))
 	}
 	a.ExpectEOF(ctx)
@@ -335,7 +336,7 @@ func TestMalformedShimLinesSkipped(t *testing.T) {
 	}
 	// The connection still works.
 	id := a.call(1, "echo", `{"after":"garbage"}`)
-	if r := a.Expect(ctx, webmcp.TypeResult); r.ID != id {
+	if r := a.Expect(ctx, protocol.TypeResult); r.ID != id {
 		t.Errorf("got %s, want the result of %s", jsonOf(t, r), id)
 	}
 }
@@ -363,10 +364,10 @@ func TestMalformedBrowserMessagesSkipped(t *testing.T) {
 		}
 	}
 	// None reached the shim; the link goes on.
-	if err := ext.UpdateTab(webmcp.Tab{ID: 5, Title: "after"}); err != nil {
+	if err := ext.UpdateTab(protocol.Tab{ID: 5, Title: "after"}); err != nil {
 		t.Fatal(err)
 	}
-	if m := a.Expect(ctx, webmcp.TypeTabUpdated); m.Tab == nil || m.Tab.ID != 5 {
+	if m := a.Expect(ctx, protocol.TypeTabUpdated); m.Tab == nil || m.Tab.ID != 5 {
 		t.Errorf("got %s", jsonOf(t, m))
 	}
 }
@@ -394,11 +395,11 @@ func TestLargeCallGoesAsChunks(t *testing.T) {
 	if st.Chunks < 3 {
 		t.Errorf("the call came in %d chunks, want at least 3", st.Chunks)
 	}
-	if st.Largest > webmcp.MaxHostFrame {
-		t.Errorf("a frame of %d bytes, over the %d limit", st.Largest, webmcp.MaxHostFrame)
+	if st.Largest > protocol.MaxHostFrame {
+		t.Errorf("a frame of %d bytes, over the %d limit", st.Largest, protocol.MaxHostFrame)
 	}
 	// The answer, bigger than a host frame too, comes back whole.
-	r := a.Expect(ctx, webmcp.TypeResult)
+	r := a.Expect(ctx, protocol.TypeResult)
 	var out struct {
 		Args json.RawMessage `json:"args"`
 	}
@@ -427,7 +428,7 @@ func TestHugeBrowserFrameRefused(t *testing.T) {
 	if !strings.Contains(log.text(), "4294967295 bytes") {
 		t.Errorf("stderr does not name the frame's size:\n%s", log.text())
 	}
-	if e := a.Expect(ctx, webmcp.TypeError); e.ID != id || e.Error.Code != webmcp.CodeBrowserGone {
+	if e := a.Expect(ctx, protocol.TypeError); e.ID != id || e.Error.Code != protocol.CodeBrowserGone {
 		t.Errorf("pending call got %s, want browser_gone", jsonOf(t, e))
 	}
 	if _, err := os.Stat(ext.Socket()); !os.IsNotExist(err) {
@@ -439,8 +440,8 @@ func TestShimOfAnotherProtocolRefused(t *testing.T) {
 	ctx := testCtx(t)
 	ext, log := start(t, newBrowser(), fakeext.Options{})
 	a := dialReady(ctx, t, ext.Socket())
-	a.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion + 1, Client: &webmcp.ClientInfo{Name: "future-shim"}})
-	if e := a.Expect(ctx, webmcp.TypeError); e.Error == nil || e.Error.Code != webmcp.CodeBadRequest || !strings.Contains(e.Error.Message, "protocol") {
+	a.SendMsg(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion + 1, Client: &protocol.ClientInfo{Name: "future-shim"}})
+	if e := a.Expect(ctx, protocol.TypeError); e.Error == nil || e.Error.Code != protocol.CodeBadRequest || !strings.Contains(e.Error.Message, "protocol") {
 		t.Errorf("got %s, want a bad_request about the protocol", jsonOf(t, e))
 	}
 	a.ExpectEOF(ctx)
@@ -449,9 +450,9 @@ func TestShimOfAnotherProtocolRefused(t *testing.T) {
 	}
 	// A shim of the right protocol is served.
 	b := dialReady(ctx, t, ext.Socket())
-	b.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "webmcp-shim", PID: 1}})
+	b.SendMsg(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Client: &protocol.ClientInfo{Name: "webmcp-shim", PID: 1}})
 	id := b.call(1, "echo", `{}`)
-	if r := b.Expect(ctx, webmcp.TypeResult); r.ID != id {
+	if r := b.Expect(ctx, protocol.TypeResult); r.ID != id {
 		t.Errorf("got %s", jsonOf(t, r))
 	}
 }
@@ -459,7 +460,7 @@ func TestShimOfAnotherProtocolRefused(t *testing.T) {
 func TestBrowserOfAnotherProtocolRefused(t *testing.T) {
 	ctx := testCtx(t)
 	ext, log := startSilent(t, newBrowser(), fakeext.Options{})
-	if err := ext.Send(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion + 1}); err != nil {
+	if err := ext.Send(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion + 1}); err != nil {
 		t.Fatal(err)
 	}
 	var exit *exec.ExitError
@@ -478,7 +479,7 @@ func TestHostSaysHelloToTheBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Type != webmcp.TypeHello || m.Protocol != webmcp.ProtocolVersion || m.Host == nil || m.Host.PID != ext.PID() || m.Host.Socket != ext.Socket() {
+	if m.Type != protocol.TypeHello || m.Protocol != protocol.ProtocolVersion || m.Host == nil || m.Host.PID != ext.PID() || m.Host.Socket != ext.Socket() {
 		t.Errorf("the host's first message is %s, want its hello", jsonOf(t, m))
 	}
 }
@@ -489,7 +490,7 @@ func TestCallBeforeBrowserHelloIsForwarded(t *testing.T) {
 	a := dial(ctx, t, ext.Socket())
 	id := a.call(1, "anything", `{}`)
 	awaitCall(ctx, t, ext, id)
-	if e := a.Expect(ctx, webmcp.TypeError); e.ID != id || e.Error.Code != webmcp.CodeNotFound {
+	if e := a.Expect(ctx, protocol.TypeError); e.ID != id || e.Error.Code != protocol.CodeNotFound {
 		t.Errorf("got %s, want the browser's not_found", jsonOf(t, e))
 	}
 }
@@ -500,7 +501,7 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 	ctx := context.Background()
 	ext, err := fakeext.Start(ctx, fakeext.Options{
 		HostBinary: hostBinary(b), RuntimeDir: filepath.Join(b.TempDir(), "run"), Env: []string{goraceEnv},
-		Handler: func(ctx context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+		Handler: func(ctx context.Context, call *protocol.Message) (json.RawMessage, *protocol.Error) {
 			return json.RawMessage(`{"ok":true}`), nil
 		},
 	})
@@ -514,7 +515,7 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 	}
 	defer c.Close()
 	r := bufio.NewReader(c)
-	var hello webmcp.Message
+	var hello protocol.Message
 	l, err := r.ReadBytes('\n')
 	if err == nil {
 		err = json.Unmarshal(l, &hello)
@@ -538,7 +539,7 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 }
 
 // TestBrowserChunksJoined: messages the browser sends as chunks (over
-// webmcp.MaxBrowserChunk; here over 64 KiB) are joined and handled as if
+// protocol.MaxBrowserChunk; here over 64 KiB) are joined and handled as if
 // they had come whole: a state is applied and passed on, a result reaches
 // the shim that asked, byte for byte, and a small answer sent between
 // another message's pieces is not disturbed.
@@ -548,24 +549,24 @@ func TestBrowserChunksJoined(t *testing.T) {
 	bigOut, _ := json.Marshal(map[string]string{"text": big})
 	ext, _ := start(t, nil, fakeext.Options{
 		ChunkOver: 64 << 10,
-		Handler: func(ctx context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+		Handler: func(ctx context.Context, call *protocol.Message) (json.RawMessage, *protocol.Error) {
 			if call.Name == "big" {
 				return bigOut, nil
 			}
 			return json.RawMessage(`"small"`), nil
 		},
 	})
-	tools := make([]webmcp.Tool, 200)
+	tools := make([]protocol.Tool, 200)
 	for i := range tools {
-		tools[i] = webmcp.Tool{TabID: 1, Name: fmt.Sprintf("tool_%d", i), Description: strings.Repeat("d", 2000)}
+		tools[i] = protocol.Tool{TabID: 1, Name: fmt.Sprintf("tool_%d", i), Description: strings.Repeat("d", 2000)}
 	}
-	if err := ext.SetState([]webmcp.Tab{{ID: 1, URL: "http://localhost/", Allowed: true}}, tools); err != nil {
+	if err := ext.SetState([]protocol.Tab{{ID: 1, URL: "http://localhost/", Allowed: true}}, tools); err != nil {
 		t.Fatal(err)
 	}
 	// The joined state: in the shim's greeting, or broadcast right after it.
 	a := dialReady(ctx, t, ext.Socket())
 	if len(a.state.State.Tools) == 0 {
-		a.state = a.Expect(ctx, webmcp.TypeState)
+		a.state = a.Expect(ctx, protocol.TypeState)
 	}
 	if n := len(a.state.State.Tools); n != len(tools) {
 		t.Fatalf("the shim got %d tools from the chunked state, want %d", n, len(tools))
@@ -574,7 +575,7 @@ func TestBrowserChunksJoined(t *testing.T) {
 	idSmall := a.call(2, "small", `{}`)
 	got := map[string]json.RawMessage{}
 	for len(got) < 2 {
-		r := a.Expect(ctx, webmcp.TypeResult)
+		r := a.Expect(ctx, protocol.TypeResult)
 		got[r.ID] = r.Output
 	}
 	if !bytes.Equal(got[idBig], bigOut) {

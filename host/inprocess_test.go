@@ -11,10 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/host"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/nativemsg"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // These tests run host.Run in the test process, for what the binary does
@@ -27,18 +28,18 @@ type inproc struct {
 	log    *logbook
 	w      *nativemsg.Writer
 	stdin  io.WriteCloser
-	msgs   chan *webmcp.Message // from the host, until it closes stdout
-	done   chan error           // Run's result
+	msgs   chan *protocol.Message // from the host, until it closes stdout
+	done   chan error             // Run's result
 }
 
 func runInProcess(t *testing.T, dir string, opts host.Options) (*inproc, error) {
 	ctx := testCtx(t)
-	p := &inproc{log: newLogbook(t), msgs: make(chan *webmcp.Message, 4096), done: make(chan error, 1)}
+	p := &inproc{log: newLogbook(t), msgs: make(chan *protocol.Message, 4096), done: make(chan error, 1)}
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
-	p.stdin, p.w = stdinW, nativemsg.NewWriter(stdinW, webmcp.MaxBrowserFrame)
+	p.stdin, p.w = stdinW, nativemsg.NewWriter(stdinW, protocol.MaxBrowserFrame)
 	opts.Stdin, opts.Stdout, opts.Stderr = stdinR, stdoutW, p.log
-	opts.Origin, opts.RuntimeDir = webmcp.ExtensionOrigin, dir
+	opts.Origin, opts.RuntimeDir = protocol.ExtensionOrigin, dir
 	// ready ends when the host listens or Run returned.
 	ready, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -50,13 +51,13 @@ func runInProcess(t *testing.T, dir string, opts host.Options) (*inproc, error) 
 	}()
 	go func() {
 		defer close(p.msgs)
-		r := nativemsg.NewReader(stdoutR, webmcp.MaxHostFrame)
+		r := nativemsg.NewReader(stdoutR, protocol.MaxHostFrame)
 		for {
 			b, err := r.Read()
 			if err != nil {
 				return
 			}
-			m := new(webmcp.Message)
+			m := new(protocol.Message)
 			if err := json.Unmarshal(b, m); err != nil {
 				t.Errorf("malformed frame from the host: %v", err)
 				continue
@@ -82,7 +83,7 @@ func runInProcess(t *testing.T, dir string, opts host.Options) (*inproc, error) 
 	return p, nil
 }
 
-func (p *inproc) send(t *testing.T, m *webmcp.Message) {
+func (p *inproc) send(t *testing.T, m *protocol.Message) {
 	t.Helper()
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -94,7 +95,7 @@ func (p *inproc) send(t *testing.T, m *webmcp.Message) {
 }
 
 // await returns the next message from the host that matches.
-func (p *inproc) await(ctx context.Context, t *testing.T, match func(*webmcp.Message) bool) *webmcp.Message {
+func (p *inproc) await(ctx context.Context, t *testing.T, match func(*protocol.Message) bool) *protocol.Message {
 	t.Helper()
 	for {
 		select {
@@ -130,17 +131,17 @@ func TestSlowShimDisconnected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.send(t, &webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Browser: &webmcp.Browser{Name: "test"}})
+	p.send(t, &protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Browser: &protocol.Browser{Name: "test"}})
 
 	// The slow shim reads its hello and state, makes a call, and then
 	// reads no more.
-	slow, err := webmcp.Dial(ctx, p.socket)
+	slow, err := endpoint.Dial(ctx, p.socket)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer slow.Close()
 	r := bufio.NewReader(slow)
-	var hello webmcp.Message
+	var hello protocol.Message
 	for hello.Session == "" || hello.Browser == nil {
 		l, err := r.ReadBytes('\n')
 		if err != nil {
@@ -152,7 +153,7 @@ func TestSlowShimDisconnected(t *testing.T) {
 	}
 	id := hello.Session + ".1"
 	fmt.Fprintf(slow, `{"type":"call","id":%q,"tabId":1,"name":"x","arguments":{}}`+"\n", id)
-	p.await(ctx, t, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCall && m.ID == id })
+	p.await(ctx, t, func(m *protocol.Message) bool { return m.Type == protocol.TypeCall && m.ID == id })
 
 	fast := dialReady(ctx, t, p.socket)
 
@@ -164,15 +165,15 @@ func TestSlowShimDisconnected(t *testing.T) {
 	const n = 64
 	title := strings.Repeat("t", 256<<10)
 	for i := range n {
-		p.send(t, &webmcp.Message{Type: webmcp.TypeTabUpdated, Tab: &webmcp.Tab{ID: i + 1, Title: title}})
-		if m := fast.Expect(ctx, webmcp.TypeTabUpdated); m.Tab.ID != i+1 || len(m.Tab.Title) != len(title) {
+		p.send(t, &protocol.Message{Type: protocol.TypeTabUpdated, Tab: &protocol.Tab{ID: i + 1, Title: title}})
+		if m := fast.Expect(ctx, protocol.TypeTabUpdated); m.Tab.ID != i+1 || len(m.Tab.Title) != len(title) {
 			t.Fatalf("fast shim got tab %d (title of %d bytes), want tab %d", m.Tab.ID, len(m.Tab.Title), i+1)
 		}
 	}
 	if _, err := p.log.await(ctx, "shim "+hello.Session+" disconnected", "fell behind"); err != nil {
 		t.Fatal(err)
 	}
-	if m := p.await(ctx, t, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCancel }); m.ID != id {
+	if m := p.await(ctx, t, func(m *protocol.Message) bool { return m.Type == protocol.TypeCancel }); m.ID != id {
 		t.Errorf("the browser got cancel %q, want %q", m.ID, id)
 	}
 	// The slow shim's connection was closed: after what was in the
@@ -195,8 +196,8 @@ func TestStaleSocketRemoved(t *testing.T) {
 	// A socket left at this process's own path, and one of another host
 	// whose process lives (the test's parent: a socket of a dead process
 	// would rightly be removed as stale).
-	own := webmcp.SocketPath(dir, os.Getpid())
-	other := webmcp.SocketPath(dir, os.Getppid())
+	own := endpoint.SocketPath(dir, os.Getpid())
+	other := endpoint.SocketPath(dir, os.Getppid())
 	for _, path := range []string{own, other} {
 		l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 		if err != nil {
@@ -233,7 +234,7 @@ func TestOwnPathTakenByAFile(t *testing.T) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	own := webmcp.SocketPath(dir, os.Getpid())
+	own := endpoint.SocketPath(dir, os.Getpid())
 	if err := os.WriteFile(own, []byte("not a socket"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestRunRefusesOrigin(t *testing.T) {
 }
 
 func TestParseArgs(t *testing.T) {
-	o := webmcp.ExtensionOrigin
+	o := protocol.ExtensionOrigin
 	for _, tc := range []struct {
 		args   []string
 		origin string
@@ -270,8 +271,8 @@ func TestParseArgs(t *testing.T) {
 		{args: []string{"--parent-window=0"}, err: true},
 		{args: []string{"chrome-extension://x/"}, origin: "chrome-extension://x/"}, // refused later, by CheckOrigin
 		// Firefox: the manifest's path, then the add-on's ID.
-		{args: []string{"/home/u/.mozilla/native-messaging-hosts/dev.webmcp.bridge.json", webmcp.FirefoxAddonID}, origin: webmcp.FirefoxAddonID},
-		{args: []string{`C:\p\share\webmcp-bridge\firefox\NativeMessagingHosts\dev.webmcp.bridge.JSON`, webmcp.FirefoxAddonID}, origin: webmcp.FirefoxAddonID},
+		{args: []string{"/home/u/.mozilla/native-messaging-hosts/dev.webmcp.bridge.json", protocol.FirefoxAddonID}, origin: protocol.FirefoxAddonID},
+		{args: []string{`C:\p\share\webmcp-bridge\firefox\NativeMessagingHosts\dev.webmcp.bridge.JSON`, protocol.FirefoxAddonID}, origin: protocol.FirefoxAddonID},
 		{args: []string{"/x/dev.webmcp.bridge.json", "other@example.com"}, origin: "other@example.com"}, // refused later
 	} {
 		origin, help, err := host.ParseArgs(tc.args)
@@ -293,11 +294,11 @@ func TestParseArgs(t *testing.T) {
 	if err := host.CheckOrigin("chrome-extension:///", ""); err == nil {
 		t.Errorf("CheckOrigin of an empty ID accepted")
 	}
-	if err := host.CheckOrigin(webmcp.FirefoxAddonID); err != nil {
-		t.Errorf("CheckOrigin(%q) = %v", webmcp.FirefoxAddonID, err)
+	if err := host.CheckOrigin(protocol.FirefoxAddonID); err != nil {
+		t.Errorf("CheckOrigin(%q) = %v", protocol.FirefoxAddonID, err)
 	}
 	for _, bad := range []string{"", "chrome-extension://x/", strings.TrimSuffix(o, "/"), strings.ToUpper(o),
-		"other@example.com", strings.ToUpper(webmcp.FirefoxAddonID), "moz-extension://" + webmcp.FirefoxAddonID + "/",
+		"other@example.com", strings.ToUpper(protocol.FirefoxAddonID), "moz-extension://" + protocol.FirefoxAddonID + "/",
 		"/home/u/.mozilla/native-messaging-hosts/dev.webmcp.bridge.json"} {
 		if err := host.CheckOrigin(bad); err == nil {
 			t.Errorf("CheckOrigin(%q) = nil, want a refusal", bad)

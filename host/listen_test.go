@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/intruder"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // TestListenRefusesARuntimeDirNotPrivate: a symbolic link at the runtime
@@ -33,7 +33,7 @@ func TestListenRefusesARuntimeDirNotPrivate(t *testing.T) {
 		if err == nil {
 			ln.Close()
 		}
-		if !errors.Is(err, webmcp.ErrUntrusted) {
+		if !errors.Is(err, endpoint.ErrUntrusted) {
 			t.Errorf("listen in %s: %v, want ErrUntrusted", filepath.Base(dir), err)
 		}
 	}
@@ -54,7 +54,7 @@ func TestListenRefusesARuntimeDirOfAnotherUser(t *testing.T) {
 	if err == nil {
 		ln.Close()
 	}
-	if !errors.Is(err, webmcp.ErrUntrusted) || !strings.Contains(err.Error(), "owned by uid") {
+	if !errors.Is(err, endpoint.ErrUntrusted) || !strings.Contains(err.Error(), "owned by uid") {
 		t.Errorf("listen in a directory of %s: %v, want ErrUntrusted naming the owner", other.Name, err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -67,11 +67,11 @@ func TestListenRefusesARuntimeDirOfAnotherUser(t *testing.T) {
 func TestListenRemovesSocketsOfHostsThatAreGone(t *testing.T) {
 	bridgetest.UnixOnly(t, "Unix sockets left by dead hosts (webmcp: TestRemoveStaleEndpoints)")
 	dir := filepath.Join(t.TempDir(), "run")
-	if err := webmcp.EnsureRuntimeDir(dir); err != nil {
+	if err := endpoint.EnsureRuntimeDir(dir); err != nil {
 		t.Fatal(err)
 	}
 	stale := []string{intruder.Abandon(t, dir), intruder.Abandon(t, dir)}
-	live, err := net.Listen("unix", webmcp.SocketPath(dir, os.Getppid()))
+	live, err := net.Listen("unix", endpoint.SocketPath(dir, os.Getppid()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +83,8 @@ func TestListenRemovesSocketsOfHostsThatAreGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	left, _ := webmcp.HostSockets(dir)
-	want := []string{webmcp.SocketPath(dir, 4242), webmcp.SocketPath(dir, os.Getppid())}
+	left, _ := endpoint.HostSockets(dir)
+	want := []string{endpoint.SocketPath(dir, 4242), endpoint.SocketPath(dir, os.Getppid())}
 	if !sameSet(left, want) {
 		t.Errorf("sockets left: %v, want %v", left, want)
 	}

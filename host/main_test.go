@@ -12,7 +12,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // hostBinary is the webmcp-host binary under test.
@@ -79,12 +79,12 @@ type browser struct {
 
 func newBrowser() *browser { return &browser{cancelled: make(chan string, 64)} }
 
-func (b *browser) handle(ctx context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+func (b *browser) handle(ctx context.Context, call *protocol.Message) (json.RawMessage, *protocol.Error) {
 	switch call.Name {
 	case "echo":
 		out, err := json.Marshal(map[string]any{"id": call.ID, "args": call.Arguments})
 		if err != nil {
-			return nil, webmcp.Errorf(webmcp.CodeInternal, "%v", err)
+			return nil, protocol.Errorf(protocol.CodeInternal, "%v", err)
 		}
 		return out, nil
 	case "block":
@@ -92,9 +92,9 @@ func (b *browser) handle(ctx context.Context, call *webmcp.Message) (json.RawMes
 		b.cancelled <- call.ID
 		return nil, nil
 	case "fail":
-		return nil, webmcp.Errorf(webmcp.CodeToolError, "the tool failed on purpose")
+		return nil, protocol.Errorf(protocol.CodeToolError, "the tool failed on purpose")
 	}
-	return nil, webmcp.Errorf(webmcp.CodeNotFound, "no tool %q", call.Name)
+	return nil, protocol.Errorf(protocol.CodeNotFound, "no tool %q", call.Name)
 }
 
 // start runs the host binary with a fake extension that has said hello.
@@ -127,19 +127,19 @@ type shim struct {
 	*bridgetest.LineConn
 	t       *testing.T
 	session string
-	hello   *webmcp.Message
-	state   *webmcp.Message
+	hello   *protocol.Message
+	state   *protocol.Message
 }
 
 // dial connects a shim and reads the host's hello and state.
 func dial(ctx context.Context, t *testing.T, socket string) *shim {
 	t.Helper()
 	s := &shim{LineConn: bridgetest.DialLine(t, socket), t: t}
-	if s.hello = s.Expect(ctx, webmcp.TypeHello); s.hello.Session == "" {
+	if s.hello = s.Expect(ctx, protocol.TypeHello); s.hello.Session == "" {
 		t.Fatalf("hello without a session: %+v", s.hello)
 	}
 	s.session = s.hello.Session
-	if s.state = s.Expect(ctx, webmcp.TypeState); s.state.State == nil {
+	if s.state = s.Expect(ctx, protocol.TypeState); s.state.State == nil {
 		t.Fatalf("state without a state: %+v", s.state)
 	}
 	return s
@@ -152,7 +152,7 @@ func dialReady(ctx context.Context, t *testing.T, socket string) *shim {
 	t.Helper()
 	s := dial(ctx, t, socket)
 	if s.hello.Browser == nil {
-		if h := s.Expect(ctx, webmcp.TypeHello); h.Browser == nil || h.Session != s.session {
+		if h := s.Expect(ctx, protocol.TypeHello); h.Browser == nil || h.Session != s.session {
 			t.Fatalf("shim %s got hello %+v, want one with the browser", s.session, h)
 		}
 	}
@@ -163,14 +163,14 @@ func dialReady(ctx context.Context, t *testing.T, socket string) *shim {
 func (s *shim) call(n int, name string, args string) string {
 	s.t.Helper()
 	id := fmt.Sprintf("%s.%d", s.session, n)
-	s.SendMsg(&webmcp.Message{Type: webmcp.TypeCall, ID: id, TabID: 1, Name: name, Arguments: json.RawMessage(args)})
+	s.SendMsg(&protocol.Message{Type: protocol.TypeCall, ID: id, TabID: 1, Name: name, Arguments: json.RawMessage(args)})
 	return id
 }
 
 // awaitCall waits until the fake browser receives the call with the id.
-func awaitCall(ctx context.Context, t *testing.T, ext *fakeext.Ext, id string) *webmcp.Message {
+func awaitCall(ctx context.Context, t *testing.T, ext *fakeext.Ext, id string) *protocol.Message {
 	t.Helper()
-	m, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCall && m.ID == id })
+	m, err := ext.Await(ctx, func(m *protocol.Message) bool { return m.Type == protocol.TypeCall && m.ID == id })
 	if err != nil {
 		t.Fatalf("call %s did not reach the browser: %v", id, err)
 	}
@@ -186,7 +186,7 @@ func awaitCalls(ctx context.Context, t *testing.T, ext *fakeext.Ext, ids ...stri
 		want[id] = true
 	}
 	for len(want) > 0 {
-		m, err := ext.Await(ctx, func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCall })
+		m, err := ext.Await(ctx, func(m *protocol.Message) bool { return m.Type == protocol.TypeCall })
 		if err != nil {
 			t.Fatalf("calls %v did not reach the browser: %v", want, err)
 		}

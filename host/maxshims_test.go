@@ -5,7 +5,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/host"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // TestMaxShims: past Options.MaxShims a connection is closed before the
@@ -19,7 +19,7 @@ func TestMaxShims(t *testing.T) {
 	var shims []*bridgetest.LineConn
 	for range 2 {
 		s := bridgetest.DialLine(t, p.socket)
-		s.Expect(ctx, webmcp.TypeHello)
+		s.Expect(ctx, protocol.TypeHello)
 		shims = append(shims, s)
 	}
 	third := bridgetest.DialLine(t, p.socket)
@@ -32,7 +32,7 @@ func TestMaxShims(t *testing.T) {
 	if _, err := p.log.await(ctx, "shim s1 disconnected"); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.DialLine(t, p.socket).Expect(ctx, webmcp.TypeHello)
+	bridgetest.DialLine(t, p.socket).Expect(ctx, protocol.TypeHello)
 }
 
 // TestDefaultMaxShims pins the documented default, a literal here.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // Calls are routed by their ids: a shim prefixes every call id with its
@@ -23,7 +23,7 @@ func (s *session) owns(id string) bool {
 func (h *host) forwardCall(s *session, id string, msg []byte) {
 	if !s.owns(id) {
 		h.log.Printf("shim %s sent a call with id %q, which lacks its prefix %q; answered bad_request", s.id, id, s.id+".")
-		s.send(errorLine(id, webmcp.Errorf(webmcp.CodeBadRequest,
+		s.send(errorLine(id, protocol.Errorf(protocol.CodeBadRequest,
 			"call id %q does not start with this connection's session prefix %q: prefix every call id with the session id from the host's hello", id, s.id+".")))
 		return
 	}
@@ -31,7 +31,7 @@ func (h *host) forwardCall(s *session, id string, msg []byte) {
 	switch {
 	case h.gone:
 		h.mu.Unlock()
-		s.send(errorLine(id, webmcp.Errorf(webmcp.CodeNoBrowser, "the browser disconnected from webmcp-host: reopen the browser with the WebMCP bridge extension and call again")))
+		s.send(errorLine(id, protocol.Errorf(protocol.CodeNoBrowser, "the browser disconnected from webmcp-host: reopen the browser with the WebMCP bridge extension and call again")))
 		return
 	case s.dropped:
 		h.mu.Unlock()
@@ -39,7 +39,7 @@ func (h *host) forwardCall(s *session, id string, msg []byte) {
 	case h.pending[id] != nil:
 		h.mu.Unlock()
 		h.log.Printf("shim %s reused call id %q while that call is under way; answered bad_request", s.id, id)
-		s.send(errorLine(id, webmcp.Errorf(webmcp.CodeBadRequest, "call id %q is already in use by a call under way: give every call its own id", id)))
+		s.send(errorLine(id, protocol.Errorf(protocol.CodeBadRequest, "call id %q is already in use by a call under way: give every call its own id", id)))
 		return
 	}
 	h.pending[id] = s
@@ -70,7 +70,7 @@ func (h *host) forwardCancel(s *session, id string, msg []byte) {
 // made the call; in a batch from the browser, it gathers the answers for
 // each shim (sendGathered sends them). An answer to a call that is no
 // longer under way (its shim went away) is dropped.
-func (h *host) routeAnswer(env webmcp.Envelope, line []byte) {
+func (h *host) routeAnswer(env protocol.Envelope, line []byte) {
 	s := h.takePending(env.ID)
 	if s == nil {
 		h.log.Debugf("dropped %s for call %s: no shim waits for it (it went away or the id is unknown)", withArticle(env.Type), env.ID)
@@ -140,7 +140,7 @@ func (h *host) dropSession(s *session, why string) {
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		b, _ := json.Marshal(&webmcp.Message{Type: webmcp.TypeCancel, ID: id})
+		b, _ := json.Marshal(&protocol.Message{Type: protocol.TypeCancel, ID: id})
 		h.toBrowser(b)
 	}
 	if len(ids) > 0 {

@@ -15,11 +15,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/webmcp-bridge/bridge/internal/lines"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // maxShimLine is the longest line the host takes from a shim.
-const maxShimLine = webmcp.MaxBrowserFrame
+const maxShimLine = protocol.MaxBrowserFrame
 
 // The read buffer of a shim connection: small until the shim's hello, so
 // that connections which never say hello cost little (the host takes
@@ -48,7 +48,7 @@ type session struct {
 	pid int
 	// client is what the shim said about itself (hello, client), under
 	// h.mu; nil before its hello.
-	client *webmcp.ClientInfo
+	client *protocol.ClientInfo
 
 	// out holds the reader's messages for the browser until it has
 	// handled every line that came in with them, or longer under load
@@ -269,38 +269,38 @@ func (s *session) handle(l []byte) bool {
 		s.h.log.Printf("shim %s sent a line that is not UTF-8; skipped: %s", s.id, excerpt(l))
 		return true
 	}
-	env, err := webmcp.PeekEnvelope(l)
+	env, err := protocol.PeekEnvelope(l)
 	if err != nil {
 		s.h.log.Printf("shim %s sent a %v; skipped: %s", s.id, err, excerpt(l))
 		return true
 	}
 	switch env.Type {
-	case webmcp.TypeCall, webmcp.TypeRequest:
+	case protocol.TypeCall, protocol.TypeRequest:
 		s.h.forwardCall(s, env.ID, l)
-	case webmcp.TypeCancel:
+	case protocol.TypeCancel:
 		s.h.forwardCancel(s, env.ID, l)
-	case webmcp.TypeHello:
-		var m webmcp.Message
+	case protocol.TypeHello:
+		var m protocol.Message
 		if err := json.Unmarshal(l, &m); err != nil {
 			s.h.log.Printf("shim %s sent a malformed hello (%v); skipped: %s", s.id, err, excerpt(l))
 			return true
 		}
-		if m.Protocol != webmcp.ProtocolVersion {
-			s.h.log.Printf("shim %s speaks bridge protocol %d, this host speaks %d; disconnecting it", s.id, m.Protocol, webmcp.ProtocolVersion)
-			s.send(encodeLine(&webmcp.Message{Type: webmcp.TypeError, Error: webmcp.Errorf(webmcp.CodeBadRequest,
-				"this webmcp-host speaks bridge protocol %d, not %d: use a webmcp-shim of the same release", webmcp.ProtocolVersion, m.Protocol)}))
+		if m.Protocol != protocol.ProtocolVersion {
+			s.h.log.Printf("shim %s speaks bridge protocol %d, this host speaks %d; disconnecting it", s.id, m.Protocol, protocol.ProtocolVersion)
+			s.send(encodeLine(&protocol.Message{Type: protocol.TypeError, Error: protocol.Errorf(protocol.CodeBadRequest,
+				"this webmcp-host speaks bridge protocol %d, not %d: use a webmcp-shim of the same release", protocol.ProtocolVersion, m.Protocol)}))
 			return false
 		}
 		c := m.Client
 		if c == nil {
-			c = &webmcp.ClientInfo{}
+			c = &protocol.ClientInfo{}
 		}
 		s.ownPID(c)
 		s.h.log.Printf("shim %s is %s, pid %d", s.id, c.Name, c.PID)
 		s.saidHello = true
 		s.h.setClient(s, c)
-	case webmcp.TypeClient:
-		var m webmcp.Message
+	case protocol.TypeClient:
+		var m protocol.Message
 		if err := json.Unmarshal(l, &m); err != nil || m.Client == nil {
 			s.h.log.Printf("shim %s sent a malformed client message; skipped: %s", s.id, excerpt(l))
 			return true
@@ -308,8 +308,8 @@ func (s *session) handle(l []byte) bool {
 		s.ownPID(m.Client)
 		s.h.log.Printf("shim %s serves %s", s.id, agentNames(m.Client.Agents))
 		s.h.setClient(s, m.Client)
-	case webmcp.TypeResult, webmcp.TypeError, webmcp.TypeChunk, webmcp.TypeState, webmcp.TypeTabUpdated, webmcp.TypeSessions,
-		webmcp.TypeTabRemoved, webmcp.TypeToolsAdded, webmcp.TypeToolsRemoved, webmcp.TypeContext, webmcp.TypePins:
+	case protocol.TypeResult, protocol.TypeError, protocol.TypeChunk, protocol.TypeState, protocol.TypeTabUpdated, protocol.TypeSessions,
+		protocol.TypeTabRemoved, protocol.TypeToolsAdded, protocol.TypeToolsRemoved, protocol.TypeContext, protocol.TypePins:
 		s.h.log.Printf("shim %s sent %s message, which the host does not take from shims; ignored", s.id, withArticle(env.Type))
 	default:
 		s.h.log.Printf("shim %s sent a message of unknown type %q; ignored", s.id, env.Type)
@@ -322,7 +322,7 @@ func (s *session) handle(l []byte) bool {
 // a claim of another pid, which would let one shim act on another's tabs,
 // is logged and ignored; where the system cannot tell (pid 0) no pid goes
 // on, and the extension keys on the session.
-func (s *session) ownPID(c *webmcp.ClientInfo) {
+func (s *session) ownPID(c *protocol.ClientInfo) {
 	if c.PID != s.pid && c.PID != 0 {
 		if s.pid == 0 {
 			s.h.log.Debugf("shim %s says it is process %d, which this system cannot confirm; ignored", s.id, c.PID)
@@ -335,7 +335,7 @@ func (s *session) ownPID(c *webmcp.ClientInfo) {
 
 // agentNames lists agents for the log: "claude-code 2.1.0 (a1), …", or
 // "no agent".
-func agentNames(agents []webmcp.AgentInfo) string {
+func agentNames(agents []protocol.AgentInfo) string {
 	if len(agents) == 0 {
 		return "no agent"
 	}

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // install.sh --extension-id ID: every Chromium manifest allows the store's
@@ -42,7 +43,7 @@ func TestInstallExtensionID(t *testing.T) {
 		"HOME=" + home, "PATH=" + toolPath(t), "LANG=C",
 		"GOCACHE=" + goEnv("GOCACHE"), "GOMODCACHE=" + goEnv("GOMODCACHE"), "GOPATH=" + goEnv("GOPATH"),
 		"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off", "CGO_ENABLED=0",
-		"XDG_RUNTIME_DIR=" + rt, webmcp.RuntimeDirEnv + "=" + filepath.Join(rt, "webmcp"),
+		"XDG_RUNTIME_DIR=" + rt, endpoint.RuntimeDirEnv + "=" + filepath.Join(rt, "webmcp"),
 	}
 	run := func(name string, args ...string) (string, error) {
 		cmd := exec.Command(name, args...)
@@ -61,7 +62,7 @@ func TestInstallExtensionID(t *testing.T) {
 	}
 	prefix := filepath.Join(home, ".local")
 	dirs := []string{filepath.Join(home, ".config", "chromium", "NativeMessagingHosts"), filepath.Join(profile, "NativeMessagingHosts")}
-	want := []string{webmcp.ExtensionOrigin, "chrome-extension://" + store + "/"}
+	want := []string{protocol.ExtensionOrigin, "chrome-extension://" + store + "/"}
 	check := func(when string) {
 		t.Helper()
 		for _, d := range dirs {

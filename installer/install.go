@@ -16,7 +16,7 @@ import (
 	"github.com/webmcp-bridge/bridge/internal/cliflag"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // installOpts are what install and uninstall were asked.
@@ -63,7 +63,7 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		if name == "install" {
 			fmt.Fprintf(stderr, "Usage: webmcp-host install [--prefix DIR [--extension DIR]] [--user-data-dir DIR]...\n                           [--browser KEY]... [--no-browsers] [--record FILE]\n                           [--extension-id ID]...\n\n")
-			fmt.Fprintf(stderr, "Registers this binary with every supported browser installed on this system\n(%s in its native-messaging folder; on Windows, the\nregistry value HKCU\\Software\\VENDOR\\NativeMessagingHosts\\%s\nnaming that file; Firefox's, in ~/.mozilla/native-messaging-hosts on Linux,\nlists the add-on %s in allowed_extensions) and with each\n--user-data-dir. With --prefix, installs first: copies this binary, the\nwebmcp-shim beside it and the extension into the prefix, registers the copy,\nkeeps the install record, and prints the next steps.\n\n", manifest.FileName, webmcp.HostName, webmcp.FirefoxAddonID)
+			fmt.Fprintf(stderr, "Registers this binary with every supported browser installed on this system\n(%s in its native-messaging folder; on Windows, the\nregistry value HKCU\\Software\\VENDOR\\NativeMessagingHosts\\%s\nnaming that file; Firefox's, in ~/.mozilla/native-messaging-hosts on Linux,\nlists the add-on %s in allowed_extensions) and with each\n--user-data-dir. With --prefix, installs first: copies this binary, the\nwebmcp-shim beside it and the extension into the prefix, registers the copy,\nkeeps the install record, and prints the next steps.\n\n", manifest.FileName, protocol.HostName, protocol.FirefoxAddonID)
 		} else {
 			fmt.Fprintf(stderr, "Usage: webmcp-host uninstall [--prefix DIR | --record FILE] [--user-data-dir DIR]...\n                             [--no-browsers]\n\n")
 			fmt.Fprintf(stderr, "Removes what the install record lists, as far as it names the install's own\nplaces (its binaries, the extension's folder, manifests and registry values\nthat name its host, the folders and keys it made once emptied; never through\na symbolic link), stops your hosts and shims that run its binaries, and\nremoves the HTTP token and the empty runtime folder. Without a record,\nremoves the manifests that name this binary.\n\n")
@@ -98,7 +98,7 @@ func Run(name string, args []string, stdout, stderr io.Writer) int {
 			o.errorf("--extension-id: %v", err)
 			return 2
 		}
-		if !slices.Contains(o.extensionIDs, id) && id != webmcp.ExtensionID {
+		if !slices.Contains(o.extensionIDs, id) && id != protocol.ExtensionID {
 			o.extensionIDs = append(o.extensionIDs, id)
 		}
 	}
@@ -261,13 +261,13 @@ func (o *installOpts) register(host string, rec *installrec.Record, winDir strin
 // and with Firefox among the browsers the add-on's ID.
 func (o *installOpts) sayAllowed(host string, chosen []manifest.Location) {
 	if slices.ContainsFunc(chosen, func(l manifest.Location) bool { return !l.Firefox }) {
-		say(o.stdout, "extension ID %s may start %s", webmcp.ExtensionID, host)
+		say(o.stdout, "extension ID %s may start %s", protocol.ExtensionID, host)
 		for _, id := range o.extensionIDs {
 			say(o.stdout, "extension ID %s may start %s (--extension-id; kept in the install record)", id, host)
 		}
 	}
 	if slices.ContainsFunc(chosen, func(l manifest.Location) bool { return l.Firefox }) {
-		say(o.stdout, "Firefox add-on %s may start %s", webmcp.FirefoxAddonID, host)
+		say(o.stdout, "Firefox add-on %s may start %s", protocol.FirefoxAddonID, host)
 	}
 }
 

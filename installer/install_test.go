@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // fakeHome is a HOME where only Chromium has run, with no browser on PATH,
@@ -16,7 +17,7 @@ import (
 func fakeHome(t *testing.T) string {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", webmcp.RuntimeDirEnv} {
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", endpoint.RuntimeDirEnv} {
 		t.Setenv(v, "")
 	}
 	t.Setenv("PATH", t.TempDir())
@@ -158,7 +159,7 @@ func TestInstallFirefox(t *testing.T) {
 		t.Fatalf("install = %d: %s", code, errs.String())
 	}
 	dir := filepath.Join(home, ".mozilla", "native-messaging-hosts")
-	for _, want := range []string{"browsers found: Chromium, Firefox", "wrote " + filepath.Join(dir, manifest.FileName) + " (Firefox)", "Firefox add-on " + webmcp.FirefoxAddonID + " may start", "extension ID " + webmcp.ExtensionID} {
+	for _, want := range []string{"browsers found: Chromium, Firefox", "wrote " + filepath.Join(dir, manifest.FileName) + " (Firefox)", "Firefox add-on " + protocol.FirefoxAddonID + " may start", "extension ID " + protocol.ExtensionID} {
 		if !strings.Contains(oneLine(out.String()), want) {
 			t.Errorf("install output lacks %q:\n%s", want, out.String())
 		}
@@ -168,7 +169,7 @@ func TestInstallFirefox(t *testing.T) {
 		t.Fatal(err)
 	}
 	self, _ := selfPath()
-	if s := string(data); !strings.Contains(s, `"allowed_extensions": [`+"\n"+`    "`+webmcp.FirefoxAddonID+`"`) || strings.Contains(s, "allowed_origins") || !strings.Contains(s, `"path": "`+self+`"`) {
+	if s := string(data); !strings.Contains(s, `"allowed_extensions": [`+"\n"+`    "`+protocol.FirefoxAddonID+`"`) || strings.Contains(s, "allowed_origins") || !strings.Contains(s, `"path": "`+self+`"`) {
 		t.Errorf("Firefox's manifest:\n%s", s)
 	}
 	if m, err := manifest.Read(filepath.Join(home, ".config", "chromium", "NativeMessagingHosts")); err != nil || !m.Allows(false) {

@@ -19,11 +19,12 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/windows/registry"
+
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/webmcp"
-	"golang.org/x/sys/windows/registry"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // regKeys are the keys below HKCU that the test may create, parents first.
@@ -112,7 +113,7 @@ func TestInstallWindows(t *testing.T) {
 		"browsers found: Chrome, Brave, Firefox",
 		"wrote " + ffpath + " (Firefox's registry value names it)",
 		`wrote HKCU\` + manifest.HostKey(manifest.FirefoxRegKey) + " (Firefox)",
-		"Firefox add-on " + webmcp.FirefoxAddonID + " may start " + host,
+		"Firefox add-on " + protocol.FirefoxAddonID + " may start " + host,
 		`click "Load Temporary Add-on" and pick ` + filepath.Join(prefix, "share", "webmcp-bridge", "firefox-extension", "manifest.json"),
 		"skipped, not installed: Chrome Beta, Chrome Dev, Chrome Canary, Chrome for Testing, Chromium, Edge",
 		"nothing to write there: on Windows the browsers find the host through the registry",
@@ -180,7 +181,7 @@ func TestInstallWindows(t *testing.T) {
 	// but the host's file, which Windows keeps while it runs: it goes
 	// aside.
 	ctx := bridgetest.Context(t)
-	running := exec.CommandContext(ctx, host, webmcp.ExtensionOrigin, "--parent-window=0")
+	running := exec.CommandContext(ctx, host, protocol.ExtensionOrigin, "--parent-window=0")
 	running.Env = env
 	stdin, err := running.StdinPipe()
 	if err != nil {

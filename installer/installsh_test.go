@@ -17,11 +17,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/internal/version"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // DoctorReport is what webmcp-shim doctor --json prints.
@@ -173,7 +174,7 @@ func TestInstallScript(t *testing.T) {
 		t.Errorf("install record: %+v", rec.Entries)
 	}
 	// The Firefox add-on: the extension with Firefox's manifest.
-	if b, err := os.ReadFile(filepath.Join(prefix, "share", "webmcp-bridge", "firefox-extension", "manifest.json")); err != nil || !strings.Contains(string(b), `"id": "`+webmcp.FirefoxAddonID+`"`) {
+	if b, err := os.ReadFile(filepath.Join(prefix, "share", "webmcp-bridge", "firefox-extension", "manifest.json")); err != nil || !strings.Contains(string(b), `"id": "`+protocol.FirefoxAddonID+`"`) {
 		t.Errorf("the Firefox add-on's manifest: %v\n%s", err, b)
 	}
 
@@ -183,7 +184,7 @@ func TestInstallScript(t *testing.T) {
 	doctor := func() DoctorReport {
 		t.Helper()
 		cmd := exec.Command(filepath.Join(bin, "webmcp-shim"), "doctor", "--json")
-		cmd.Env = append(env, webmcp.RuntimeDirEnv+"="+filepath.Join(t.TempDir(), "none"))
+		cmd.Env = append(env, endpoint.RuntimeDirEnv+"="+filepath.Join(t.TempDir(), "none"))
 		out, _ := cmd.Output()
 		var r DoctorReport
 		if err := json.Unmarshal(out, &r); err != nil {
@@ -237,7 +238,7 @@ func TestInstallScript(t *testing.T) {
 	// A host of this install runs, as a browser would start it, and a shim
 	// over HTTP, as one would run it by hand.
 	ctx := bridgetest.Context(t)
-	host := exec.CommandContext(ctx, filepath.Join(bin, "webmcp-host"), webmcp.ExtensionOrigin)
+	host := exec.CommandContext(ctx, filepath.Join(bin, "webmcp-host"), protocol.ExtensionOrigin)
 	host.Env = env
 	stdin, _ := host.StdinPipe()
 	defer stdin.Close()

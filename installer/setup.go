@@ -19,7 +19,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/firefoxext"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // installerEnv names the command that runs the installer, as the next
@@ -283,7 +283,7 @@ func (o *installOpts) nextSteps(bin, ext, ffExt string, first bool) {
 	case runtime.GOOS == "windows":
 		tail = "A browser started with --user-data-dir=DIR has extensions of its own: load it there too."
 	}
-	para(w, "     ", "     ", "(its ID is "+webmcp.ExtensionID+"; where it is loaded already, click its reload button). "+tail)
+	para(w, "     ", "     ", "(its ID is "+protocol.ExtensionID+"; where it is loaded already, click its reload button). "+tail)
 	if o.firefox {
 		para(w, "     ", "     ", `In Firefox, as a temporary add-on (gone when Firefox quits; the add-on is not signed yet): open about:debugging#/runtime/this-firefox, click "Load Temporary Add-on" and pick`)
 		para(w, "       ", "       ", filepath.Join(ffExt, "manifest.json"))

@@ -11,10 +11,11 @@ import (
 	"time"
 	"unsafe"
 
+	"golang.org/x/sys/windows"
+
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/stopevent"
 	"github.com/webmcp-bridge/bridge/internal/winacl"
-	"github.com/webmcp-bridge/bridge/webmcp"
-	"golang.org/x/sys/windows"
 )
 
 // stopWait bounds how long a process that was asked to stop may take
@@ -99,7 +100,7 @@ func stopProcesses(paths []string, stderr io.Writer) []proc {
 	if terminated {
 		// A host ended so leaves its endpoint; its process is gone now.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		webmcp.RemoveStaleSockets(ctx, webmcp.RuntimeDir(), "")
+		endpoint.RemoveStaleSockets(ctx, endpoint.RuntimeDir(), "")
 		cancel()
 	}
 	slices.SortFunc(stopped, func(a, b proc) int { return a.pid - b.pid })

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/stopevent"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // helperEnv makes a run of this test binary a process for stopProcesses
@@ -117,10 +118,10 @@ func TestStopProcesses(t *testing.T) {
 		copyTo(t, self, filepath.Join(bin, name))
 	}
 	run := filepath.Join(dir, "run")
-	if err := webmcp.EnsureRuntimeDir(run); err != nil {
+	if err := endpoint.EnsureRuntimeDir(run); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(webmcp.RuntimeDirEnv, run)
+	t.Setenv(endpoint.RuntimeDirEnv, run)
 	helper := "-test.run=^TestStopHelperProcess$"
 	graceful := start(t, filepath.Join(bin, "webmcp-host.exe"), "ready", []string{helperEnv + "=graceful"}, helper)
 	stubborn := start(t, filepath.Join(bin, "webmcp-shim.exe"), "ready", []string{helperEnv + "=stubborn"}, helper)
@@ -128,7 +129,7 @@ func TestStopProcesses(t *testing.T) {
 	deaf := start(t, filepath.Join(bin, "WEBMCP-SHIM.EXE"), "ready", []string{helperEnv + "=deaf"}, helper)
 	other := start(t, filepath.Join(bin, "other.exe"), "ready", []string{helperEnv + "=graceful"}, helper)
 	// An endpoint of the stubborn one, as a host that is ended leaves it.
-	left := webmcp.SocketPath(run, stubborn.Process.Pid)
+	left := endpoint.SocketPath(run, stubborn.Process.Pid)
 	if err := os.WriteFile(left, []byte(`\\.\pipe\webmcp-1-ab`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -199,12 +200,12 @@ func TestStopTheBinaries(t *testing.T) {
 		copyTo(t, filepath.Join(src, name), filepath.Join(bin, name))
 	}
 	run := filepath.Join(dir, "run")
-	if err := webmcp.EnsureRuntimeDir(run); err != nil {
+	if err := endpoint.EnsureRuntimeDir(run); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(webmcp.RuntimeDirEnv, run)
+	t.Setenv(endpoint.RuntimeDirEnv, run)
 	// The host, once it says it listens (its stop event is made before).
-	host := exec.Command(filepath.Join(bin, "webmcp-host.exe"), webmcp.ExtensionOrigin, "--parent-window=0")
+	host := exec.Command(filepath.Join(bin, "webmcp-host.exe"), protocol.ExtensionOrigin, "--parent-window=0")
 	hostIn, _ := host.StdinPipe()
 	host.Stdout = io.Discard
 	hostErr, _ := host.StderrPipe()
@@ -216,8 +217,8 @@ func TestStopTheBinaries(t *testing.T) {
 	for logs.Scan() && !strings.Contains(logs.Text(), "listening on") {
 	}
 	go io.Copy(io.Discard, hostErr)
-	endpoint := webmcp.SocketPath(run, host.Process.Pid)
-	if _, err := os.Lstat(endpoint); err != nil {
+	pipeFile := endpoint.SocketPath(run, host.Process.Pid)
+	if _, err := os.Lstat(pipeFile); err != nil {
 		t.Fatalf("the host listens, but: %v", err)
 	}
 	// The shim, once it answers an agent's initialize.
@@ -246,7 +247,7 @@ func TestStopTheBinaries(t *testing.T) {
 	if code := exitCode(t, shim); code != 0 {
 		t.Errorf("webmcp-shim exited %d, want 0", code)
 	}
-	if _, err := os.Lstat(endpoint); err == nil {
-		t.Errorf("the host's endpoint %s is still there", endpoint)
+	if _, err := os.Lstat(pipeFile); err == nil {
+		t.Errorf("the host's endpoint %s is still there", pipeFile)
 	}
 }

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/internal/userfiles"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // socketWait bounds the wait for a stopped host to remove its socket.
@@ -437,7 +437,7 @@ func (u *uninstaller) removeToken() {
 // cache's webmcp-bridge folder that held it when that empties it; it names
 // what it leaves.
 func (u *uninstaller) removeRuntimeDir(stopped []proc) {
-	dir := webmcp.RuntimeDir()
+	dir := endpoint.RuntimeDir()
 	deadline := time.Now().Add(socketWait)
 	for _, p := range stopped {
 		if p.name() != "webmcp-host" {
@@ -445,7 +445,7 @@ func (u *uninstaller) removeRuntimeDir(stopped []proc) {
 		}
 		// A host removes its socket on SIGTERM, then exits; no event
 		// tells another process so.
-		sock := webmcp.SocketPath(dir, p.pid)
+		sock := endpoint.SocketPath(dir, p.pid)
 		for time.Now().Before(deadline) {
 			if _, err := os.Lstat(sock); errors.Is(err, fs.ErrNotExist) {
 				break
@@ -453,13 +453,13 @@ func (u *uninstaller) removeRuntimeDir(stopped []proc) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	if os.Getenv(webmcp.RuntimeDirEnv) != "" {
+	if os.Getenv(endpoint.RuntimeDirEnv) != "" {
 		if _, err := os.Lstat(dir); err == nil {
-			say(u.stdout, "left the runtime folder %s: $%s names it; remove it if you made it for the bridge", dir, webmcp.RuntimeDirEnv)
+			say(u.stdout, "left the runtime folder %s: $%s names it; remove it if you made it for the bridge", dir, endpoint.RuntimeDirEnv)
 		}
 		return
 	}
-	switch err := webmcp.CheckRuntimeDir(dir); {
+	switch err := endpoint.CheckRuntimeDir(dir); {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		say(u.stdout, "left the runtime folder: %v", err)

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // sleepBin is found before a test's fakeHome empties PATH.
@@ -250,10 +250,10 @@ func TestUninstallTokenAndRuntimeDir(t *testing.T) {
 		t.Errorf("a runtime folder open to others: %v", exists(run))
 	}
 	os.Chmod(run, 0o700)
-	t.Setenv(webmcp.RuntimeDirEnv, run)
+	t.Setenv(endpoint.RuntimeDirEnv, run)
 	_, record = fakeInstall(t)
-	if _, out, _ = runUninstall(t, record); !strings.Contains(oneLine(out), "left the runtime folder "+run+": $"+webmcp.RuntimeDirEnv) || !exists(run) {
-		t.Errorf("the runtime folder of $%s: %v", webmcp.RuntimeDirEnv, exists(run))
+	if _, out, _ = runUninstall(t, record); !strings.Contains(oneLine(out), "left the runtime folder "+run+": $"+endpoint.RuntimeDirEnv) || !exists(run) {
+		t.Errorf("the runtime folder of $%s: %v", endpoint.RuntimeDirEnv, exists(run))
 	}
 }
 

@@ -2,7 +2,7 @@
 // lets the bridge extension start webmcp-host, in the user-level locations
 // of each supported browser and in any --user-data-dir.
 //
-// Chrome looks for a host named [webmcp.HostName] in a file
+// Chrome looks for a host named [protocol.HostName] in a file
 // "<dir>/dev.webmcp.bridge.json"; the file names the host binary by absolute
 // path and lists the extension origins allowed to start it. Firefox's
 // manifest has the same name and fields, except that it lists the add-on's
@@ -19,11 +19,11 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // FileName is the manifest's file name in a NativeMessagingHosts folder.
-const FileName = webmcp.HostName + ".json"
+const FileName = protocol.HostName + ".json"
 
 // Manifest is a native-messaging host manifest.
 type Manifest struct {
@@ -43,14 +43,14 @@ const description = "WebMCP bridge: relays WebMCP tools and UI context between t
 // New returns the bridge's manifest for the host binary at hostPath, which
 // must be absolute (Chrome resolves a relative path against the manifest's
 // folder, which is never what an installer means). Its allowed_origins
-// list the extension's fixed ID ([webmcp.ExtensionID], the unpacked one)
+// list the extension's fixed ID ([protocol.ExtensionID], the unpacked one)
 // and then each of extraIDs, the IDs a store gave the extension (each
 // valid: [CheckExtensionID]), once.
 func New(hostPath string, extraIDs ...string) (Manifest, error) {
 	if !filepath.IsAbs(hostPath) {
 		return Manifest{}, fmt.Errorf("host path %q is not absolute", hostPath)
 	}
-	origins := []string{webmcp.ExtensionOrigin}
+	origins := []string{protocol.ExtensionOrigin}
 	for _, id := range extraIDs {
 		if err := CheckExtensionID(id); err != nil {
 			return Manifest{}, err
@@ -60,7 +60,7 @@ func New(hostPath string, extraIDs ...string) (Manifest, error) {
 		}
 	}
 	return Manifest{
-		Name:           webmcp.HostName,
+		Name:           protocol.HostName,
 		Description:    description,
 		Path:           hostPath,
 		Type:           "stdio",
@@ -99,13 +99,13 @@ func (m Manifest) MissingIDs(ids []string) []string {
 }
 
 // NewFirefox returns the bridge's manifest for Firefox: the same as [New]'s
-// but with the add-on's ID ([webmcp.FirefoxAddonID]) in allowed_extensions
+// but with the add-on's ID ([protocol.FirefoxAddonID]) in allowed_extensions
 // instead of allowed_origins.
 func NewFirefox(hostPath string) (Manifest, error) {
 	m, err := New(hostPath)
 	m.AllowedOrigins = nil
 	if err == nil {
-		m.AllowedExtensions = []string{webmcp.FirefoxAddonID}
+		m.AllowedExtensions = []string{protocol.FirefoxAddonID}
 	}
 	return m, err
 }
@@ -124,9 +124,9 @@ func For(l Location, hostPath string, extraIDs ...string) (Manifest, error) {
 // origin in allowed_origins.
 func (m Manifest) Allows(firefox bool) bool {
 	if firefox {
-		return slices.Contains(m.AllowedExtensions, webmcp.FirefoxAddonID)
+		return slices.Contains(m.AllowedExtensions, protocol.FirefoxAddonID)
 	}
-	return slices.Contains(m.AllowedOrigins, webmcp.ExtensionOrigin)
+	return slices.Contains(m.AllowedOrigins, protocol.ExtensionOrigin)
 }
 
 // Same says whether m and o are the same manifest.

@@ -9,8 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 func TestWriteReadRemove(t *testing.T) {
@@ -36,7 +37,7 @@ func TestWriteReadRemove(t *testing.T) {
 		"description":     m.Description,
 		"path":            "/opt/webmcp/bin/webmcp-host",
 		"type":            "stdio",
-		"allowed_origins": []any{"chrome-extension://" + webmcp.ExtensionID + "/"},
+		"allowed_origins": []any{"chrome-extension://" + protocol.ExtensionID + "/"},
 	}
 	if d := cmp.Diff(want, raw); d != "" {
 		t.Errorf("manifest JSON (-want +got):\n%s", d)
@@ -192,11 +193,11 @@ func TestExtraExtensionIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{webmcp.ExtensionOrigin, "chrome-extension://" + store + "/"}
+	want := []string{protocol.ExtensionOrigin, "chrome-extension://" + store + "/"}
 	if !slices.Equal(m.AllowedOrigins, want) {
 		t.Errorf("allowed_origins = %q, want %q", m.AllowedOrigins, want)
 	}
-	if !m.Allows(false) || len(m.MissingIDs([]string{store, webmcp.ExtensionID})) != 0 {
+	if !m.Allows(false) || len(m.MissingIDs([]string{store, protocol.ExtensionID})) != 0 {
 		t.Errorf("the manifest does not allow both IDs: %q", m.AllowedOrigins)
 	}
 	plain, _ := manifest.New("/x/webmcp-host")

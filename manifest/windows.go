@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // Registry keys (below HKEY_CURRENT_USER) of the browsers' native-messaging
@@ -32,7 +32,7 @@ const (
 
 // HostKey is the key of the bridge's host below regKey, one of the keys
 // above: its default value names the manifest.
-func HostKey(regKey string) string { return regKey + `\` + webmcp.HostName }
+func HostKey(regKey string) string { return regKey + `\` + protocol.HostName }
 
 // windowsBrowsers are the browsers on Windows: their keys, the folder below
 // %LOCALAPPDATA% that shows they have run, and their program's path below

@@ -31,9 +31,11 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 func TestMain(m *testing.M) { bridgetest.Main(m) }
@@ -178,8 +180,8 @@ func TestRelease(t *testing.T) {
 				Gecko struct{ ID string }
 			} `json:"browser_specific_settings"`
 		}
-		if err := json.Unmarshal(fs["manifest.json"], &m); err != nil || m.Version != v || m.Key != "" || m.BrowserSpecificSettings.Gecko.ID != webmcp.FirefoxAddonID {
-			t.Errorf("the .xpi's manifest.json (%v): version %q, key %q, gecko id %q; want %s, none, %s", err, m.Version, m.Key, m.BrowserSpecificSettings.Gecko.ID, v, webmcp.FirefoxAddonID)
+		if err := json.Unmarshal(fs["manifest.json"], &m); err != nil || m.Version != v || m.Key != "" || m.BrowserSpecificSettings.Gecko.ID != protocol.FirefoxAddonID {
+			t.Errorf("the .xpi's manifest.json (%v): version %q, key %q, gecko id %q; want %s, none, %s", err, m.Version, m.Key, m.BrowserSpecificSettings.Gecko.ID, v, protocol.FirefoxAddonID)
 		}
 		if _, ok := fs["background.js"]; !ok {
 			t.Errorf("the .xpi lacks background.js")
@@ -290,7 +292,7 @@ func TestRelease(t *testing.T) {
 		home := t.TempDir()
 		os.MkdirAll(filepath.Join(home, ".config", "chromium"), 0o700)
 		rt := bridgetest.RuntimeDir(t)
-		env := []string{"PATH=" + noGoPath(t), "HOME=" + home, "LANG=C", webmcp.RuntimeDirEnv + "=" + rt}
+		env := []string{"PATH=" + noGoPath(t), "HOME=" + home, "LANG=C", endpoint.RuntimeDirEnv + "=" + rt}
 		b, err := run(env, filepath.Join(dir, "install.sh"))
 		if err != nil {
 			t.Fatalf("install.sh: %v\n%s", err, b)
@@ -332,7 +334,7 @@ func TestRelease(t *testing.T) {
 			bridgetest.SkipOutsideCI(t, "go is beside npm or node ("+path+"), so the package cannot be run without go")
 		}
 		rt := bridgetest.RuntimeDir(t)
-		env := []string{"PATH=" + path, "HOME=" + home, "LANG=C", webmcp.RuntimeDirEnv + "=" + rt,
+		env := []string{"PATH=" + path, "HOME=" + home, "LANG=C", endpoint.RuntimeDirEnv + "=" + rt,
 			"npm_config_cache=" + filepath.Join(t.TempDir(), "npm-cache"), "npm_config_update_notifier=false"}
 		npmRun := func(dir string, args ...string) string {
 			t.Helper()
@@ -420,10 +422,10 @@ func checkInstalled(t *testing.T, env []string, rt, bin, v string, servers ...st
 		t.Fatal(err)
 	}
 	bridgetest.AwaitHostBrowser(t, fx.Socket())
-	if err := fx.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := fx.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, fx.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	bridgetest.AwaitHostState(t, fx.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 1 })
 
 	doc, err := run(env, filepath.Join(bin, "webmcp-shim"), "doctor")
 	if err != nil {

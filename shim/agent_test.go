@@ -12,16 +12,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/httpserve"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // agentsIn returns the agents of the first shim of a sessions message, nil
 // if it has none.
-func agentsIn(m *webmcp.Message) []webmcp.AgentInfo {
+func agentsIn(m *protocol.Message) []protocol.AgentInfo {
 	for _, s := range m.Sessions {
 		return s.Client.Agents
 	}
@@ -32,12 +33,12 @@ func agentsIn(m *webmcp.Message) []webmcp.AgentInfo {
 // initialize reach the extension in the host's sessions message.
 func TestAgentReachesTheBrowser(t *testing.T) {
 	ctx := bridgetest.Context(t)
-	_, ext, _ := setup(t, bridgetest.NewPage(), []webmcp.Tab{bridgetest.Tab(12, "One")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}, []string{"echo"}, 0)
-	m, err := ext.Await(ctx, func(m *webmcp.Message) bool { return len(agentsIn(m)) > 0 })
+	_, ext, _ := setup(t, bridgetest.NewPage(), []protocol.Tab{bridgetest.Tab(12, "One")}, []protocol.Tool{bridgetest.Tool(12, "echo")}, []string{"echo"}, 0)
+	m, err := ext.Await(ctx, func(m *protocol.Message) bool { return len(agentsIn(m)) > 0 })
 	if err != nil {
 		t.Fatalf("no sessions message named the agent: %v", err)
 	}
-	want := []webmcp.AgentInfo{{ID: "a1", Name: bridgetest.ClientName, Version: bridgetest.ClientVersion}}
+	want := []protocol.AgentInfo{{ID: "a1", Name: bridgetest.ClientName, Version: bridgetest.ClientVersion}}
 	if diff := cmp.Diff(want, agentsIn(m)); diff != "" {
 		t.Errorf("agents (-want +got):\n%s", diff)
 	}
@@ -57,11 +58,11 @@ func TestAgentsOfOneShim(t *testing.T) {
 		}
 		return ct
 	}
-	awaitAgents := func(what string, want ...webmcp.AgentInfo) {
+	awaitAgents := func(what string, want ...protocol.AgentInfo) {
 		t.Helper()
-		var last []webmcp.AgentInfo
-		if _, err := ext.Await(ctx, func(m *webmcp.Message) bool {
-			if m.Type != webmcp.TypeSessions {
+		var last []protocol.AgentInfo
+		if _, err := ext.Await(ctx, func(m *protocol.Message) bool {
+			if m.Type != protocol.TypeSessions {
 				return false
 			}
 			last = agentsIn(m)
@@ -73,14 +74,14 @@ func TestAgentsOfOneShim(t *testing.T) {
 	first := bridgetest.ConnectMCP(t, serve())
 	first.AwaitTools(ctx, "echo", bridgetest.Has("echo"))
 	one := first.Session
-	a1 := webmcp.AgentInfo{ID: "a1", Name: bridgetest.ClientName, Version: bridgetest.ClientVersion}
+	a1 := protocol.AgentInfo{ID: "a1", Name: bridgetest.ClientName, Version: bridgetest.ClientVersion}
 	awaitAgents("the first agent", a1)
 	two, err := mcp.NewClient(&mcp.Implementation{Name: "agent-two", Version: "2.0"}, nil).Connect(ctx, serve(), &mcp.ClientSessionOptions{ProtocolVersion: bridgetest.ProtocolVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { two.Close() })
-	a2 := webmcp.AgentInfo{ID: "a2", Name: "agent-two", Version: "2.0"}
+	a2 := protocol.AgentInfo{ID: "a2", Name: "agent-two", Version: "2.0"}
 	awaitAgents("the second agent", a1, a2)
 
 	for _, c := range []struct {
@@ -109,7 +110,7 @@ func TestAgentsOfOneShim(t *testing.T) {
 func TestStatelessAgent(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p, ext, srv, wctx := echoShim(t)
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 1 })
 
 	connect := statelessClients(t, srv, wctx)
 	call := func(cs *mcp.ClientSession) string {
@@ -134,9 +135,9 @@ func TestStatelessAgent(t *testing.T) {
 	if other := call(two); other == "" || other == first {
 		t.Errorf("the second client's call came as agent %q, the first's as %q: want two agents", other, first)
 	}
-	want := []webmcp.AgentInfo{{ID: first, Name: "stateless-one", Version: "1.0"}}
-	if _, err := ext.Await(ctx, func(m *webmcp.Message) bool {
-		return m.Type == webmcp.TypeSessions && len(agentsIn(m)) == 2 && agentsIn(m)[0] == want[0]
+	want := []protocol.AgentInfo{{ID: first, Name: "stateless-one", Version: "1.0"}}
+	if _, err := ext.Await(ctx, func(m *protocol.Message) bool {
+		return m.Type == protocol.TypeSessions && len(agentsIn(m)) == 2 && agentsIn(m)[0] == want[0]
 	}); err != nil {
 		t.Errorf("the browser never heard of both agents: %v", err)
 	}
@@ -176,15 +177,15 @@ func TestStatelessCloseTab(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p, ext, srv, wctx := echoShim(t)
 	var closed atomic.Int32
-	p.HandleRequest(webmcp.MethodOpenPage, func(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
-		ext.UpdateTab(webmcp.Tab{ID: 40, URL: "https://shop.example/", Title: "Opened", Origin: "https://shop.example", Allowed: true})
+	p.HandleRequest(protocol.MethodOpenPage, func(_ context.Context, req *protocol.Message) (json.RawMessage, *protocol.Error) {
+		ext.UpdateTab(protocol.Tab{ID: 40, URL: "https://shop.example/", Title: "Opened", Origin: "https://shop.example", Allowed: true})
 		return json.RawMessage(`{"tabId":40,"url":"https://shop.example/","title":"Opened","tools":[]}`), nil
 	})
-	p.HandleRequest(webmcp.MethodCloseTab, func(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.HandleRequest(protocol.MethodCloseTab, func(_ context.Context, req *protocol.Message) (json.RawMessage, *protocol.Error) {
 		closed.Add(1)
 		return json.RawMessage(`{}`), nil
 	})
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 1 })
 	connect := statelessClients(t, srv, wctx)
 	owner, other := connect("twin"), connect("twin")
 
@@ -247,7 +248,7 @@ func echoShim(t *testing.T) (*bridgetest.Page, *fakeext.Ext, *shim.Server, conte
 	p := bridgetest.NewPage()
 	dir := bridgetest.RuntimeDir(t)
 	ext := bridgetest.StartHost(t, dir, p)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "One")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "One")}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
 	srv := shim.New(shim.Options{Dir: dir, Logger: bridgetest.NewLog(t, "webmcp-shim").Slog()})

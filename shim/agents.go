@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // MaxAgents bounds the agents (MCP sessions) a shim tells its hosts about;
@@ -26,12 +27,12 @@ type agents struct {
 	next int
 	list []agent // oldest first
 	// changed runs, outside mu, with the new list after each change.
-	changed func([]webmcp.AgentInfo)
+	changed func([]protocol.AgentInfo)
 }
 
 type agent struct {
 	ss   *mcp.ServerSession // nil for an agent of stateless requests once its request ended
-	info webmcp.AgentInfo
+	info protocol.AgentInfo
 	// key is set for an agent that names itself in each request (MCP
 	// 2026-07-28): its name and version. Over HTTP such a client has no
 	// session (each request has a session of its own, which ends with
@@ -84,7 +85,7 @@ func (a *agents) id(ss *mcp.ServerSession, info *mcp.Implementation, perRequest 
 		}
 	}
 	a.next++
-	e := agent{ss: ss, info: webmcp.AgentInfo{ID: "a" + strconv.Itoa(a.next), Name: info.Name, Version: info.Version}, seen: now}
+	e := agent{ss: ss, info: protocol.AgentInfo{ID: "a" + strconv.Itoa(a.next), Name: info.Name, Version: info.Version}, seen: now}
 	if perRequest {
 		e.key = info.Name + "\x00" + info.Version
 	}
@@ -142,9 +143,9 @@ func (a *agents) drop(ss *mcp.ServerSession) {
 }
 
 // infos is the list the hosts hear: the newest MaxAgents. a.mu is held.
-func (a *agents) infos() []webmcp.AgentInfo {
+func (a *agents) infos() []protocol.AgentInfo {
 	list := a.list[max(0, len(a.list)-MaxAgents):]
-	out := make([]webmcp.AgentInfo, len(list))
+	out := make([]protocol.AgentInfo, len(list))
 	for i, e := range list {
 		out[i] = e.info
 	}

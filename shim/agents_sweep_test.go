@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // TestStatelessAgentsIdleOut: an agent of stateless requests is forgotten
@@ -13,9 +13,9 @@ import (
 func TestStatelessAgentsIdleOut(t *testing.T) {
 	t0 := time.Now()
 	a := &agents{list: []agent{
-		{info: webmcp.AgentInfo{ID: "a1"}, key: "old\x001", seen: t0},
-		{info: webmcp.AgentInfo{ID: "a2"}, key: "recent\x001", seen: t0.Add(StatelessAgentIdle)},
-		{info: webmcp.AgentInfo{ID: "a3"}, seen: t0}, // a session's: dropped when it ends, never by the sweep
+		{info: protocol.AgentInfo{ID: "a1"}, key: "old\x001", seen: t0},
+		{info: protocol.AgentInfo{ID: "a2"}, key: "recent\x001", seen: t0.Add(StatelessAgentIdle)},
+		{info: protocol.AgentInfo{ID: "a3"}, seen: t0}, // a session's: dropped when it ends, never by the sweep
 	}}
 	if a.sweep(t0.Add(StatelessAgentIdle)) {
 		t.Fatal("the sweep forgot an agent that was not idle for StatelessAgentIdle yet")

@@ -11,9 +11,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
 	"github.com/webmcp-bridge/bridge/shim/toolnames"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 var updateGolden = flag.Bool("update", false, "write the want fields of testdata/agentview/cases.json from the shim")
@@ -31,9 +31,9 @@ type agentViewCases struct {
 		Want *agentViewWant  `json:"want,omitempty"`
 	} `json:"tools"`
 	Names []struct {
-		Case  string        `json:"case"`
-		Tools []webmcp.Tool `json:"tools"`
-		Want  []string      `json:"want,omitempty"`
+		Case  string          `json:"case"`
+		Tools []protocol.Tool `json:"tools"`
+		Want  []string        `json:"want,omitempty"`
 	} `json:"names"`
 }
 
@@ -45,7 +45,7 @@ type agentViewWant struct {
 }
 
 // agentView is what syncHost makes of t in tab, as one shim alone would.
-func agentView(t webmcp.Tool, tab webmcp.Tab) (agentViewWant, error) {
+func agentView(t protocol.Tool, tab protocol.Tab) (agentViewWant, error) {
 	mt, _, problem := describeTool(t, tab)
 	var w agentViewWant
 	w.Problem = problem
@@ -88,8 +88,8 @@ func TestAgentViewGolden(t *testing.T) {
 		t.Errorf("bridgeTools are %q in the golden file, %q in the shim", cases.BridgeTools, reserved)
 	}
 	for i, c := range cases.Tools {
-		var tool webmcp.Tool
-		var tab webmcp.Tab
+		var tool protocol.Tool
+		var tab protocol.Tab
 		if err := json.Unmarshal(c.Tool, &tool); err != nil {
 			t.Fatalf("%s: tool: %v", c.Case, err)
 		}
@@ -114,7 +114,7 @@ func TestAgentViewGolden(t *testing.T) {
 		}
 	}
 	for i, c := range cases.Names {
-		r := toolnames.NewRegistry[webmcp.ToolRef](reserved...)
+		r := toolnames.NewRegistry[protocol.ToolRef](reserved...)
 		var got []string
 		for j, tool := range c.Tools {
 			tool.FrameID = j // one key per tool

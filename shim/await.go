@@ -5,8 +5,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/results"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // BrowserWait bounds how long a call that needs a browser waits for one
@@ -131,7 +132,7 @@ func (s *Server) callMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		s.awaitBrowser(wctx)
 		cancel()
 		if !s.exposed(p.Name) && !s.hasBrowser() {
-			return results.Failure(webmcp.CodeNoBrowser, results.NotRun, "tool %s is not available: %s", p.Name, results.NoBrowser), nil
+			return results.Failure(protocol.CodeNoBrowser, results.NotRun, "tool %s is not available: %s", p.Name, results.NoBrowser), nil
 		}
 		return next(ctx, method, req)
 	}

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/results"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // An agent's first call often comes as the browser starts: a call that
@@ -75,19 +76,19 @@ func TestCallsWaitForABrowser(t *testing.T) {
 			}
 
 			p := bridgetest.NewPage()
-			p.HandleRequest(webmcp.MethodOpenPage, func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+			p.HandleRequest(protocol.MethodOpenPage, func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
 				return json.RawMessage(`{"tabId":40,"url":"http://localhost:8080/new","title":"New","tools":[]}`), nil
 			})
-			p.HandleRequest(webmcp.MethodFocusTab, func(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+			p.HandleRequest(protocol.MethodFocusTab, func(_ context.Context, req *protocol.Message) (json.RawMessage, *protocol.Error) {
 				return req.Params, nil
 			})
-			p.HandleRequest(webmcp.MethodSampleContext, func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
-				return nil, webmcp.Errorf(webmcp.CodeNotFound, "no context")
+			p.HandleRequest(protocol.MethodSampleContext, func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
+				return nil, protocol.Errorf(protocol.CodeNotFound, "no context")
 			})
 			ext := bridgetest.StartExt(t, fakeext.Options{RuntimeDir: dir, Handler: p.Serve, RequestHandler: p.ServeRequest})
 			// The state first, then the hello: once the shim sees the
 			// browser, it sees its tools.
-			if err := ext.SetState([]webmcp.Tab{bridgetest.FocusedTab()}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+			if err := ext.SetState([]protocol.Tab{bridgetest.FocusedTab()}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 				t.Fatal(err)
 			}
 			if err := ext.Hello(); err != nil {
@@ -117,7 +118,7 @@ func TestNoBrowserAfterTheWait(t *testing.T) {
 		sc := bridgetest.ServeMCP(t, shim.New(opts).Serve)
 		for _, tool := range []string{"open_page", "focus_tab", "echo"} {
 			res := sc.Call(ctx, tool, map[string]any{"url": "http://localhost:8080/", "tabId": 12})
-			if !res.IsError || !strings.Contains(bridgetest.Text(res), results.NoBrowser) || res.Meta[results.MetaCode] != webmcp.CodeNoBrowser || res.Meta[results.MetaPageRan] != "no" {
+			if !res.IsError || !strings.Contains(bridgetest.Text(res), results.NoBrowser) || res.Meta[results.MetaCode] != protocol.CodeNoBrowser || res.Meta[results.MetaPageRan] != "no" {
 				t.Errorf("%s without a browser (%+v) = %q %v, want %q", tool, opts, bridgetest.Text(res), res.Meta, results.NoBrowser)
 			}
 		}

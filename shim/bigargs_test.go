@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/results"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // TestArgumentsOverTheLimit: a call whose arguments are over the bridge's
@@ -18,17 +18,17 @@ import (
 // says the page did not run it; nothing goes to the browser, the host
 // keeps the shim's connection, and the next call goes through. Arguments
 // of exactly the limit reach the page. The limit is lowered to 64 KiB for
-// the test (webmcp.MaxArguments, 63 MiB, takes minutes to move under the
-// race detector); that the shim's own limit is webmcp.MaxArguments is
+// the test (protocol.MaxArguments, 63 MiB, takes minutes to move under the
+// race detector); that the shim's own limit is protocol.MaxArguments is
 // checked first.
 func TestArgumentsOverTheLimit(t *testing.T) {
 	const limit = 64 << 10
-	if was := shim.SetMaxArguments(t, limit); was != webmcp.MaxArguments || webmcp.MaxArguments != 63<<20 {
-		t.Fatalf("the shim's limit of arguments is %d, webmcp.MaxArguments %d: want both 63 MiB (%d)", was, webmcp.MaxArguments, 63<<20)
+	if was := shim.SetMaxArguments(t, limit); was != protocol.MaxArguments || protocol.MaxArguments != 63<<20 {
+		t.Fatalf("the shim's limit of arguments is %d, protocol.MaxArguments %d: want both 63 MiB (%d)", was, protocol.MaxArguments, 63<<20)
 	}
 	ctx := bridgetest.Context(t)
 	p := bridgetest.NewPage()
-	p.Handle("size", func(_ context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.Handle("size", func(_ context.Context, call *protocol.Message) (json.RawMessage, *protocol.Error) {
 		return json.RawMessage(strconv.Itoa(len(call.Arguments))), nil
 	})
 	p.Handle("echo", bridgetest.EchoHandler)
@@ -36,7 +36,7 @@ func TestArgumentsOverTheLimit(t *testing.T) {
 	ext := bridgetest.StartHost(t, dir, p)
 	srv := shim.New(shim.Options{Dir: dir, Logger: bridgetest.NewLog(t, "webmcp-shim").Slog()})
 	sc := bridgetest.ServeMCP(t, srv.Serve)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace")}, []webmcp.Tool{bridgetest.Tool(12, "size"), bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace")}, []protocol.Tool{bridgetest.Tool(12, "size"), bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
 	sc.AwaitTools(ctx, "size and echo appear", bridgetest.Has("size", "echo"))

@@ -8,9 +8,10 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // TestBigResultStaysOutOfTheContext: a page result over the threshold
@@ -20,7 +21,7 @@ func TestBigResultStaysOutOfTheContext(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p := bridgetest.NewPage()
 	big := strings.Repeat("0123456789abcdef\n", 20000) // 340,000 bytes
-	p.Handle("dump", func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.Handle("dump", func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
 		b, _ := json.Marshal(big)
 		return b, nil
 	})
@@ -29,7 +30,7 @@ func TestBigResultStaysOutOfTheContext(t *testing.T) {
 	results := t.TempDir() + "/results"
 	srv := shim.New(shim.Options{Dir: dir, ResultDir: results, Logger: bridgetest.NewLog(t, "webmcp-shim").Slog()})
 	sc := bridgetest.ServeMCP(t, srv.Serve)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace")}, []webmcp.Tool{bridgetest.Tool(12, "dump"), bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace")}, []protocol.Tool{bridgetest.Tool(12, "dump"), bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
 	sc.AwaitTools(ctx, "dump appears", bridgetest.Has("dump", "echo"))

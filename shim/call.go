@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // maxArguments is the largest arguments of a call the shim sends
-// (webmcp.MaxArguments; a test lowers it, so as not to move 63 MiB).
-var maxArguments = webmcp.MaxArguments
+// (protocol.MaxArguments; a test lowers it, so as not to move 63 MiB).
+var maxArguments = protocol.MaxArguments
 
 // callPage calls the page tool key, known to the agent as name. The
 // arguments must be a JSON object within the bridge's limits; that they
@@ -88,8 +89,8 @@ func (s *Server) sendCall(ctx context.Context, key toolKey, name string, pt *pag
 	// Where the tab is, to see where a call that navigates it leads.
 	tab, _, _ := tabNow(pt.conn, pt.tool.TabID)
 	out, err := pt.conn.Call(cctx, pt.tool.TabID, pt.tool.FrameID, pt.tool.Name, args)
-	var werr *webmcp.Error
-	if errors.Is(err, hostlink.ErrNotSent) || errors.As(err, &werr) && werr.Code == webmcp.CodeNoBrowser {
+	var werr *protocol.Error
+	if errors.Is(err, hostlink.ErrNotSent) || errors.As(err, &werr) && werr.Code == protocol.CodeNoBrowser {
 		// It never reached the page: its host was going away (it ended
 		// as the call was sent, or its browser had left it). Once more,
 		// to the browser's next host, if it comes within the grace.
@@ -110,7 +111,7 @@ func (s *Server) sendCall(ctx context.Context, key toolKey, name string, pt *pag
 		return results.Cancelled()
 	case errors.Is(err, context.DeadlineExceeded):
 		return results.TimedOut(s.opts.Timeout)
-	case errors.As(err, &werr) && werr.Code == webmcp.CodeNavigated:
+	case errors.As(err, &werr) && werr.Code == protocol.CodeNavigated:
 		// The call navigated the tab, or the tab navigated under it:
 		// where it is now is what the agent needs.
 		return s.navigatedResult(cctx, pt.conn, name, pt.tool.Ref(), tab.URL, werr, out)
@@ -119,7 +120,7 @@ func (s *Server) sendCall(ctx context.Context, key toolKey, name string, pt *pag
 	case errors.Is(err, hostlink.ErrClosed):
 		return results.Disconnected(err)
 	default:
-		return results.Failure(webmcp.CodeInternal, results.MaybeRan, "tool %s: %v", name, err)
+		return results.Failure(protocol.CodeInternal, results.MaybeRan, "tool %s: %v", name, err)
 	}
 }
 
@@ -129,7 +130,7 @@ func (s *Server) sendCall(ctx context.Context, key toolKey, name string, pt *pag
 // (its grace ended: HostGrace), when gone stays for a whole grace (a host
 // that lives on without its browser), or when cctx ends.
 func (s *Server) awaitReturn(ctx, cctx context.Context, key toolKey, name string, gone *hostlink.Conn) (*pageTool, *mcp.CallToolResult) {
-	notBack := results.Failure(webmcp.CodeBrowserGone, results.NotRun,
+	notBack := results.Failure(protocol.CodeBrowserGone, results.NotRun,
 		"tool %s is not available: its browser went away and did not come back (the page did not run this call); if the browser is still open, reload the page or run webmcp-shim doctor", name)
 	grace := time.NewTimer(s.hostGrace())
 	defer grace.Stop()
@@ -153,7 +154,7 @@ func (s *Server) awaitReturn(ctx, cctx context.Context, key toolKey, name string
 			if ctx.Err() != nil {
 				return nil, results.Cancelled()
 			}
-			return nil, results.Failure(webmcp.CodeTimeout, results.NotRun,
+			return nil, results.Failure(protocol.CodeTimeout, results.NotRun,
 				"tool %s timed out after %s waiting for its browser to come back; the page did not run this call", name, results.Seconds(s.opts.Timeout))
 		}
 	}

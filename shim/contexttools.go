@@ -6,16 +6,16 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // ContextTool is a page tool of the focused tab that can be sampled as UI
 // context (read-only, no required argument), as the extension reports it,
 // with the name agents call it by.
 type ContextTool struct {
-	webmcp.ContextTool
+	protocol.ContextTool
 	// MCPName is the tool's name for agents; it differs from Name only on
 	// a clash (a page's get_ui_context is get_ui_context_2, beside the
 	// bridge's own).
@@ -25,7 +25,7 @@ type ContextTool struct {
 // ContextTools lists the page tools of the focused tab that can be sampled
 // as UI context, and whether each is ("on", "off", or "changed": turned on
 // for a definition the page has changed since). Failures are ErrNoBrowser,
-// ErrNoFocus, or the extension's *webmcp.Error.
+// ErrNoFocus, or the extension's *protocol.Error.
 func (s *Server) ContextTools(ctx context.Context) (tabID int, tools []ContextTool, err error) {
 	c, tab, err := s.focusedConn()
 	if err != nil {
@@ -35,13 +35,13 @@ func (s *Server) ContextTools(ctx context.Context) (tabID int, tools []ContextTo
 	if err != nil {
 		return 0, nil, err
 	}
-	out, err := c.Request(ctx, webmcp.MethodContextTools, b)
+	out, err := c.Request(ctx, protocol.MethodContextTools, b)
 	if err != nil {
 		return 0, nil, err
 	}
 	var r struct {
-		TabID int                  `json:"tabId"`
-		Tools []webmcp.ContextTool `json:"tools"`
+		TabID int                    `json:"tabId"`
+		Tools []protocol.ContextTool `json:"tools"`
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		return 0, nil, fmt.Errorf("the browser answered the contextTools request with %.200s (%v)", out, err)
@@ -51,7 +51,7 @@ func (s *Server) ContextTools(ctx context.Context) (tabID int, tools []ContextTo
 	defer s.mu.Unlock()
 	for _, t := range r.Tools {
 		ct := ContextTool{ContextTool: t}
-		if pt := s.tools[toolKey{key, webmcp.ToolRef{TabID: r.TabID, FrameID: t.FrameID, Name: t.Name}}]; pt != nil && pt.name != t.Name {
+		if pt := s.tools[toolKey{key, protocol.ToolRef{TabID: r.TabID, FrameID: t.FrameID, Name: t.Name}}]; pt != nil && pt.name != t.Name {
 			ct.MCPName = pt.name
 		}
 		tools = append(tools, ct)
@@ -96,7 +96,7 @@ func (s *Server) SetContextTool(ctx context.Context, name string, on bool) (stat
 	if err != nil {
 		return "", err
 	}
-	out, err := c.Request(ctx, webmcp.MethodSetContextTool, b)
+	out, err := c.Request(ctx, protocol.MethodSetContextTool, b)
 	if err != nil {
 		return "", err
 	}

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // SampleBudget bounds how long get_ui_context waits for a fresh sample of
@@ -36,7 +36,7 @@ func (s *Server) hostViews() ([]*hostlink.Conn, []uicontext.Host) {
 // says why in its Stale field.
 func (s *Server) UIContext(ctx context.Context, sample time.Duration) *uicontext.View {
 	conns, views := s.hostViews()
-	var fresh *webmcp.Context
+	var fresh *protocol.Context
 	var freshHost uint64
 	var stale string
 	if sample > 0 && len(conns) > 0 {
@@ -91,12 +91,12 @@ func (s *Server) UIContext(ctx context.Context, sample time.Duration) *uicontext
 
 // sample asks c for a fresh sample of a tab's context, waiting at most
 // budget. It returns the sample, or why there is none.
-func (s *Server) sample(ctx context.Context, c *hostlink.Conn, params json.RawMessage, budget time.Duration) (*webmcp.Context, string) {
+func (s *Server) sample(ctx context.Context, c *hostlink.Conn, params json.RawMessage, budget time.Duration) (*protocol.Context, string) {
 	const latest = "; this is the latest context it sent"
 	sctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	out, err := c.Request(sctx, webmcp.MethodSampleContext, params)
-	var werr *webmcp.Error
+	out, err := c.Request(sctx, protocol.MethodSampleContext, params)
+	var werr *protocol.Error
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
@@ -108,7 +108,7 @@ func (s *Server) sample(ctx context.Context, c *hostlink.Conn, params json.RawMe
 	default:
 		return nil, fmt.Sprintf("sampling the context failed (%v)", err) + latest
 	}
-	var fresh webmcp.Context
+	var fresh protocol.Context
 	if err := json.Unmarshal(out, &fresh); err != nil || fresh.TabID == 0 {
 		s.log.Warn("the browser answered sampleContext with something that is not a context", "output", string(out), "err", err)
 		return nil, "the browser's sample was malformed" + latest

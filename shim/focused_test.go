@@ -11,23 +11,24 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // contextSetup starts a host whose state has the focused tab 12 (with an
 // echo tool, to know when the shim has the state), a context for it and
 // pins, and a shim connected to it.
-func contextSetup(t *testing.T, p *bridgetest.Page, c *webmcp.Context, pins ...webmcp.Pin) (*bridgetest.MCPClient, *fakeext.Ext) {
+func contextSetup(t *testing.T, p *bridgetest.Page, c *protocol.Context, pins ...protocol.Pin) (*bridgetest.MCPClient, *fakeext.Ext) {
 	t.Helper()
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)
 	ext := bridgetest.StartHost(t, dir, p)
-	snap := &webmcp.Snapshot{Tabs: []webmcp.Tab{bridgetest.FocusedTab(), bridgetest.BankTab()}, Tools: []webmcp.Tool{bridgetest.Tool(12, "echo")}, Pins: pins}
+	snap := &protocol.Snapshot{Tabs: []protocol.Tab{bridgetest.FocusedTab(), bridgetest.BankTab()}, Tools: []protocol.Tool{bridgetest.Tool(12, "echo")}, Pins: pins}
 	if c != nil {
-		snap.Contexts = []webmcp.Context{*c}
+		snap.Contexts = []protocol.Context{*c}
 	}
 	if err := ext.SendState(snap); err != nil {
 		t.Fatal(err)
@@ -64,8 +65,8 @@ func TestGetUIContextSamplesFresh(t *testing.T) {
 	p := bridgetest.NewPage()
 	var mu sync.Mutex
 	var extp *fakeext.Ext
-	p.HandleRequest(webmcp.MethodSampleContext, bridgetest.SampleWith(func() *fakeext.Ext { mu.Lock(); defer mu.Unlock(); return extp },
-		func() webmcp.Context { return bridgetest.TraceContext("fresh: slice CommitNavigation", time.Now()) }))
+	p.HandleRequest(protocol.MethodSampleContext, bridgetest.SampleWith(func() *fakeext.Ext { mu.Lock(); defer mu.Unlock(); return extp },
+		func() protocol.Context { return bridgetest.TraceContext("fresh: slice CommitNavigation", time.Now()) }))
 	old := bridgetest.TraceContext("old: slice Layout", time.Now().Add(-time.Minute))
 	sc, ext := contextSetup(t, p, &old)
 	mu.Lock()
@@ -97,7 +98,7 @@ func TestGetUIContextSamplesFresh(t *testing.T) {
 		t.Errorf("descriptions = %v", v.Descriptions)
 	}
 	reqs := p.Requests()
-	if len(reqs) != 1 || reqs[0].Method != webmcp.MethodSampleContext || string(reqs[0].Params) != `{"tabId":12}` {
+	if len(reqs) != 1 || reqs[0].Method != protocol.MethodSampleContext || string(reqs[0].Params) != `{"tabId":12}` {
 		t.Errorf("the extension got requests %+v, want one sampleContext of tab 12", reqs)
 	}
 }
@@ -106,7 +107,7 @@ func TestGetUIContextFallsBackToTheLatest(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p := bridgetest.NewPage()
 	started := make(chan string, 1)
-	p.HandleRequest(webmcp.MethodSampleContext, func(ctx context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.HandleRequest(protocol.MethodSampleContext, func(ctx context.Context, req *protocol.Message) (json.RawMessage, *protocol.Error) {
 		started <- req.ID
 		<-ctx.Done() // a page that does not answer in time
 		return nil, nil
@@ -193,7 +194,7 @@ func TestUIContextResource(t *testing.T) {
 	})
 
 	// Pins.
-	ext.SetPins(webmcp.Pin{ProviderID: bridgetest.SelectionID, Summary: "pinned one", Data: json.RawMessage(`{"id":9}`), TabID: 12, PinnedAt: time.Now().UnixMilli()})
+	ext.SetPins(protocol.Pin{ProviderID: bridgetest.SelectionID, Summary: "pinned one", Data: json.RawMessage(`{"id":9}`), TabID: 12, PinnedAt: time.Now().UnixMilli()})
 	awaitUpdate("an update after a pin", func(v uicontext.View) bool { return len(v.Pinned) == 1 && v.Pinned[0].Summary == "pinned one" })
 
 	// The focus moves to a tab that is not allowed: nothing of it shows.
@@ -213,10 +214,10 @@ func TestInstructionsNameTheProviders(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
 	ext := bridgetest.StartHost(t, dir, bridgetest.NewPage())
 	c := bridgetest.TraceContext("x", time.Now())
-	if err := ext.SendState(&webmcp.Snapshot{Tabs: []webmcp.Tab{bridgetest.FocusedTab()}, Tools: []webmcp.Tool{}, Contexts: []webmcp.Context{c}}); err != nil {
+	if err := ext.SendState(&protocol.Snapshot{Tabs: []protocol.Tab{bridgetest.FocusedTab()}, Tools: []protocol.Tool{}, Contexts: []protocol.Context{c}}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Contexts) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Contexts) == 1 })
 
 	ins := startShim(t, dir, 0).Session.InitializeResult().Instructions
 	for _, want := range []string{"WebMCP bridge", "<ui_context>", "<pinned_context>", "frozen snapshots", "- " + bridgetest.SelectionID + ": " + bridgetest.SelectionDesc} {

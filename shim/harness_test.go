@@ -12,8 +12,8 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func TestMain(m *testing.M) { bridgetest.Main(m) }
@@ -34,7 +34,7 @@ func startShim(t testing.TB, dir string, timeout time.Duration) *bridgetest.MCPC
 // setup starts a host with page p, the given tabs and tools, and a shim
 // (with the call timeout, 0: the default) whose tools include want. It
 // returns the shim's client, the fake extension and the runtime directory.
-func setup(t testing.TB, p *bridgetest.Page, tabs []webmcp.Tab, tools []webmcp.Tool, want []string, timeout time.Duration) (*bridgetest.MCPClient, *fakeext.Ext, string) {
+func setup(t testing.TB, p *bridgetest.Page, tabs []protocol.Tab, tools []protocol.Tool, want []string, timeout time.Duration) (*bridgetest.MCPClient, *fakeext.Ext, string) {
 	t.Helper()
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)

@@ -6,8 +6,9 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // TabInfo describes one browser tab for list_tabs and the CLI.
@@ -26,13 +27,13 @@ type TabInfo struct {
 
 // HostStatus describes one connected host for the CLI's status.
 type HostStatus struct {
-	Socket  string          `json:"socket"`
-	PID     int             `json:"pid,omitempty"`
-	Version string          `json:"version,omitempty"` // the host's version; "" from a host older than versions in its hello
-	Session string          `json:"session,omitempty"`
-	Browser *webmcp.Browser `json:"browser,omitempty"` // nil while the browser has not said hello
-	Tabs    []TabInfo       `json:"tabs"`
-	Tools   int             `json:"tools"` // tools offered to agents
+	Socket  string            `json:"socket"`
+	PID     int               `json:"pid,omitempty"`
+	Version string            `json:"version,omitempty"` // the host's version; "" from a host older than versions in its hello
+	Session string            `json:"session,omitempty"`
+	Browser *protocol.Browser `json:"browser,omitempty"` // nil while the browser has not said hello
+	Tabs    []TabInfo         `json:"tabs"`
+	Tools   int               `json:"tools"` // tools offered to agents
 }
 
 // ToolInfo describes one MCP tool of the shim for the CLI's tools.
@@ -150,7 +151,7 @@ func hostStatus(c *hostlink.Conn) HostStatus {
 
 // browserName is "Chromium 156.0.8078.73", or "" for a browser that has not
 // said hello.
-func browserName(b *webmcp.Browser) string {
+func browserName(b *protocol.Browser) string {
 	if b == nil {
 		return ""
 	}

@@ -5,8 +5,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // InstructionsWait bounds how long initialize waits for the hosts whose
@@ -49,7 +50,7 @@ func (s *Server) instructionsMiddleware(next mcp.MethodHandler) mcp.MethodHandle
 // runtime directory are connected and have sent their state. It returns at
 // once when there is no host socket.
 func (s *Server) awaitHosts(ctx context.Context, max time.Duration) {
-	if paths, _ := webmcp.HostSockets(s.opts.Dir); len(paths) == 0 {
+	if paths, _ := endpoint.HostSockets(s.opts.Dir); len(paths) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, max)

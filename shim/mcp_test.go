@@ -12,10 +12,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/results"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func TestInitializeWithoutBrowser(t *testing.T) {
@@ -57,11 +58,11 @@ func TestToolsAppearAndDisappear(t *testing.T) {
 	echo.Title = "Echo"
 	echo.InputSchema = json.RawMessage(`{"type":"object","properties":{"msg":{"type":"string","description":"what to say"}},"required":["msg"]}`)
 	yes, no := true, false
-	echo.Annotations = &webmcp.Annotations{ReadOnlyHint: &yes, IdempotentHint: &yes, OpenWorldHint: &no}
+	echo.Annotations = &protocol.Annotations{ReadOnlyHint: &yes, IdempotentHint: &yes, OpenWorldHint: &no}
 	sel := bridgetest.Tool(12, "select")
 	bank := bridgetest.Tab(13, "Bank")
 	bank.Allowed = false
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer"), bank}, []webmcp.Tool{echo, sel, bridgetest.Tool(13, "transfer")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer"), bank}, []protocol.Tool{echo, sel, bridgetest.Tool(13, "transfer")}); err != nil {
 		t.Fatal(err)
 	}
 	tools := sc.AwaitChange(ctx, "echo and select appear", bridgetest.Has("echo", "select"))
@@ -128,24 +129,24 @@ func TestToolsAppearAndDisappear(t *testing.T) {
 func TestCallRoundTrip(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p := bridgetest.NewPage()
-	p.Handle("greet", func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.Handle("greet", func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
 		return json.RawMessage(`"hello there"`), nil
 	})
-	p.Handle("mcpstyle", func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.Handle("mcpstyle", func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
 		return json.RawMessage(`{"content":[{"type":"text","text":"slice 42 is not loaded"}],"isError":true}`), nil
 	})
-	p.Handle("throws", func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
-		return nil, webmcp.Errorf(webmcp.CodeToolError, "no slice 42")
+	p.Handle("throws", func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
+		return nil, protocol.Errorf(protocol.CodeToolError, "no slice 42")
 	})
-	p.Handle("vanished", func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
-		return nil, webmcp.Errorf(webmcp.CodeNotFound, "no such tool")
+	p.Handle("vanished", func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
+		return nil, protocol.Errorf(protocol.CodeNotFound, "no such tool")
 	})
 	framed := bridgetest.Tool(12, "framed")
 	framed.FrameID = 3
 	framed.Origin = "https://widgets.example.com"
 	p.Handle("framed", bridgetest.EchoHandler)
-	tools := []webmcp.Tool{bridgetest.Tool(12, "echo"), bridgetest.Tool(12, "greet"), bridgetest.Tool(12, "mcpstyle"), bridgetest.Tool(12, "throws"), bridgetest.Tool(12, "vanished"), framed}
-	sc, _, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, tools, []string{"echo", "greet", "mcpstyle", "throws", "vanished", "framed"}, 0)
+	tools := []protocol.Tool{bridgetest.Tool(12, "echo"), bridgetest.Tool(12, "greet"), bridgetest.Tool(12, "mcpstyle"), bridgetest.Tool(12, "throws"), bridgetest.Tool(12, "vanished"), framed}
+	sc, _, _ := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, tools, []string{"echo", "greet", "mcpstyle", "throws", "vanished", "framed"}, 0)
 
 	res := sc.Call(ctx, "echo", map[string]any{"id": 42, "label": "x"})
 	var got bridgetest.Echoed
@@ -164,7 +165,7 @@ func TestCallRoundTrip(t *testing.T) {
 		t.Fatalf("traced echo: %v %v", err, res)
 	}
 	raw, _ := json.Marshal(res.Meta[shim.TraceMetaKey])
-	var marks []webmcp.Mark
+	var marks []protocol.Mark
 	if err := json.Unmarshal(raw, &marks); err != nil {
 		t.Fatalf("the trace in _meta: %v: %s", err, raw)
 	}
@@ -182,9 +183,9 @@ func TestCallRoundTrip(t *testing.T) {
 		t.Errorf("an untraced call has a trace: %v", res.Meta)
 	}
 	// The trace key's earlier name is still read, and answered under it.
-	res, err = sc.Session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}, Meta: mcp.Meta{webmcp.OldTraceMeta: true}})
-	if err != nil || res.IsError || res.Meta[webmcp.OldTraceMeta] == nil || res.Meta[shim.TraceMetaKey] != nil {
-		t.Errorf("a call traced with %s: %v %v", webmcp.OldTraceMeta, err, res)
+	res, err = sc.Session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}, Meta: mcp.Meta{protocol.OldTraceMeta: true}})
+	if err != nil || res.IsError || res.Meta[protocol.OldTraceMeta] == nil || res.Meta[shim.TraceMetaKey] != nil {
+		t.Errorf("a call traced with %s: %v %v", protocol.OldTraceMeta, err, res)
 	}
 
 	res = sc.Call(ctx, "framed", nil)
@@ -226,7 +227,7 @@ func TestArgumentsOffTheSchemaReachThePage(t *testing.T) {
 	p.Handle("count", bridgetest.EchoHandler)
 	count := bridgetest.Tool(12, "count")
 	count.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"},"code":{"type":"string","pattern":"^[1-12]:[0-5][0-9] (AM|PM)$","minLength":7},"opts":{"type":"object","properties":{"deep":{"type":"boolean"}}}},"required":["n"]}`)
-	sc, _, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "Counter")}, []webmcp.Tool{count}, []string{"count"}, 0)
+	sc, _, _ := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "Counter")}, []protocol.Tool{count}, []string{"count"}, 0)
 
 	for _, tc := range []struct {
 		args   map[string]any
@@ -268,7 +269,7 @@ func TestTimeoutCancelsInThePage(t *testing.T) {
 	p := bridgetest.NewPage()
 	b := bridgetest.NewBlocker()
 	p.Handle("slow", b.Handler)
-	sc, ext, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "Slow")}, []webmcp.Tool{bridgetest.Tool(12, "slow")}, []string{"slow"}, 300*time.Millisecond)
+	sc, ext, _ := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "Slow")}, []protocol.Tool{bridgetest.Tool(12, "slow")}, []string{"slow"}, 300*time.Millisecond)
 
 	res := sc.Call(ctx, "slow", nil)
 	if !res.IsError || bridgetest.Text(res) != "timed out after 300ms; the call was cancelled in the page. The page may have run this call, in part or in whole: check the page's state before calling again." {
@@ -288,7 +289,7 @@ func TestClientCancellationReachesThePage(t *testing.T) {
 	p := bridgetest.NewPage()
 	b := bridgetest.NewBlocker()
 	p.Handle("slow", b.Handler)
-	sc, ext, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "Slow")}, []webmcp.Tool{bridgetest.Tool(12, "slow")}, []string{"slow"}, 0)
+	sc, ext, _ := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "Slow")}, []protocol.Tool{bridgetest.Tool(12, "slow")}, []string{"slow"}, 0)
 
 	callCtx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
@@ -314,7 +315,7 @@ func TestClientCancellationReachesThePage(t *testing.T) {
 func TestTwoShimsAtOnce(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p := bridgetest.NewPage()
-	sc1, _, dir := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}, []string{"echo"}, 0)
+	sc1, _, dir := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}, []string{"echo"}, 0)
 	sc2 := startShim(t, dir, 0)
 	if !bridgetest.Has("echo")(sc2.Tools(ctx)) {
 		sc2.AwaitChange(ctx, "echo appears in the second shim", bridgetest.Has("echo"))
@@ -352,7 +353,7 @@ func TestTwoShimsAtOnce(t *testing.T) {
 func TestNameClashAndStability(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p := bridgetest.NewPage()
-	sc, ext, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "One"), bridgetest.Tab(13, "Two")}, []webmcp.Tool{bridgetest.Tool(12, "echo"), bridgetest.Tool(13, "echo")}, []string{"echo", "echo_2"}, 0)
+	sc, ext, _ := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "One"), bridgetest.Tab(13, "Two")}, []protocol.Tool{bridgetest.Tool(12, "echo"), bridgetest.Tool(13, "echo")}, []string{"echo", "echo_2"}, 0)
 	tabOf := func(name string) int {
 		t.Helper()
 		var got bridgetest.Echoed
@@ -368,7 +369,7 @@ func TestNameClashAndStability(t *testing.T) {
 
 	// The second goes: the first keeps its name.
 	sc.Drain()
-	ext.RemoveTools(webmcp.ToolRef{TabID: 13, Name: "echo"})
+	ext.RemoveTools(protocol.ToolRef{TabID: 13, Name: "echo"})
 	sc.AwaitChange(ctx, "echo_2 goes", bridgetest.Lacks("echo_2"))
 	if tabOf("echo") != 12 {
 		t.Error("echo no longer reaches tab 12")
@@ -425,8 +426,8 @@ func TestNamesSurviveAHostRestart(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p1 := bridgetest.NewPage()
 	p1.Handle("dup", bridgetest.EchoHandler)
-	tabs := []webmcp.Tab{bridgetest.Tab(2, "B"), bridgetest.Tab(3, "C")}
-	sc, ext1, dir := setup(t, p1, tabs, []webmcp.Tool{bridgetest.Tool(3, "dup")}, []string{"dup"}, 0)
+	tabs := []protocol.Tab{bridgetest.Tab(2, "B"), bridgetest.Tab(3, "C")}
+	sc, ext1, dir := setup(t, p1, tabs, []protocol.Tool{bridgetest.Tool(3, "dup")}, []string{"dup"}, 0)
 	sc.Drain()
 	ext1.AddTools(bridgetest.Tool(2, "dup"))
 	sc.AwaitChange(ctx, "tab 2's dup appears", bridgetest.Has("dup", "dup_2"))
@@ -440,7 +441,7 @@ func TestNamesSurviveAHostRestart(t *testing.T) {
 	p2.Handle("dup", bridgetest.EchoHandler)
 	ext2 := bridgetest.StartHost(t, dir, p2)
 	sc.Drain()
-	if err := ext2.SetState(tabs, []webmcp.Tool{bridgetest.Tool(2, "dup"), bridgetest.Tool(3, "dup")}); err != nil {
+	if err := ext2.SetState(tabs, []protocol.Tool{bridgetest.Tool(2, "dup"), bridgetest.Tool(3, "dup")}); err != nil {
 		t.Fatal(err)
 	}
 	sc.AwaitChange(ctx, "the new host's tools appear", bridgetest.Has("dup", "dup_2"))
@@ -459,7 +460,7 @@ func TestNameSanitized(t *testing.T) {
 	p.Handle("trace.select slice", bridgetest.EchoHandler)
 	long := strings.Repeat("x", 70)
 	p.Handle(long, bridgetest.EchoHandler)
-	sc, _, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "trace.select slice"), bridgetest.Tool(12, long)}, []string{"trace_select_slice", long[:64]}, 0)
+	sc, _, _ := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "trace.select slice"), bridgetest.Tool(12, long)}, []string{"trace_select_slice", long[:64]}, 0)
 	for mcpName, pageName := range map[string]string{"trace_select_slice": "trace.select slice", long[:64]: long} {
 		var got bridgetest.Echoed
 		bridgetest.Structured(t, sc.Call(ctx, mcpName, map[string]any{"id": 1}), &got)
@@ -474,8 +475,8 @@ func TestHostRestartRecovers(t *testing.T) {
 	p1 := bridgetest.NewPage()
 	b := bridgetest.NewBlocker()
 	p1.Handle("slow", b.Handler)
-	tabs := []webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}
-	sc, ext1, dir := setup(t, p1, tabs, []webmcp.Tool{bridgetest.Tool(12, "echo"), bridgetest.Tool(12, "slow")}, []string{"echo", "slow"}, 0)
+	tabs := []protocol.Tab{bridgetest.Tab(12, "Trace viewer")}
+	sc, ext1, dir := setup(t, p1, tabs, []protocol.Tool{bridgetest.Tool(12, "echo"), bridgetest.Tool(12, "slow")}, []string{"echo", "slow"}, 0)
 
 	// The host dies with a call under way: the call ends at once, the tools go.
 	resc := make(chan *mcp.CallToolResult, 1)
@@ -500,7 +501,7 @@ func TestHostRestartRecovers(t *testing.T) {
 	p2 := bridgetest.NewPage()
 	ext2 := bridgetest.StartHost(t, dir, p2)
 	sc.Drain()
-	if err := ext2.SetState(tabs, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext2.SetState(tabs, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
 	sc.AwaitChange(ctx, "the new host's tools appear", bridgetest.Has("echo"))
@@ -525,7 +526,7 @@ func TestHostRestartRecovers(t *testing.T) {
 // webmcp-host → fake extension, and back.
 func BenchmarkCall(b *testing.B) {
 	p := bridgetest.NewPage()
-	sc, _, _ := setup(b, p, []webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}, []string{"echo"}, 0)
+	sc, _, _ := setup(b, p, []protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}, []string{"echo"}, 0)
 	ctx := b.Context()
 	params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"id": 42}}
 	for b.Loop() {

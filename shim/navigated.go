@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/shim/textcut"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // A call that navigates its page (a declarative form that submits to
@@ -33,7 +34,7 @@ const navigationSettle = 300 * time.Millisecond
 
 // MetaNavigated is the _meta key of a call's result that holds where the
 // call navigated its tab: a NavigatedPage.
-const MetaNavigated = webmcp.MetaPrefix + "navigated"
+const MetaNavigated = protocol.MetaPrefix + "navigated"
 
 // NavigatedPage is the page a call led its tab to.
 type NavigatedPage struct {
@@ -48,22 +49,22 @@ type NavigatedPage struct {
 	Tools []string `json:"tools"`
 	// Context is the new page's UI context (its providers' summaries and
 	// data), when the site is allowed and the page has any.
-	Context []webmcp.ProviderSnapshot `json:"context,omitempty"`
+	Context []protocol.ProviderSnapshot `json:"context,omitempty"`
 	// Settled is false when the new page had not finished bringing its
 	// tools within NavigationWait.
 	Settled bool `json:"settled"`
 }
 
 // tabNow is tab's entry in c's state, and the names of its page tools.
-func tabNow(c *hostlink.Conn, tab int) (webmcp.Tab, []webmcp.ToolRef, bool) {
+func tabNow(c *hostlink.Conn, tab int) (protocol.Tab, []protocol.ToolRef, bool) {
 	snap := c.Snapshot()
-	var refs []webmcp.ToolRef
+	var refs []protocol.ToolRef
 	for _, t := range snap.Tools {
 		if t.TabID == tab {
 			refs = append(refs, t.Ref())
 		}
 	}
-	slices.SortFunc(refs, func(a, b webmcp.ToolRef) int {
+	slices.SortFunc(refs, func(a, b protocol.ToolRef) int {
 		if a.FrameID != b.FrameID {
 			return a.FrameID - b.FrameID
 		}
@@ -74,7 +75,7 @@ func tabNow(c *hostlink.Conn, tab int) (webmcp.Tab, []webmcp.ToolRef, bool) {
 			return t, refs, true
 		}
 	}
-	return webmcp.Tab{}, refs, false
+	return protocol.Tab{}, refs, false
 }
 
 // followNavigation waits, at most NavigationWait and within ctx, until
@@ -83,11 +84,11 @@ func tabNow(c *hostlink.Conn, tab int) (webmcp.Tab, []webmcp.ToolRef, bool) {
 // returns that page. before is the tab's URL when the call began. loaded
 // says that the extension answered once the new document had loaded,
 // after its tools: the page is as the tab shows it once it has moved.
-func (s *Server) followNavigation(ctx context.Context, c *hostlink.Conn, ran webmcp.ToolRef, before string, loaded bool) *NavigatedPage {
+func (s *Server) followNavigation(ctx context.Context, c *hostlink.Conn, ran protocol.ToolRef, before string, loaded bool) *NavigatedPage {
 	ctx, cancel := context.WithTimeout(ctx, NavigationWait)
 	defer cancel()
 	moved := false
-	var last []webmcp.ToolRef
+	var last []protocol.ToolRef
 	var quiet <-chan time.Time
 	for {
 		changed := s.changes.wait()
@@ -142,7 +143,7 @@ func (s *Server) navigatedPage(c *hostlink.Conn, tab int, settled bool) *Navigat
 // application/ld+json data, a JSON array), sent once that document had
 // loaded. The result then starts with it, as the browser's own agent gets
 // it, and goes on with where the tab went.
-func (s *Server) navigatedResult(ctx context.Context, c *hostlink.Conn, name string, ran webmcp.ToolRef, before string, e *webmcp.Error, out json.RawMessage) *mcp.CallToolResult {
+func (s *Server) navigatedResult(ctx context.Context, c *hostlink.Conn, name string, ran protocol.ToolRef, before string, e *protocol.Error, out json.RawMessage) *mcp.CallToolResult {
 	out = bytes.TrimSpace(out)
 	loaded := e.Ran && len(out) > 0 && out[0] == '['
 	np := s.followNavigation(ctx, c, ran, before, loaded)
@@ -169,7 +170,7 @@ func (s *Server) navigatedResult(ctx context.Context, c *hostlink.Conn, name str
 		}
 		res.Meta = mcp.Meta{}
 	} else {
-		res = results.Failure(webmcp.CodeNavigated, results.MaybeRan, "The tab of tool %s navigated away while the call ran; it now shows %s", name, where)
+		res = results.Failure(protocol.CodeNavigated, results.MaybeRan, "The tab of tool %s navigated away while the call ran; it now shows %s", name, where)
 	}
 	res.Meta[MetaNavigated] = np
 	return res

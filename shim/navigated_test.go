@@ -3,7 +3,7 @@ package shim
 import (
 	"testing"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // What the agent reads of the page a call led its tab to: one clause each
@@ -28,7 +28,7 @@ func TestDescribeNavigatedPage(t *testing.T) {
 		{NavigatedPage{Origin: "https://bank.example", Tools: []string{}},
 			`a page of https://bank.example, a site the user has not allowed: its URL, title and tools stay in the browser until the user allows it`},
 		{NavigatedPage{URL: "http://localhost:1/o", Allowed: true, Tools: []string{"x"}, Settled: true,
-			Context: []webmcp.ProviderSnapshot{{ID: "orders.Status", Summary: "order 7: shipped"}, {ID: "quiet"}}},
+			Context: []protocol.ProviderSnapshot{{ID: "orders.Status", Summary: "order 7: shipped"}, {ID: "quiet"}}},
 			`http://localhost:1/o, which offers the tools x; its UI context: orders.Status: order 7: shipped`},
 	} {
 		if got := describeNavigatedPage(&tc.np); got != tc.want {

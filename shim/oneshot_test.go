@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // connectOnce makes a Server for the runtime directory dir and connects it
@@ -53,12 +53,12 @@ func TestOneShotServer(t *testing.T) {
 	yes := true
 	marked := bridgetest.Tool(12, "comments")
 	marked.Title = "Comments"
-	marked.Annotations = &webmcp.Annotations{UntrustedContentHint: &yes}
-	if err := ext.SendState(&webmcp.Snapshot{Tabs: []webmcp.Tab{bridgetest.FocusedTab(), bridgetest.BankTab()},
-		Tools: []webmcp.Tool{bridgetest.Tool(12, "echo"), marked, bridgetest.Tool(13, "transfer")}, Contexts: []webmcp.Context{c}}); err != nil {
+	marked.Annotations = &protocol.Annotations{UntrustedContentHint: &yes}
+	if err := ext.SendState(&protocol.Snapshot{Tabs: []protocol.Tab{bridgetest.FocusedTab(), bridgetest.BankTab()},
+		Tools: []protocol.Tool{bridgetest.Tool(12, "echo"), marked, bridgetest.Tool(13, "transfer")}, Contexts: []protocol.Context{c}}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 3 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 3 })
 	srv = connectOnce(t, dir)
 
 	var names []string
@@ -94,8 +94,8 @@ func TestOneShotServer(t *testing.T) {
 	if err != nil || pin.ProviderID != bridgetest.SelectionID || pin.TabID != 12 || pin.Summary != "Selected slice CommitNavigation" {
 		t.Fatalf("Pin = %+v, %v", pin, err)
 	}
-	var werr *webmcp.Error
-	if _, err := srv.Pin(ctx, "trace.Nope"); !errors.As(err, &werr) || werr.Code != webmcp.CodeNotFound {
+	var werr *protocol.Error
+	if _, err := srv.Pin(ctx, "trace.Nope"); !errors.As(err, &werr) || werr.Code != protocol.CodeNotFound {
 		t.Errorf("Pin of an unknown provider = %v, want the extension's not_found", err)
 	}
 	// The extension sends the new pins before it answers, and the host
@@ -117,7 +117,7 @@ func TestOneShotServer(t *testing.T) {
 	bank := bridgetest.BankTab()
 	bank.Focused = true
 	ext.UpdateTab(bank)
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool {
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool {
 		for _, tab := range s.Tabs {
 			if tab.ID == 13 && tab.Focused {
 				return true

@@ -18,10 +18,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
 	"github.com/webmcp-bridge/bridge/shim/textcut"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // toolKey identifies a page tool across hosts and their restarts: the
@@ -32,7 +33,7 @@ import (
 // page dropped gives its name back to its site (nameClass).
 type toolKey struct {
 	browser string
-	ref     webmcp.ToolRef
+	ref     protocol.ToolRef
 }
 
 // browserKey names c's browser profile for toolKey: its instance id, or the
@@ -46,14 +47,14 @@ func browserKey(c *hostlink.Conn) string {
 
 // nameClass is who may hold t's MCP name (see toolnames.Registry): the
 // same page name registered by a frame of the same origin.
-func nameClass(t webmcp.Tool) string { return t.Origin + "\n" + t.Name }
+func nameClass(t protocol.Tool) string { return t.Origin + "\n" + t.Name }
 
 // pageTool is a page tool exposed as an MCP tool.
 type pageTool struct {
 	name      string // the MCP name
 	conn      *hostlink.Conn
-	tool      webmcp.Tool
-	tab       webmcp.Tab
+	tool      protocol.Tool
+	tab       protocol.Tab
 	mcpTool   *mcp.Tool
 	sig       []byte             // the advertised tool without its name, to spot changes
 	validator *schemas.Validator // nil: arguments go unchecked
@@ -68,14 +69,14 @@ type pageTool struct {
 func (s *Server) syncHost(c *hostlink.Conn) {
 	type wanted struct {
 		key  toolKey
-		tool webmcp.Tool
-		tab  webmcp.Tab
+		tool protocol.Tool
+		tab  protocol.Tab
 	}
 	var want []wanted
 	alive := c.Err() == nil
 	if alive {
 		snap := c.Snapshot()
-		allowed := map[int]webmcp.Tab{}
+		allowed := map[int]protocol.Tab{}
 		for _, t := range snap.Tabs {
 			if t.Allowed {
 				allowed[t.ID] = t
@@ -219,13 +220,13 @@ func (s *Server) pageWarn(msg string, args ...any) {
 
 // TraceMetaKey is the _meta key of a tools/call that asks for the timing
 // marks of every hop (any value), and of the result's marks: a list of
-// {hop, at} (see webmcp.Mark), "shim.in" first and "shim.done" last. A call
-// that asks with webmcp.OldTraceMeta is answered under that key.
-const TraceMetaKey = webmcp.MetaPrefix + "trace"
+// {hop, at} (see protocol.Mark), "shim.in" first and "shim.done" last. A call
+// that asks with protocol.OldTraceMeta is answered under that key.
+const TraceMetaKey = protocol.MetaPrefix + "trace"
 
 // traceKey is the _meta key under which a call asked for a trace, or "".
 func traceKey(meta map[string]any) string {
-	for _, k := range []string{TraceMetaKey, webmcp.OldTraceMeta} {
+	for _, k := range []string{TraceMetaKey, protocol.OldTraceMeta} {
 		if _, ok := meta[k]; ok {
 			return k
 		}
@@ -265,7 +266,7 @@ func (s *Server) addTool(key toolKey, pt *pageTool) {
 		var trace *hostlink.Trace
 		traceAt := traceKey(req.Params.GetMeta())
 		if traceAt != "" {
-			trace = &hostlink.Trace{Marks: []webmcp.Mark{webmcp.MarkNow("shim.in")}}
+			trace = &hostlink.Trace{Marks: []protocol.Mark{protocol.MarkNow("shim.in")}}
 			ctx = hostlink.WithTrace(ctx, trace)
 		}
 		res := s.callPage(ctx, key, req.Params.Name, req.Params.Arguments)
@@ -273,7 +274,7 @@ func (s *Server) addTool(key toolKey, pt *pageTool) {
 			if res.Meta == nil {
 				res.Meta = mcp.Meta{}
 			}
-			res.Meta[traceAt] = append(trace.Marks, webmcp.MarkNow("shim.done"))
+			res.Meta[traceAt] = append(trace.Marks, protocol.MarkNow("shim.done"))
 		}
 		// A result too big for the model's context goes to a file.
 		return s.spill.Apply(res, req.Params.Name, takesResourceLinks(req)), nil
@@ -351,7 +352,7 @@ func (s *Server) endGrace(c *hostlink.Conn) {
 // adopt moves an orphan (a tool of an ended connection, within its grace)
 // to c, the new connection of its browser, as it is now; the MCP tool is
 // unchanged, so the agent hears nothing. s.mu is held.
-func (s *Server) adopt(key toolKey, old *pageTool, c *hostlink.Conn, tool webmcp.Tool, tab webmcp.Tab) {
+func (s *Server) adopt(key toolKey, old *pageTool, c *hostlink.Conn, tool protocol.Tool, tab protocol.Tab) {
 	pt := *old
 	pt.conn, pt.tool, pt.tab = c, tool, tab
 	s.tools[key] = &pt
@@ -366,7 +367,7 @@ func (s *Server) dropHost(c *hostlink.Conn, err error) {
 // describeTool builds the MCP tool (without its name) for a page tool of
 // tab, and returns the schema to validate against (problem says why there
 // is none).
-func describeTool(t webmcp.Tool, tab webmcp.Tab) (mt *mcp.Tool, schema json.RawMessage, problem string) {
+func describeTool(t protocol.Tool, tab protocol.Tab) (mt *mcp.Tool, schema json.RawMessage, problem string) {
 	schema, problem = schemas.ForMCP(t.InputSchema)
 	t.Title = capTitle(t.Title)
 	mt = &mcp.Tool{
@@ -449,7 +450,7 @@ func cutUTF8(s string, max int) int {
 // A page cannot put a label before its own words, so a "[READ-ONLY]" in
 // them is plainly the page's, nor close the quotes of its tab's title
 // (plainTitle).
-func Description(t webmcp.Tool, tab webmcp.Tab) string {
+func Description(t protocol.Tool, tab protocol.Tab) string {
 	var b strings.Builder
 	b.WriteString(Provenance(t, tab))
 	for _, l := range Labels(t) {
@@ -499,7 +500,7 @@ const (
 // Labels are the labels of a page tool, in this order: LabelChanged when
 // the extension says its definition changed, then LabelReadOnly,
 // LabelConsequential and LabelUntrusted, each when the page set its hint.
-func Labels(t webmcp.Tool) []string {
+func Labels(t protocol.Tool) []string {
 	var out []string
 	if t.Changed {
 		out = append(out, LabelChanged)
@@ -517,28 +518,28 @@ func Labels(t webmcp.Tool) []string {
 }
 
 // isUntrusted reports whether the page set untrustedContentHint on t.
-func isUntrusted(t webmcp.Tool) bool {
+func isUntrusted(t protocol.Tool) bool {
 	a := t.Annotations
 	return a != nil && a.UntrustedContentHint != nil && *a.UntrustedContentHint
 }
 
 // UntrustedContentMeta is the _meta key set to true on a page tool whose
 // page set WebMCP's untrustedContentHint.
-const UntrustedContentMeta = webmcp.MetaPrefix + "untrustedContentHint"
+const UntrustedContentMeta = protocol.MetaPrefix + "untrustedContentHint"
 
 // ConsequentialMeta is the _meta key set to true on a page tool whose page
 // set WebMCP's consequentialHint.
-const ConsequentialMeta = webmcp.MetaPrefix + "consequentialHint"
+const ConsequentialMeta = protocol.MetaPrefix + "consequentialHint"
 
 // isConsequential reports whether the page set consequentialHint on t.
-func isConsequential(t webmcp.Tool) bool {
+func isConsequential(t protocol.Tool) bool {
 	a := t.Annotations
 	return a != nil && a.ConsequentialHint != nil && *a.ConsequentialHint
 }
 
 // isDebugging reports whether the page marked t as a debugging tool
 // (annotations.debugging), listed only with Options.DebuggingTools.
-func isDebugging(t webmcp.Tool) bool {
+func isDebugging(t protocol.Tool) bool {
 	a := t.Annotations
 	return a != nil && a.Debugging != nil && *a.Debugging
 }
@@ -551,10 +552,10 @@ func isDebugging(t webmcp.Tool) bool {
 // defaults (destructiveHint true, openWorldHint true); nil when the page
 // declared none of them. (The SDK writes readOnlyHint and idempotentHint
 // whenever there are annotations, false when unset: MCP's default.)
-func annotations(t webmcp.Tool) *mcp.ToolAnnotations {
+func annotations(t protocol.Tool) *mcp.ToolAnnotations {
 	a := t.Annotations
 	if a == nil {
-		a = &webmcp.Annotations{}
+		a = &protocol.Annotations{}
 	}
 	out := &mcp.ToolAnnotations{Title: t.Title}
 	set := t.Title != ""
@@ -594,7 +595,7 @@ const maxTitle = 40
 // [localhost:8080 · tab 12 "Trace viewer"]. The origin is the registering
 // frame's (the tab's if the tool does not say), without its scheme; a tool
 // of a subframe names the frame too.
-func Provenance(t webmcp.Tool, tab webmcp.Tab) string {
+func Provenance(t protocol.Tool, tab protocol.Tab) string {
 	origin := t.Origin
 	if origin == "" {
 		origin = tab.Origin

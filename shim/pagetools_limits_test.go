@@ -13,17 +13,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func TestCapDescription(t *testing.T) {
-	tab := webmcp.Tab{ID: 1, Origin: "http://localhost"}
-	prov := Provenance(webmcp.Tool{TabID: 1}, tab) + " " + PageSays
+	tab := protocol.Tab{ID: 1, Origin: "http://localhost"}
+	prov := Provenance(protocol.Tool{TabID: 1}, tab) + " " + PageSays
 	for _, unit := range []string{"a", "é", "漢", "😀"} {
 		page := strings.Repeat(unit, (900<<10)/len(unit)) // 900 KiB
-		mt, _, _ := describeTool(webmcp.Tool{TabID: 1, Name: "big", Description: page}, tab)
+		mt, _, _ := describeTool(protocol.Tool{TabID: 1, Name: "big", Description: page}, tab)
 		got := strings.TrimPrefix(mt.Description, prov)
 		if len(got) > MaxToolDescription || !utf8.ValidString(got) {
 			t.Errorf("%s: %d bytes kept, valid UTF-8 %v", unit, len(got), utf8.ValidString(got))
@@ -42,21 +43,21 @@ func TestCapDescription(t *testing.T) {
 	}
 	// At the cap: unchanged.
 	page := strings.Repeat("a", MaxToolDescription)
-	mt, _, _ := describeTool(webmcp.Tool{TabID: 1, Name: "ok", Description: page}, tab)
+	mt, _, _ := describeTool(protocol.Tool{TabID: 1, Name: "ok", Description: page}, tab)
 	if mt.Description != prov+page {
 		t.Error("a description at the cap was changed")
 	}
 }
 
 func TestCapTitle(t *testing.T) {
-	tab := webmcp.Tab{ID: 1}
+	tab := protocol.Tab{ID: 1}
 	for _, tc := range []struct{ in, want string }{
 		{"Pin", "Pin"},
 		{strings.Repeat("t", MaxToolTitle), strings.Repeat("t", MaxToolTitle)},
 		{strings.Repeat("t", MaxToolTitle+1), strings.Repeat("t", MaxToolTitle-len("…")) + "…"},
 		{strings.Repeat("é", MaxToolTitle), strings.Repeat("é", (MaxToolTitle-len("…"))/2) + "…"},
 	} {
-		mt, _, _ := describeTool(webmcp.Tool{TabID: 1, Name: "x", Title: tc.in}, tab)
+		mt, _, _ := describeTool(protocol.Tool{TabID: 1, Name: "x", Title: tc.in}, tab)
 		if mt.Title != tc.want || mt.Annotations.Title != tc.want {
 			t.Errorf("title of %d bytes = %q (annotation %q), want %q", len(tc.in), mt.Title, mt.Annotations.Title, tc.want)
 		}
@@ -100,25 +101,25 @@ func TestHostileSchemasDoNotCrash(t *testing.T) {
 		"deep":       strings.Repeat(`{"properties":{"a":`, 3000) + `{}` + strings.Repeat(`}}`, 3000),
 		"marked":     `{"type":"object","x-webmcp-rejected":"it is nested more than 64 levels deep"}`,
 	}
-	tools := []webmcp.Tool{{TabID: 3, Name: "tree", Description: "Walks a tree.",
+	tools := []protocol.Tool{{TabID: 3, Name: "tree", Description: "Walks a tree.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#"}},"additionalProperties":false}`)}}
 	for name, schema := range hostile {
-		tools = append(tools, webmcp.Tool{TabID: 3, Name: name, Description: "Hostile.", InputSchema: json.RawMessage(schema)})
+		tools = append(tools, protocol.Tool{TabID: 3, Name: name, Description: "Hostile.", InputSchema: json.RawMessage(schema)})
 	}
 
 	path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
 	h := bridgetest.Listen(t, path)
 	ctx := bridgetest.Context(t)
-	c, err := hostlink.Dial(ctx, path, hostlink.ConnOptions{ID: 1, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c, err := hostlink.Dial(ctx, path, hostlink.ConnOptions{ID: 1, Client: protocol.ClientInfo{Name: "test-shim"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	p := h.Accept(ctx)
 	p.Read(ctx) // the shim's hello
-	p.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Session: "s1", Host: &webmcp.HostInfo{PID: 1}})
-	p.SendMsg(&webmcp.Message{Type: webmcp.TypeState, State: &webmcp.Snapshot{
-		Tabs: []webmcp.Tab{{ID: 3, Allowed: true, Origin: "http://localhost:8080"}}, Tools: tools}})
+	p.SendMsg(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Session: "s1", Host: &protocol.HostInfo{PID: 1}})
+	p.SendMsg(&protocol.Message{Type: protocol.TypeState, State: &protocol.Snapshot{
+		Tabs: []protocol.Tab{{ID: 3, Allowed: true, Origin: "http://localhost:8080"}}, Tools: tools}})
 	select {
 	case <-c.Ready():
 	case <-c.Done():
@@ -194,10 +195,10 @@ func TestHostileSchemasDoNotCrash(t *testing.T) {
 		done <- res
 	}()
 	_, call := p.Read(ctx)
-	if call.Type != webmcp.TypeCall || call.Name != "tree" || string(call.Arguments) != `{"x":{"x":{}}}` {
+	if call.Type != protocol.TypeCall || call.Name != "tree" || string(call.Arguments) != `{"x":{"x":{}}}` {
 		t.Fatalf("the page got %+v", call)
 	}
-	p.SendMsg(&webmcp.Message{Type: webmcp.TypeResult, ID: call.ID, Output: json.RawMessage(`"ok"`)})
+	p.SendMsg(&protocol.Message{Type: protocol.TypeResult, ID: call.ID, Output: json.RawMessage(`"ok"`)})
 	if res := bridgetest.Await(ctx, t, done, "the tree call"); res == nil || res.IsError {
 		t.Errorf("tree call = %+v", res)
 	}
@@ -211,10 +212,10 @@ func TestHostileSchemasDoNotCrash(t *testing.T) {
 // a one-shot command (its stderr is for the command's own trouble).
 func TestLibrarySchemaIsListedWithANote(t *testing.T) {
 	zod := json.RawMessage(`{"_def":{"unknownKeys":"strip","catchall":{"_def":{"typeName":"ZodNever"},"~standard":{"version":1,"vendor":"zod"}},"typeName":"ZodObject"},"~standard":{"version":1,"vendor":"zod"},"_cached":null}`)
-	state := func(desc string) *webmcp.Snapshot {
-		return &webmcp.Snapshot{
-			Tabs: []webmcp.Tab{{ID: 3, Allowed: true, Origin: "http://localhost:8080"}},
-			Tools: []webmcp.Tool{
+	state := func(desc string) *protocol.Snapshot {
+		return &protocol.Snapshot{
+			Tabs: []protocol.Tab{{ID: 3, Allowed: true, Origin: "http://localhost:8080"}},
+			Tools: []protocol.Tool{
 				{TabID: 3, Name: "search", Description: desc, InputSchema: zod},
 				{TabID: 3, Name: "find", Description: desc, InputSchema: zod},
 			},
@@ -228,15 +229,15 @@ func TestLibrarySchemaIsListedWithANote(t *testing.T) {
 		path := filepath.Join(bridgetest.RuntimeDir(t), "host-1.sock")
 		h := bridgetest.Listen(t, path)
 		ctx := bridgetest.Context(t)
-		c, err := hostlink.Dial(ctx, path, hostlink.ConnOptions{ID: 1, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		c, err := hostlink.Dial(ctx, path, hostlink.ConnOptions{ID: 1, Client: protocol.ClientInfo{Name: "test-shim"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
 		p := h.Accept(ctx)
 		p.Read(ctx) // the shim's hello
-		p.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Session: "s1", Host: &webmcp.HostInfo{PID: 1}})
-		p.SendMsg(&webmcp.Message{Type: webmcp.TypeState, State: state("Searches.")})
+		p.SendMsg(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Session: "s1", Host: &protocol.HostInfo{PID: 1}})
+		p.SendMsg(&protocol.Message{Type: protocol.TypeState, State: state("Searches.")})
 		select {
 		case <-c.Ready():
 		case <-c.Done():

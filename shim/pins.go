@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // ErrNoBrowser is returned by Pin and Unpin when no browser is connected.
@@ -27,9 +27,9 @@ func (s *Server) Pins() []uicontext.Pinned {
 
 // Pin asks the browser of the focused tab to freeze the current snapshot of
 // the context provider providerID, and returns the new pin. Failures are
-// ErrNoBrowser, ErrNoFocus, the extension's *webmcp.Error (e.g. an unknown provider,
+// ErrNoBrowser, ErrNoFocus, the extension's *protocol.Error (e.g. an unknown provider,
 // with the ids it knows), or errors that say what to do.
-func (s *Server) Pin(ctx context.Context, providerID string) (*webmcp.Pin, error) {
+func (s *Server) Pin(ctx context.Context, providerID string) (*protocol.Pin, error) {
 	conns, views := s.hostViews()
 	if len(conns) == 0 {
 		return nil, ErrNoBrowser
@@ -47,11 +47,11 @@ func (s *Server) Pin(ctx context.Context, providerID string) (*webmcp.Pin, error
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.Request(ctx, webmcp.MethodPin, b)
+	out, err := c.Request(ctx, protocol.MethodPin, b)
 	if err != nil {
 		return nil, err
 	}
-	var pin webmcp.Pin
+	var pin protocol.Pin
 	if err := json.Unmarshal(out, &pin); err != nil {
 		return nil, fmt.Errorf("the browser answered the pin request with something that is not a pin (%v): %.200s", err, out)
 	}
@@ -76,7 +76,7 @@ func (s *Server) Unpin(ctx context.Context, providerID string) (removed int, err
 	}
 	var errs []error
 	for _, c := range conns {
-		out, err := c.Request(ctx, webmcp.MethodUnpin, params)
+		out, err := c.Request(ctx, protocol.MethodUnpin, params)
 		if err != nil {
 			errs = append(errs, err)
 			continue

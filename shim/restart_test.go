@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // restartSetup starts a host whose page has echo in tab 12, and a shim
@@ -30,8 +31,8 @@ func restartSetup(t *testing.T, grace time.Duration) (srv *shim.Server, sc *brid
 }
 
 var (
-	restartTabs  = []webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}
-	restartTools = []webmcp.Tool{bridgetest.Tool(12, "echo")}
+	restartTabs  = []protocol.Tab{bridgetest.Tab(12, "Trace viewer")}
+	restartTools = []protocol.Tool{bridgetest.Tool(12, "echo")}
 )
 
 // TestHostRestartUnnoticed: the browser's host dies and the same browser

@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/endpoint"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
 	"github.com/webmcp-bridge/bridge/shim/spill"
 	"github.com/webmcp-bridge/bridge/shim/toolnames"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // Name is the shim's MCP server name and its client name towards hosts.
@@ -30,7 +32,7 @@ const DefaultTimeout = 60 * time.Second
 // Options configure a [Server].
 type Options struct {
 	// Dir is the runtime directory with the hosts' sockets; "" means
-	// webmcp.RuntimeDir().
+	// endpoint.RuntimeDir().
 	Dir string
 	// Timeout bounds each page tool call; the call is then cancelled in the
 	// page. 0 means no bound.
@@ -101,7 +103,7 @@ type Server struct {
 // is connected until [Server.Serve], [Server.Watch] or [Server.Connect].
 func New(opts Options) *Server {
 	if opts.Dir == "" {
-		opts.Dir = webmcp.RuntimeDir()
+		opts.Dir = endpoint.RuntimeDir()
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
@@ -143,10 +145,10 @@ func New(opts Options) *Server {
 		s.mcp.AddTool(bt.Tool, s.bridgeHandler(bt))
 	}
 	s.names = toolnames.NewRegistry[toolKey](reserved...)
-	s.agents.changed = func(list []webmcp.AgentInfo) { s.pool.SetAgents(list) }
+	s.agents.changed = func(list []protocol.AgentInfo) { s.pool.SetAgents(list) }
 	s.pool = hostlink.NewPool(hostlink.PoolOptions{
 		Dir:    opts.Dir,
-		Client: webmcp.ClientInfo{Name: Name, PID: os.Getpid()},
+		Client: protocol.ClientInfo{Name: Name, PID: os.Getpid()},
 		Logger: log,
 		OnChange: func(c *hostlink.Conn) {
 			s.syncHost(c)

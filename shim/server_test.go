@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/schemas"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func quietServer(t *testing.T) *Server {
@@ -31,7 +32,7 @@ func TestSchemaTheSDKRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pt := &pageTool{name: "headers", tool: webmcp.Tool{TabID: 1, Name: "headers"}, mcpTool: &mcp.Tool{Name: "headers", InputSchema: bad}, validator: v}
+	pt := &pageTool{name: "headers", tool: protocol.Tool{TabID: 1, Name: "headers"}, mcpTool: &mcp.Tool{Name: "headers", InputSchema: bad}, validator: v}
 	s.mu.Lock()
 	s.addTool(toolKey{"connection 1", pt.tool.Ref()}, pt)
 	s.mu.Unlock()

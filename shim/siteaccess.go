@@ -5,15 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // HostSiteAccess is one browser's answer to a siteAccess request (or why
 // there is none).
 type HostSiteAccess struct {
 	PID     int
-	Browser *webmcp.Browser
-	Access  webmcp.SiteAccess
+	Browser *protocol.Browser
+	Access  protocol.SiteAccess
 	Err     error
 }
 
@@ -23,7 +23,7 @@ func (s *Server) SiteAccess(ctx context.Context) []HostSiteAccess {
 	var out []HostSiteAccess
 	for _, c := range s.pool.Conns() {
 		h := HostSiteAccess{PID: c.Host().PID, Browser: c.Browser()}
-		raw, err := c.Request(ctx, webmcp.MethodSiteAccess, nil)
+		raw, err := c.Request(ctx, protocol.MethodSiteAccess, nil)
 		if err == nil {
 			if err = json.Unmarshal(raw, &h.Access); err != nil {
 				err = fmt.Errorf("the browser answered the siteAccess request with %.200s (%v)", raw, err)

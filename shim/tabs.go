@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // ToolsWait bounds how long OpenPage waits, after the browser answered, for
@@ -69,11 +69,11 @@ func (s *Server) OpenPage(ctx context.Context, pageURL string, background bool, 
 		return nil, err
 	}
 	params, _ := json.Marshal(map[string]any{"url": u.String(), "background": background})
-	out, err := c.Request(ctx, webmcp.MethodOpenPage, params)
+	out, err := c.Request(ctx, protocol.MethodOpenPage, params)
 	if err != nil {
 		return nil, err
 	}
-	var got webmcp.OpenedPage
+	var got protocol.OpenedPage
 	if err := json.Unmarshal(out, &got); err != nil {
 		return nil, fmt.Errorf("the browser answered openPage with something else (%v): %.200s", err, out)
 	}
@@ -176,31 +176,31 @@ func (s *Server) tabRequest(ctx context.Context, method string, tab int) error {
 			}
 		}
 	}
-	return &webmcp.Error{Code: webmcp.CodeNotFound, Message: fmt.Sprintf("no tab %d in any connected browser; list_tabs shows the tabs", tab)}
+	return &protocol.Error{Code: protocol.CodeNotFound, Message: fmt.Sprintf("no tab %d in any connected browser; list_tabs shows the tabs", tab)}
 }
 
 // FocusTab brings tab (of a site the user allowed) to the front of its
 // window, and the window to the front: the user sees what the agent is
 // about to do, and click-to-context follows it.
 func (s *Server) FocusTab(ctx context.Context, tab int) error {
-	return s.tabRequest(ctx, webmcp.MethodFocusTab, tab)
+	return s.tabRequest(ctx, protocol.MethodFocusTab, tab)
 }
 
 // CloseTab closes tab, which must be one OpenPage opened for this shim.
 func (s *Server) CloseTab(ctx context.Context, tab int) error {
-	return s.tabRequest(ctx, webmcp.MethodCloseTab, tab)
+	return s.tabRequest(ctx, protocol.MethodCloseTab, tab)
 }
 
 // tabError says what a failed tab request means to an agent.
 func tabError(err error) (code, text string) {
-	var we *webmcp.Error
+	var we *protocol.Error
 	switch {
 	case errors.As(err, &we):
 		return we.Code, we.Message
 	case errors.Is(err, ErrNoBrowser):
-		return webmcp.CodeNoBrowser, err.Error()
+		return protocol.CodeNoBrowser, err.Error()
 	case errors.Is(err, context.DeadlineExceeded):
-		return webmcp.CodeTimeout, "no answer in time (the user may not have answered): " + err.Error()
+		return protocol.CodeTimeout, "no answer in time (the user may not have answered): " + err.Error()
 	}
-	return webmcp.CodeInternal, err.Error()
+	return protocol.CodeInternal, err.Error()
 }

@@ -6,8 +6,9 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/results"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // openPageTool is open_page: a new tab, with the user's consent for a site
@@ -91,7 +92,7 @@ func closeTabTool() *BridgeTool {
 					Key   string `json:"key"`
 				}
 				if err := json.Unmarshal(orEmpty(args), &p); err == nil && p.TabID > 0 && !s.closeKeys.valid(p.Key, p.TabID) {
-					return results.Failure(webmcp.CodeNotAllowed, results.NotRun,
+					return results.Failure(protocol.CodeNotAllowed, results.NotRun,
 						"close_tab: tab %d was not closed: this client makes its requests without a session (MCP 2026-07-28), "+
 							"so the bridge cannot tell it from another client of the same name; pass as key the closeKey that open_page "+
 							"answered for this tab (each key closes its tab once), or ask the user to close the tab", p.TabID)
@@ -121,7 +122,7 @@ func tabToolHandler(name string, do func(*Server, context.Context, int) error) f
 		if err := do(s, ctx, p.TabID); err != nil {
 			code, text := tabError(err)
 			ran := results.NotRun
-			if code == webmcp.CodeTimeout || code == webmcp.CodeInternal {
+			if code == protocol.CodeTimeout || code == protocol.CodeInternal {
 				ran = results.MaybeRan
 			}
 			return results.Failure(code, ran, "%s: %s", name, text)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/results"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // TestOpenPage: open_page asks the browser for a new tab and answers with
@@ -20,18 +20,18 @@ func TestOpenPage(t *testing.T) {
 	p := bridgetest.NewPage()
 	var ext *fakeext.Ext
 	decline := false
-	p.HandleRequest(webmcp.MethodOpenPage, func(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.HandleRequest(protocol.MethodOpenPage, func(_ context.Context, req *protocol.Message) (json.RawMessage, *protocol.Error) {
 		if decline {
-			return nil, webmcp.Errorf("declined", "the user declined to open https://bank.example; do not ask again unless the user says so")
+			return nil, protocol.Errorf("declined", "the user declined to open https://bank.example; do not ask again unless the user says so")
 		}
 		var params struct{ URL string }
 		json.Unmarshal(req.Params, &params)
 		// The page opens and registers its tools (one clashes with tab 12's).
-		ext.UpdateTab(webmcp.Tab{ID: 40, URL: params.URL, Title: "Opened", Origin: "http://localhost:8080", Allowed: true})
+		ext.UpdateTab(protocol.Tab{ID: 40, URL: params.URL, Title: "Opened", Origin: "http://localhost:8080", Allowed: true})
 		ext.AddTools(bridgetest.Tool(40, "echo"), bridgetest.Tool(40, "fresh"))
 		return json.RawMessage(`{"tabId":40,"url":"` + params.URL + `","title":"Opened","tools":["echo","fresh"]}`), nil
 	})
-	sc, e, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "One")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}, []string{"echo"}, 0)
+	sc, e, _ := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "One")}, []protocol.Tool{bridgetest.Tool(12, "echo")}, []string{"echo"}, 0)
 	ext = e
 
 	res := sc.Call(ctx, "open_page", map[string]any{"url": "http://localhost:8080/trace"})
@@ -72,25 +72,25 @@ func TestOpenPage(t *testing.T) {
 func TestFocusAndCloseTab(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p := bridgetest.NewPage()
-	p.HandleRequest(webmcp.MethodFocusTab, func(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.HandleRequest(protocol.MethodFocusTab, func(_ context.Context, req *protocol.Message) (json.RawMessage, *protocol.Error) {
 		return req.Params, nil
 	})
-	p.HandleRequest(webmcp.MethodCloseTab, func(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
-		return nil, webmcp.Errorf(webmcp.CodeNotAllowed, "closeTab: tab 12 was not opened by this agent with open_page; only the user closes it")
+	p.HandleRequest(protocol.MethodCloseTab, func(_ context.Context, req *protocol.Message) (json.RawMessage, *protocol.Error) {
+		return nil, protocol.Errorf(protocol.CodeNotAllowed, "closeTab: tab 12 was not opened by this agent with open_page; only the user closes it")
 	})
-	sc, _, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "One")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}, []string{"echo"}, 0)
+	sc, _, _ := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "One")}, []protocol.Tool{bridgetest.Tool(12, "echo")}, []string{"echo"}, 0)
 
 	if res := sc.Call(ctx, "focus_tab", map[string]any{"tabId": 12}); res.IsError {
 		t.Errorf("focus_tab 12 = %s", bridgetest.Text(res))
 	}
 	reqs := p.Requests()
-	if last := reqs[len(reqs)-1]; last.Method != webmcp.MethodFocusTab || string(last.Params) != `{"tabId":12}` {
+	if last := reqs[len(reqs)-1]; last.Method != protocol.MethodFocusTab || string(last.Params) != `{"tabId":12}` {
 		t.Errorf("the browser got %s %s", last.Method, last.Params)
 	}
 	if res := sc.Call(ctx, "close_tab", map[string]any{"tabId": 12}); !res.IsError || !strings.Contains(bridgetest.Text(res), "only the user closes it") {
 		t.Errorf("close_tab of the user's tab = %s", bridgetest.Text(res))
 	}
-	if res := sc.Call(ctx, "focus_tab", map[string]any{"tabId": 99}); !res.IsError || res.Meta[results.MetaCode] != webmcp.CodeNotFound {
+	if res := sc.Call(ctx, "focus_tab", map[string]any{"tabId": 99}); !res.IsError || res.Meta[results.MetaCode] != protocol.CodeNotFound {
 		t.Errorf("focus_tab of no tab = %s", bridgetest.Text(res))
 	}
 	if res := sc.Call(ctx, "close_tab", map[string]any{}); !res.IsError || res.Meta[results.MetaCode] != results.CodeInvalidArguments {

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/results"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func bp(b bool) *bool { return &b }
@@ -21,12 +21,12 @@ func TestConsequentialHint(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p := bridgetest.NewPage()
 	pay := bridgetest.Tool(12, "pay")
-	pay.Annotations = &webmcp.Annotations{ReadOnlyHint: bp(false), ConsequentialHint: bp(true)}
+	pay.Annotations = &protocol.Annotations{ReadOnlyHint: bp(false), ConsequentialHint: bp(true)}
 	undo := bridgetest.Tool(12, "undoable")
-	undo.Annotations = &webmcp.Annotations{ConsequentialHint: bp(true), DestructiveHint: bp(false)}
+	undo.Annotations = &protocol.Annotations{ConsequentialHint: bp(true), DestructiveHint: bp(false)}
 	plain := bridgetest.Tool(12, "echo")
-	plain.Annotations = &webmcp.Annotations{ReadOnlyHint: bp(true)}
-	sc, _, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "Shop")}, []webmcp.Tool{pay, undo, plain}, []string{"pay", "undoable", "echo"}, 0)
+	plain.Annotations = &protocol.Annotations{ReadOnlyHint: bp(true)}
+	sc, _, _ := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "Shop")}, []protocol.Tool{pay, undo, plain}, []string{"pay", "undoable", "echo"}, 0)
 	tools := sc.Tools(ctx)
 
 	got := tools["pay"]
@@ -52,8 +52,8 @@ func TestDebuggingToolsHidden(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p := bridgetest.NewPage()
 	dbg := bridgetest.Tool(12, "dump_state")
-	dbg.Annotations = &webmcp.Annotations{Debugging: bp(true)}
-	sc, _, dir := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "App")}, []webmcp.Tool{bridgetest.Tool(12, "echo"), dbg}, []string{"echo"}, 0)
+	dbg.Annotations = &protocol.Annotations{Debugging: bp(true)}
+	sc, _, dir := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "App")}, []protocol.Tool{bridgetest.Tool(12, "echo"), dbg}, []string{"echo"}, 0)
 	if tools := sc.Tools(ctx); tools["dump_state"] != nil {
 		t.Errorf("a debugging tool is listed without the setting: %v", bridgetest.Names(tools))
 	}
@@ -74,14 +74,14 @@ func TestOutputSchema(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	p := bridgetest.NewPage()
 	var answer string
-	p.Handle("stats", func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.Handle("stats", func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
 		return json.RawMessage(answer), nil
 	})
 	stats := bridgetest.Tool(12, "stats")
 	stats.OutputSchema = json.RawMessage(`{"type":"object","properties":{"count":{"type":"integer"},"name":{"type":"string"}},"required":["count"]}`)
 	odd := bridgetest.Tool(12, "echo")
 	odd.OutputSchema = json.RawMessage(`{"type":"array"}`) // not an object: left out
-	sc, _, _ := setup(t, p, []webmcp.Tab{bridgetest.Tab(12, "Stats")}, []webmcp.Tool{stats, odd}, []string{"stats", "echo"}, 0)
+	sc, _, _ := setup(t, p, []protocol.Tab{bridgetest.Tab(12, "Stats")}, []protocol.Tool{stats, odd}, []string{"stats", "echo"}, 0)
 	tools := sc.Tools(ctx)
 	out, _ := json.Marshal(tools["stats"].OutputSchema)
 	if !strings.Contains(string(out), `"required":["count"]`) {

@@ -12,26 +12,27 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/host"
 	"github.com/webmcp-bridge/bridge/installer"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/internal/profiling"
 	"github.com/webmcp-bridge/bridge/internal/stopevent"
 	"github.com/webmcp-bridge/bridge/internal/version"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 const usage = `webmcp-host is the native-messaging host of the WebMCP bridge.
 
 The browser starts it, through the native-messaging manifest
-` + webmcp.HostName + `.json, when the WebMCP bridge extension connects, and
+` + protocol.HostName + `.json, when the WebMCP bridge extension connects, and
 passes the extension's origin as the first argument:
 
-    webmcp-host ` + webmcp.ExtensionOrigin + `
+    webmcp-host ` + protocol.ExtensionOrigin + `
 
 Firefox passes the manifest's path and the add-on's ID instead:
 
-    webmcp-host PATH/` + webmcp.HostName + `.json ` + webmcp.FirefoxAddonID + `
+    webmcp-host PATH/` + protocol.HostName + `.json ` + protocol.FirefoxAddonID + `
 
 Any other caller is refused.
 
@@ -52,7 +53,7 @@ It is not meant to be run by hand, except to register it with the browsers:
         token; without a record, the manifests that name this binary
     webmcp-host extension-id
         print the extension's ID (in Chromium browsers; Firefox's add-on
-        ID is ` + webmcp.FirefoxAddonID + `)
+        ID is ` + protocol.FirefoxAddonID + `)
     webmcp-host --version
         print its version (the same as webmcp-shim's and the extension's)
 
@@ -65,7 +66,7 @@ and it exits when the browser closes its stdin (or when an uninstall asks
 it to stop: SIGTERM, on Windows its stop event). It logs to stderr.
 
 Environment:
-    ` + webmcp.RuntimeDirEnv + `   the directory for the socket; default
+    ` + endpoint.RuntimeDirEnv + `   the directory for the socket; default
                          $XDG_RUNTIME_DIR/webmcp, else webmcp-bridge/run in
                          your cache directory (~/.cache, ~/Library/Caches,
                          %LOCALAPPDATA%); it must be yours alone (mode 0700,
@@ -93,7 +94,7 @@ func run() int {
 		return 0
 	}
 	if args := os.Args[1:]; len(args) == 1 && args[0] == "extension-id" {
-		fmt.Println(webmcp.ExtensionID)
+		fmt.Println(protocol.ExtensionID)
 		return 0
 	}
 	origin, help, err := host.ParseArgs(os.Args[1:])
@@ -127,7 +128,7 @@ func run() int {
 		// The IDs a store gave the extension, which the install's record
 		// lists (install --extension-id).
 		ExtensionIDs: installedExtensionIDs(),
-		RuntimeDir:   webmcp.RuntimeDir(),
+		RuntimeDir:   endpoint.RuntimeDir(),
 		Hold:         hold,
 	})
 	if err != nil {
@@ -168,7 +169,7 @@ func installedExtensionIDs() []string {
 	}
 	rec, _, err := installrec.Load(installrec.PathFor(filepath.Dir(self)))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "webmcp-host: %v: only the extension %s may start this host until it is fixed (run the installer again)\n", err, webmcp.ExtensionID)
+		fmt.Fprintf(os.Stderr, "webmcp-host: %v: only the extension %s may start this host until it is fixed (run the installer again)\n", err, protocol.ExtensionID)
 		return nil
 	}
 	return rec.ExtensionIDs

@@ -12,7 +12,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // TestChromeLaunchThroughTheBinaries: webmcp-host started as Chrome on
@@ -31,10 +31,10 @@ func TestChromeLaunchThroughTheBinaries(t *testing.T) {
 	b := bridgetest.NewBlocker()
 	p.Handle("slow", b.Handler)
 	// measure answers with the size and hash of its argument "data".
-	p.Handle("measure", func(_ context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.Handle("measure", func(_ context.Context, call *protocol.Message) (json.RawMessage, *protocol.Error) {
 		var args struct{ Data string }
 		if err := json.Unmarshal(call.Arguments, &args); err != nil {
-			return nil, &webmcp.Error{Code: "bad_arguments", Message: err.Error()}
+			return nil, &protocol.Error{Code: "bad_arguments", Message: err.Error()}
 		}
 		sum := sha256.Sum256([]byte(args.Data))
 		return json.RawMessage(fmt.Sprintf(`{"tab":%d,"name":%q,"args":{"len":%d,"sha256":%q}}`, call.TabID, call.Name, len(args.Data), hex.EncodeToString(sum[:]))), nil
@@ -47,7 +47,7 @@ func TestChromeLaunchThroughTheBinaries(t *testing.T) {
 	// The timeout ends the slow call; the 2 MiB call must fit in it on a
 	// busy machine with the race detector (1 s did not, once).
 	sc := startShim(t, dir, "--timeout", "8s")
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(3, "Editor")}, []webmcp.Tool{bridgetest.Tool(3, "measure"), bridgetest.Tool(3, "slow")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(3, "Editor")}, []protocol.Tool{bridgetest.Tool(3, "measure"), bridgetest.Tool(3, "slow")}); err != nil {
 		t.Fatal(err)
 	}
 	sc.AwaitTools(ctx, "measure and slow appear", bridgetest.Has("measure", "slow"))

@@ -9,8 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // The binary serves MCP on stdio before any browser is there.
@@ -40,7 +41,7 @@ func TestCallThroughTheBinaries(t *testing.T) {
 	p.Handle("slow", b.Handler)
 	ext := bridgetest.StartHost(t, dir, p)
 	sc := startShim(t, dir, "--timeout", "300ms")
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo"), bridgetest.Tool(12, "slow")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo"), bridgetest.Tool(12, "slow")}); err != nil {
 		t.Fatal(err)
 	}
 	sc.AwaitTools(ctx, "echo and slow appear", bridgetest.Has("echo", "slow"))
@@ -87,12 +88,12 @@ func TestCLISmoke(t *testing.T) {
 
 	c := bridgetest.TraceContext("Selected slice CommitNavigation", time.Now())
 	p := bridgetest.NewPage()
-	p.HandleRequest(webmcp.MethodSampleContext, bridgetest.SampleWith(nil, func() webmcp.Context { return c }))
+	p.HandleRequest(protocol.MethodSampleContext, bridgetest.SampleWith(nil, func() protocol.Context { return c }))
 	ext := bridgetest.StartHost(t, dir, p)
-	if err := ext.SendState(&webmcp.Snapshot{Tabs: []webmcp.Tab{bridgetest.FocusedTab()}, Tools: []webmcp.Tool{bridgetest.Tool(12, "echo")}, Contexts: []webmcp.Context{c}}); err != nil {
+	if err := ext.SendState(&protocol.Snapshot{Tabs: []protocol.Tab{bridgetest.FocusedTab()}, Tools: []protocol.Tool{bridgetest.Tool(12, "echo")}, Contexts: []protocol.Context{c}}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 1 })
 	r = runCLI(ctx, t, dir, "", "call", "echo", `{"x":1}`)
 	r.expect(t, "call echo", 0)
 	if strings.TrimSpace(r.stdout) != `{"tab":12,"frame":0,"name":"echo","args":{"x":1}}` {
@@ -116,7 +117,7 @@ func BenchmarkCall(b *testing.B) {
 	dir := bridgetest.RuntimeDir(b)
 	ext := bridgetest.StartHost(b, dir, bridgetest.NewPage())
 	sc := startShim(b, dir)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		b.Fatal(err)
 	}
 	ctx := b.Context()
@@ -137,9 +138,9 @@ func BenchmarkContextCLI(b *testing.B) {
 	dir := bridgetest.RuntimeDir(b)
 	c := bridgetest.TraceContext(`Selected slice "CommitNavigation" (12.3 ms on CrBrowserMain)`, time.Now())
 	p := bridgetest.NewPage()
-	p.HandleRequest(webmcp.MethodSampleContext, bridgetest.SampleWith(nil, func() webmcp.Context { return c }))
+	p.HandleRequest(protocol.MethodSampleContext, bridgetest.SampleWith(nil, func() protocol.Context { return c }))
 	ext := bridgetest.StartHost(b, dir, p)
-	if err := ext.SendState(&webmcp.Snapshot{Tabs: []webmcp.Tab{bridgetest.FocusedTab()}, Tools: []webmcp.Tool{}, Contexts: []webmcp.Context{c}}); err != nil {
+	if err := ext.SendState(&protocol.Snapshot{Tabs: []protocol.Tab{bridgetest.FocusedTab()}, Tools: []protocol.Tool{}, Contexts: []protocol.Context{c}}); err != nil {
 		b.Fatal(err)
 	}
 	env := bridgetest.ChildEnv(dir)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/version"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // Both binaries print the one version, package internal/version's.
@@ -79,7 +79,7 @@ func TestDoctorBinariesOfAnotherVersion(t *testing.T) {
 	older := t.TempDir()
 	shim = filepath.Join(older, "webmcp-shim")
 	copyFile(t, shimBin(t), shim)
-	os.WriteFile(filepath.Join(older, "webmcp-host"), []byte("#!/bin/sh\n[ \"$1\" = extension-id ] && echo "+webmcp.ExtensionID+" && exit 0\nexit 2\n"), 0o755)
+	os.WriteFile(filepath.Join(older, "webmcp-host"), []byte("#!/bin/sh\n[ \"$1\" = extension-id ] && echo "+protocol.ExtensionID+" && exit 0\nexit 2\n"), 0o755)
 	p = doctor(shim)
 	if len(p) != 1 || !strings.Contains(p[0], "is older than this webmcp-shim "+version.Version) {
 		t.Errorf("binaries problems = %q, want the host named older", p)

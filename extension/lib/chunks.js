@@ -77,13 +77,13 @@ export class ChunkJoiner {
 
 /**
  * The largest output of a tool call the bridge carries: 64 MiB of UTF-8 JSON
- * (webmcp.MaxResult). The relay answers a bigger result with too_large.
+ * (protocol.MaxResult). The relay answers a bigger result with too_large.
  */
 export const MAX_RESULT = 64 << 20;
 
 /**
  * The most bytes of JSON one message to the host may take whole
- * (webmcp.MaxBrowserChunk, half of Chrome's 64 MiB); a longer one goes as
+ * (protocol.MaxBrowserChunk, half of Chrome's 64 MiB); a longer one goes as
  * chunks.
  */
 export const MAX_WHOLE = 32 << 20;
@@ -120,7 +120,7 @@ export function cutMessage(msg, id, { text = JSON.stringify(msg), maxWhole = MAX
  * state without tools, and then (as a toolsAdded does) its tools as
  * toolsAdded messages of at most batch bytes of tools each (one tool is at
  * most 1 MiB), in order. However many big tabs there are, no message is
- * then too big for the host (webmcp.MaxMessage); other messages are [msg].
+ * then too big for the host (protocol.MaxMessage); other messages are [msg].
  */
 export function inParts(msg, { maxWhole = MAX_WHOLE, batch = MAX_WHOLE / 4 } = {}) {
   const tools = msg.type === 'state' ? msg.state.tools : msg.type === 'toolsAdded' ? msg.tools : null;

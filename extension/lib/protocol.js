@@ -150,7 +150,7 @@ const METHODS = /* @__PURE__ */ new Set(/* @__PURE__ */ Object.values(Method));
 
 /**
  * The annotations a tool may carry, each a boolean, as MCP and WebMCP name
- * them (in the order of webmcp.Annotations): consequentialHint and debugging
+ * them (in the order of protocol.Annotations): consequentialHint and debugging
  * are WebMCP's (the 2026 drafts; Chromium reads both).
  */
 export const HINTS = /* @__PURE__ */ Object.freeze([
@@ -180,7 +180,7 @@ export function helloMessage({ name, version, instance, extensionId, extensionVe
 
 /**
  * Adds the timing mark of hop to a traced call or answer m (one with a
- * trace list; webmcp.Mark): {hop, at}, at in milliseconds since the Unix
+ * trace list; protocol.Mark): {hop, at}, at in milliseconds since the Unix
  * epoch, with the fraction the clock gives. Other messages are left alone.
  */
 export function mark(m, hop) {

@@ -1,6 +1,6 @@
 // The lines of testdata/envelopes.json, read as the extension reads a
 // message from the host (JSON.parse, then checkHostMessage): every line
-// that the host's router takes (webmcp.PeekEnvelope, go test ./webmcp)
+// that the host's router takes (protocol.PeekEnvelope, go test ./protocol)
 // gives here the type and id the router saw. The host checks a shim's
 // call, request and cancel by that id and forwards the line unchanged, so
 // a difference would let one agent act under another's name.

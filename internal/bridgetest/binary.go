@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/endpoint"
 )
 
 // The binaries' packages, for [Binary].
@@ -103,5 +103,5 @@ func GoRace() string {
 // ChildEnv is the environment of a child process whose runtime directory is
 // dir.
 func ChildEnv(dir string) []string {
-	return append(os.Environ(), webmcp.RuntimeDirEnv+"="+dir, GoRace())
+	return append(os.Environ(), endpoint.RuntimeDirEnv+"="+dir, GoRace())
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // StartExt runs a real webmcp-host with fakeext playing the extension, and
@@ -65,13 +65,13 @@ func AwaitHostBrowser(t testing.TB, socket string) {
 	ctx := Context(t)
 	c := DialLine(t, socket)
 	defer c.Close()
-	c.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "bridgetest", PID: os.Getpid()}})
+	c.SendMsg(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Client: &protocol.ClientInfo{Name: "bridgetest", PID: os.Getpid()}})
 	for {
 		m, err := c.Next(ctx)
 		if err != nil {
 			t.Fatalf("the host at %s never had the browser's hello: %v", socket, err)
 		}
-		if m.Type == webmcp.TypeHello && m.Browser != nil {
+		if m.Type == protocol.TypeHello && m.Browser != nil {
 			return
 		}
 	}
@@ -80,20 +80,20 @@ func AwaitHostBrowser(t testing.TB, socket string) {
 // AwaitHostState waits until the host at socket has a state for which ok
 // holds, as a shim that connects sees it: after the extension sent a
 // change, it tells when the host has applied it.
-func AwaitHostState(t testing.TB, socket string, ok func(*webmcp.Snapshot) bool) {
+func AwaitHostState(t testing.TB, socket string, ok func(*protocol.Snapshot) bool) {
 	t.Helper()
 	ctx := Context(t)
 	c := DialLine(t, socket)
 	defer c.Close()
-	c.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &webmcp.ClientInfo{Name: "bridgetest", PID: os.Getpid()}})
-	var state webmcp.State
+	c.SendMsg(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Client: &protocol.ClientInfo{Name: "bridgetest", PID: os.Getpid()}})
+	var state protocol.State
 	ready := false
 	for {
 		m, err := c.Next(ctx)
 		if err != nil {
 			t.Fatalf("the host at %s never had the state: %v", socket, err)
 		}
-		if state.Apply(m) && m.Type == webmcp.TypeState {
+		if state.Apply(m) && m.Type == protocol.TypeState {
 			ready = true
 		}
 		if ready && ok(state.Snapshot()) {

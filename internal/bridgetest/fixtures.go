@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // The context provider of the UI context fixtures: a trace viewer's
@@ -18,7 +18,7 @@ const (
 )
 
 // FocusedTab is tab 12, "Trace viewer", allowed: the one the user looks at.
-func FocusedTab() webmcp.Tab {
+func FocusedTab() protocol.Tab {
 	t := Tab(12, "Trace viewer")
 	t.URL = "http://localhost:8080/"
 	t.Focused = true
@@ -26,29 +26,29 @@ func FocusedTab() webmcp.Tab {
 }
 
 // BankTab is tab 13, active in another window, whose site is not allowed.
-func BankTab() webmcp.Tab {
-	return webmcp.Tab{ID: 13, WindowID: 2, Active: true, Title: "My bank account", URL: "https://bank.example/accounts/123", Origin: "https://bank.example"}
+func BankTab() protocol.Tab {
+	return protocol.Tab{ID: 13, WindowID: 2, Active: true, Title: "My bank account", URL: "https://bank.example/accounts/123", Origin: "https://bank.example"}
 }
 
 // TraceContext is a typical UI context of [FocusedTab], sampled at time at:
 // the selection provider with summary and [SelectionData], a provider that
 // failed ("trace.Flaky"), a text selection and a focused button.
-func TraceContext(summary string, at time.Time) webmcp.Context {
-	return webmcp.Context{
+func TraceContext(summary string, at time.Time) protocol.Context {
+	return protocol.Context{
 		TabID: 12, URL: "http://localhost:8080/", Title: "Trace viewer", Time: at.UnixMilli(),
-		Providers: []webmcp.ProviderSnapshot{
+		Providers: []protocol.ProviderSnapshot{
 			{ID: SelectionID, Description: SelectionDesc, Summary: summary, Data: json.RawMessage(SelectionData)},
 			{ID: "trace.Flaky", Note: "getContext threw: not ready"},
 		},
-		Ambient: &webmcp.Ambient{Selection: "CommitNavigation", Focused: &webmcp.Element{Role: "button", Name: "Zoom in", Tag: "button"}},
+		Ambient: &protocol.Ambient{Selection: "CommitNavigation", Focused: &protocol.Element{Role: "button", Name: "Zoom in", Tag: "button"}},
 	}
 }
 
 // SampleWith is a sampleContext handler that answers as the extension
 // does: it sends the fresh context c() through the extension ext() (unless
 // ext or what it returns is nil), then answers with it.
-func SampleWith(ext func() *fakeext.Ext, c func() webmcp.Context) fakeext.Handler {
-	return func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+func SampleWith(ext func() *fakeext.Ext, c func() protocol.Context) fakeext.Handler {
+	return func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
 		fresh := c()
 		if ext != nil {
 			if e := ext(); e != nil {

@@ -13,7 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/endpoint"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // LineConn is one end of a bridge socket link, where each message is one
@@ -42,7 +43,7 @@ func NewLineConn(t testing.TB, c net.Conn) *LineConn {
 // Windows the file naming a named pipe).
 func DialLine(t testing.TB, path string) *LineConn {
 	t.Helper()
-	c, err := webmcp.Dial(context.Background(), path)
+	c, err := endpoint.Dial(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func (l *LineConn) NextLine(ctx context.Context) ([]byte, error) {
 }
 
 // Next returns the next message.
-func (l *LineConn) Next(ctx context.Context) (*webmcp.Message, error) {
+func (l *LineConn) Next(ctx context.Context) (*protocol.Message, error) {
 	line, err := l.NextLine(ctx)
 	if err != nil {
 		return nil, err
@@ -111,7 +112,7 @@ func (l *LineConn) Next(ctx context.Context) (*webmcp.Message, error) {
 	if bytes.Count(line, []byte("\n")) != 1 {
 		return nil, fmt.Errorf("not one line: %q", line)
 	}
-	m := new(webmcp.Message)
+	m := new(protocol.Message)
 	if err := json.Unmarshal(line, m); err != nil {
 		return nil, fmt.Errorf("malformed line (%v): %q", err, line)
 	}
@@ -120,13 +121,13 @@ func (l *LineConn) Next(ctx context.Context) (*webmcp.Message, error) {
 
 // Read returns the next line, without its newline, and its message; it
 // fails the test if there is none.
-func (l *LineConn) Read(ctx context.Context) (string, *webmcp.Message) {
+func (l *LineConn) Read(ctx context.Context) (string, *protocol.Message) {
 	l.t.Helper()
 	line, err := l.NextLine(ctx)
 	if err != nil {
 		l.t.Fatalf("reading a message: %v", err)
 	}
-	var m webmcp.Message
+	var m protocol.Message
 	if err := json.Unmarshal(line, &m); err != nil {
 		l.t.Fatalf("the peer sent %q: %v", line, err)
 	}
@@ -135,7 +136,7 @@ func (l *LineConn) Read(ctx context.Context) (string, *webmcp.Message) {
 
 // Expect returns the next message and fails the test unless it has the
 // type.
-func (l *LineConn) Expect(ctx context.Context, typ string) *webmcp.Message {
+func (l *LineConn) Expect(ctx context.Context, typ string) *protocol.Message {
 	l.t.Helper()
 	m, err := l.Next(ctx)
 	if err != nil {
@@ -168,7 +169,7 @@ func (l *LineConn) Send(line string) {
 }
 
 // SendMsg writes m as one line.
-func (l *LineConn) SendMsg(m *webmcp.Message) {
+func (l *LineConn) SendMsg(m *protocol.Message) {
 	l.t.Helper()
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -189,7 +190,7 @@ type Listener struct {
 // named pipe and the file naming it) until the test ends.
 func Listen(t testing.TB, path string) *Listener {
 	t.Helper()
-	ln, err := webmcp.Listen(path)
+	ln, err := endpoint.Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // Page plays the pages of a fake browser: it answers calls by tool name and
@@ -17,8 +17,8 @@ type Page struct {
 	mu       sync.Mutex
 	handlers map[string]fakeext.Handler
 	methods  map[string]fakeext.Handler
-	calls    []*webmcp.Message
-	requests []*webmcp.Message
+	calls    []*protocol.Message
+	requests []*protocol.Message
 }
 
 // NewPage returns a Page whose only tool is "echo".
@@ -43,47 +43,47 @@ func (p *Page) HandleRequest(method string, h fakeext.Handler) {
 }
 
 // Serve answers a call: not_found for a tool without a handler.
-func (p *Page) Serve(ctx context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+func (p *Page) Serve(ctx context.Context, call *protocol.Message) (json.RawMessage, *protocol.Error) {
 	p.mu.Lock()
 	p.calls = append(p.calls, call)
 	h := p.handlers[call.Name]
 	p.mu.Unlock()
 	if h == nil {
-		return nil, webmcp.Errorf(webmcp.CodeNotFound, "no tool %q in tab %d", call.Name, call.TabID)
+		return nil, protocol.Errorf(protocol.CodeNotFound, "no tool %q in tab %d", call.Name, call.TabID)
 	}
 	return h(ctx, call)
 }
 
 // ServeRequest answers a request: bad_request for a method without a
 // handler.
-func (p *Page) ServeRequest(ctx context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+func (p *Page) ServeRequest(ctx context.Context, req *protocol.Message) (json.RawMessage, *protocol.Error) {
 	p.mu.Lock()
 	p.requests = append(p.requests, req)
 	h := p.methods[req.Method]
 	p.mu.Unlock()
 	if h == nil {
-		return nil, webmcp.Errorf(webmcp.CodeBadRequest, "the fake extension does not answer %s requests", req.Method)
+		return nil, protocol.Errorf(protocol.CodeBadRequest, "the fake extension does not answer %s requests", req.Method)
 	}
 	return h(ctx, req)
 }
 
 // Calls returns the calls the pages received so far.
-func (p *Page) Calls() []*webmcp.Message {
+func (p *Page) Calls() []*protocol.Message {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]*webmcp.Message(nil), p.calls...)
+	return append([]*protocol.Message(nil), p.calls...)
 }
 
 // Requests returns the requests the extension received so far.
-func (p *Page) Requests() []*webmcp.Message {
+func (p *Page) Requests() []*protocol.Message {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]*webmcp.Message(nil), p.requests...)
+	return append([]*protocol.Message(nil), p.requests...)
 }
 
 // EchoHandler answers with where the call went and its arguments, as
 // [Echoed].
-func EchoHandler(_ context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+func EchoHandler(_ context.Context, call *protocol.Message) (json.RawMessage, *protocol.Error) {
 	args := call.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("null")
@@ -114,7 +114,7 @@ func NewBlocker() *Blocker {
 // Handler is the tool's handler: it reports the call on Started, waits
 // until the call is cancelled, reports that on Cancelled and returns no
 // output (which fakeext answers as a cancelled call).
-func (b *Blocker) Handler(ctx context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+func (b *Blocker) Handler(ctx context.Context, call *protocol.Message) (json.RawMessage, *protocol.Error) {
 	b.Started <- call.ID
 	<-ctx.Done()
 	b.Cancelled <- call.ID
@@ -123,8 +123,8 @@ func (b *Blocker) Handler(ctx context.Context, call *webmcp.Message) (json.RawMe
 
 // Tab is an allowed tab on localhost:8080; tab 12 is the active one of its
 // window.
-func Tab(id int, title string) webmcp.Tab {
-	return webmcp.Tab{
+func Tab(id int, title string) protocol.Tab {
+	return protocol.Tab{
 		ID: id, WindowID: 1, Active: id == 12, Title: title,
 		URL:    fmt.Sprintf("http://localhost:8080/%d", id),
 		Origin: "http://localhost:8080", Allowed: true,
@@ -132,11 +132,11 @@ func Tab(id int, title string) webmcp.Tab {
 }
 
 // Tool is a tool of the top frame of tab tabID, described "Does NAME.".
-func Tool(tabID int, name string) webmcp.Tool {
-	return webmcp.Tool{TabID: tabID, Origin: "http://localhost:8080", Name: name, Description: "Does " + name + "."}
+func Tool(tabID int, name string) protocol.Tool {
+	return protocol.Tool{TabID: tabID, Origin: "http://localhost:8080", Name: name, Description: "Does " + name + "."}
 }
 
 // IsCancel matches the cancel of the call id, for fakeext's Await.
-func IsCancel(id string) func(*webmcp.Message) bool {
-	return func(m *webmcp.Message) bool { return m.Type == webmcp.TypeCancel && m.ID == id }
+func IsCancel(id string) func(*protocol.Message) bool {
+	return func(m *protocol.Message) bool { return m.Type == protocol.TypeCancel && m.ID == id }
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // PinStore plays the extension's pins: a pin request freezes the
@@ -19,19 +19,19 @@ import (
 type PinStore struct {
 	mu   sync.Mutex
 	ext  *fakeext.Ext
-	ctx  webmcp.Context
-	pins []webmcp.Pin
+	ctx  protocol.Context
+	pins []protocol.Pin
 }
 
 // Pin answers a pin request: the new pin, or not_found naming the
 // providers there are.
-func (s *PinStore) Pin(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+func (s *PinStore) Pin(_ context.Context, req *protocol.Message) (json.RawMessage, *protocol.Error) {
 	var params struct {
 		ProviderID string `json:"providerId"`
 		TabID      int    `json:"tabId"`
 	}
 	if err := json.Unmarshal(req.Params, &params); err != nil {
-		return nil, webmcp.Errorf(webmcp.CodeBadRequest, "bad params: %v", err)
+		return nil, protocol.Errorf(protocol.CodeBadRequest, "bad params: %v", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -39,7 +39,7 @@ func (s *PinStore) Pin(_ context.Context, req *webmcp.Message) (json.RawMessage,
 	for _, p := range s.ctx.Providers {
 		ids = append(ids, p.ID)
 		if p.ID == params.ProviderID && params.TabID == s.ctx.TabID {
-			pin := webmcp.Pin{ProviderID: p.ID, Description: p.Description, Summary: p.Summary, Data: p.Data,
+			pin := protocol.Pin{ProviderID: p.ID, Description: p.Description, Summary: p.Summary, Data: p.Data,
 				TabID: s.ctx.TabID, URL: s.ctx.URL, Title: s.ctx.Title, PinnedAt: time.Now().UnixMilli()}
 			s.pins = append(s.pins, pin)
 			s.ext.SetPins(s.pins...)
@@ -47,11 +47,11 @@ func (s *PinStore) Pin(_ context.Context, req *webmcp.Message) (json.RawMessage,
 			return b, nil
 		}
 	}
-	return nil, webmcp.Errorf(webmcp.CodeNotFound, "no context provider %q in tab %d; its providers: %s", params.ProviderID, params.TabID, strings.Join(ids, ", "))
+	return nil, protocol.Errorf(protocol.CodeNotFound, "no context provider %q in tab %d; its providers: %s", params.ProviderID, params.TabID, strings.Join(ids, ", "))
 }
 
 // Unpin answers an unpin request with {"removed":n}.
-func (s *PinStore) Unpin(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+func (s *PinStore) Unpin(_ context.Context, req *protocol.Message) (json.RawMessage, *protocol.Error) {
 	var params struct {
 		ProviderID string `json:"providerId"`
 	}
@@ -59,7 +59,7 @@ func (s *PinStore) Unpin(_ context.Context, req *webmcp.Message) (json.RawMessag
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(s.pins)
-	s.pins = slices.DeleteFunc(s.pins, func(p webmcp.Pin) bool { return params.ProviderID == "" || p.ProviderID == params.ProviderID })
+	s.pins = slices.DeleteFunc(s.pins, func(p protocol.Pin) bool { return params.ProviderID == "" || p.ProviderID == params.ProviderID })
 	removed := n - len(s.pins)
 	if removed > 0 {
 		s.ext.SetPins(s.pins...)
@@ -68,12 +68,12 @@ func (s *PinStore) Unpin(_ context.Context, req *webmcp.Message) (json.RawMessag
 }
 
 // NewPinStore returns a PinStore, without pins, for the context c.
-func NewPinStore(c webmcp.Context) *PinStore { return &PinStore{ctx: c} }
+func NewPinStore(c protocol.Context) *PinStore { return &PinStore{ctx: c} }
 
 // Serve makes p answer pin and unpin requests with s.
 func (s *PinStore) Serve(p *Page) {
-	p.HandleRequest(webmcp.MethodPin, s.Pin)
-	p.HandleRequest(webmcp.MethodUnpin, s.Unpin)
+	p.HandleRequest(protocol.MethodPin, s.Pin)
+	p.HandleRequest(protocol.MethodUnpin, s.Unpin)
 }
 
 // Attach sets the extension through which s sends the pins.

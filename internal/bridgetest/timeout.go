@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/endpoint"
 )
 
 // Timeout bounds every wait of a test. Nothing should come near it: it only
@@ -37,9 +37,9 @@ func RuntimeDir(t testing.TB) string {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	if runtime.GOOS == "windows" {
 		// A new directory in the temporary one inherits its access list;
-		// the runtime directory must be private (webmcp.EnsureRuntimeDir).
+		// the runtime directory must be private (endpoint.EnsureRuntimeDir).
 		dir = filepath.Join(dir, "r")
-		if err := webmcp.EnsureRuntimeDir(dir); err != nil {
+		if err := endpoint.EnsureRuntimeDir(dir); err != nil {
 			t.Fatal(err)
 		}
 	}

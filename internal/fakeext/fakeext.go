@@ -1,6 +1,6 @@
 // Package fakeext plays the browser extension for tests. It starts a real
 // webmcp-host binary the way Chrome does (argv[1] is the caller's origin,
-// [webmcp.ExtensionOrigin] by default; the environment has
+// [protocol.ExtensionOrigin] by default; the environment has
 // WEBMCP_RUNTIME_DIR set to a test directory) and talks to it over the host's
 // stdin and stdout with real native-messaging frames (package nativemsg).
 //
@@ -24,7 +24,7 @@
 //   - [Ext.SetContext] and [Ext.SetPins] send UI context and pins.
 //   - Every message from the host (calls and cancels included) is queued for
 //     [Ext.Next] and [Ext.Await], after chunks have been joined.
-//   - Frames over [webmcp.MaxHostFrame] are treated the way Chrome treats
+//   - Frames over [protocol.MaxHostFrame] are treated the way Chrome treats
 //     them: fakeext stops reading and closes the host's stdin.
 //   - [Ext.Close] closes the host's stdin (the browser is gone) and waits for
 //     the host to exit.
@@ -33,7 +33,7 @@
 //
 //	ext, err := fakeext.Start(ctx, fakeext.Options{
 //		HostBinary: bin, RuntimeDir: t.TempDir(), Stderr: logWriter{t},
-//		Handler: func(ctx context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+//		Handler: func(ctx context.Context, call *protocol.Message) (json.RawMessage, *protocol.Error) {
 //			return json.RawMessage(`{"ok":true}`), nil
 //		},
 //	})
@@ -60,8 +60,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/nativemsg"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // ReadyPrefix starts the stderr line by which webmcp-host says that it
@@ -77,7 +78,7 @@ const ReadyPrefix = "webmcp-host: listening on "
 // the call, fakeext has answered it with a "cancelled" error already, and
 // drops what the handler returns, as the extension drops a page's late
 // answer.
-type Handler func(ctx context.Context, call *webmcp.Message) (output json.RawMessage, err *webmcp.Error)
+type Handler func(ctx context.Context, call *protocol.Message) (output json.RawMessage, err *protocol.Error)
 
 // Options configure [Start].
 type Options struct {
@@ -87,7 +88,7 @@ type Options struct {
 	// that tests never touch the user's real runtime directory.
 	RuntimeDir string
 	// Origin is the host's first argument; empty means
-	// webmcp.ExtensionOrigin.
+	// protocol.ExtensionOrigin.
 	Origin string
 	// Args are more arguments after the origin, e.g. "--parent-window=0" as
 	// Chrome on Windows passes.
@@ -108,10 +109,10 @@ type Options struct {
 	// handler's answer to a call or request that the host cancelled while
 	// it ran (it was answered "cancelled" already). It runs in the
 	// handler's goroutine, after the handler returned.
-	OnDropped func(answer *webmcp.Message)
+	OnDropped func(answer *protocol.Message)
 	// Browser is what [Ext.Hello] says about the browser; nil means a
 	// made-up Chromium with the bridge's extension id.
-	Browser *webmcp.Browser
+	Browser *protocol.Browser
 	// ExitTimeout bounds how long [Ext.Close] waits for the host to exit
 	// after its stdin closed before killing it; 0 means 10 seconds.
 	ExitTimeout time.Duration
@@ -122,7 +123,7 @@ type Options struct {
 	KeepHTML bool
 	// ChunkOver, when positive, makes [Ext.Send] cut a message whose JSON
 	// is over ChunkOver bytes into chunk frames of at most that size, as
-	// the extension does over webmcp.MaxBrowserChunk (ids "x1", "x2", …).
+	// the extension does over protocol.MaxBrowserChunk (ids "x1", "x2", …).
 	ChunkOver int
 }
 
@@ -133,7 +134,7 @@ type Stats struct {
 	Batches int // of which "batch" messages (each message in one is handled as if it had come alone)
 	Largest int // the largest frame body, in bytes
 	// Unclear counts the messages whose type or id the extension could
-	// read otherwise than the host routed them by (webmcp.PeekEnvelope
+	// read otherwise than the host routed them by (protocol.PeekEnvelope
 	// refuses them: a key given twice, "ID" beside "id", …); the host
 	// must never forward one.
 	Unclear int
@@ -158,7 +159,7 @@ type Ext struct {
 	handlers sync.WaitGroup
 
 	mu       sync.Mutex
-	queue    []*webmcp.Message
+	queue    []*protocol.Message
 	notify   chan struct{}       // signalled when queue grows or the stream ends
 	ended    bool                // no more messages will come
 	readErr  error               // why reading stopped (io.EOF at a clean end)
@@ -181,20 +182,20 @@ func Start(ctx context.Context, opts Options) (*Ext, error) {
 		return nil, errors.New("fakeext: Options.RuntimeDir is required: pass a test directory such as t.TempDir()")
 	}
 	if opts.Origin == "" {
-		opts.Origin = webmcp.ExtensionOrigin
+		opts.Origin = protocol.ExtensionOrigin
 	}
 	if opts.ExitTimeout == 0 {
 		opts.ExitTimeout = 10 * time.Second
 	}
 	if opts.Handler == nil {
-		opts.Handler = func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
-			return nil, webmcp.Errorf(webmcp.CodeNotFound, "fakeext has no handler")
+		opts.Handler = func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
+			return nil, protocol.Errorf(protocol.CodeNotFound, "fakeext has no handler")
 		}
 	}
 
 	ready := make(chan string, 1)
 	cmd := exec.Command(opts.HostBinary, append([]string{opts.Origin}, opts.Args...)...)
-	cmd.Env = append(os.Environ(), webmcp.RuntimeDirEnv+"="+opts.RuntimeDir)
+	cmd.Env = append(os.Environ(), endpoint.RuntimeDirEnv+"="+opts.RuntimeDir)
 	cmd.Env = append(cmd.Env, opts.Env...)
 	lw := &lineWriter{out: opts.Stderr, ready: ready}
 	cmd.Stderr = lw
@@ -214,7 +215,7 @@ func Start(ctx context.Context, opts Options) (*Ext, error) {
 		opts:     opts,
 		cmd:      cmd,
 		stdin:    stdin,
-		w:        nativemsg.NewWriter(stdin, webmcp.MaxBrowserFrame),
+		w:        nativemsg.NewWriter(stdin, protocol.MaxBrowserFrame),
 		notify:   make(chan struct{}, 1),
 		calls:    map[string]*pending{},
 		cancels:  map[string]bool{},
@@ -258,7 +259,7 @@ func (e *Ext) PID() int { return e.cmd.Process.Pid }
 func (e *Ext) Kill() error { return e.cmd.Process.Kill() }
 
 // Send sends m to the host as one frame.
-func (e *Ext) Send(m *webmcp.Message) error {
+func (e *Ext) Send(m *protocol.Message) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(!e.opts.KeepHTML)
@@ -269,7 +270,7 @@ func (e *Ext) Send(m *webmcp.Message) error {
 	if e.opts.ChunkOver <= 0 || len(body) <= e.opts.ChunkOver {
 		return e.SendFrame(body)
 	}
-	frames, err := webmcp.Chunks(fmt.Sprintf("x%d", e.chunkSeq.Add(1)), body, e.opts.ChunkOver)
+	frames, err := protocol.Chunks(fmt.Sprintf("x%d", e.chunkSeq.Add(1)), body, e.opts.ChunkOver)
 	if err != nil {
 		return fmt.Errorf("fakeext: cut a %s message into chunks: %w", m.Type, err)
 	}
@@ -304,62 +305,62 @@ func (e *Ext) WriteRaw(p []byte) error {
 func (e *Ext) Hello() error {
 	b := e.opts.Browser
 	if b == nil {
-		b = &webmcp.Browser{Name: "Chromium", Version: "156.0.0.0", Instance: "fakeext", ExtensionID: webmcp.ExtensionID}
+		b = &protocol.Browser{Name: "Chromium", Version: "156.0.0.0", Instance: "fakeext", ExtensionID: protocol.ExtensionID}
 	}
-	return e.Send(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Browser: b})
+	return e.Send(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Browser: b})
 }
 
 // SetState sends a whole state of tabs and tools (no contexts).
-func (e *Ext) SetState(tabs []webmcp.Tab, tools []webmcp.Tool) error {
+func (e *Ext) SetState(tabs []protocol.Tab, tools []protocol.Tool) error {
 	if tabs == nil {
-		tabs = []webmcp.Tab{}
+		tabs = []protocol.Tab{}
 	}
 	if tools == nil {
-		tools = []webmcp.Tool{}
+		tools = []protocol.Tool{}
 	}
-	return e.Send(&webmcp.Message{Type: webmcp.TypeState, State: &webmcp.Snapshot{Tabs: tabs, Tools: tools}})
+	return e.Send(&protocol.Message{Type: protocol.TypeState, State: &protocol.Snapshot{Tabs: tabs, Tools: tools}})
 }
 
 // SendState sends a whole state.
-func (e *Ext) SendState(s *webmcp.Snapshot) error {
-	return e.Send(&webmcp.Message{Type: webmcp.TypeState, State: s})
+func (e *Ext) SendState(s *protocol.Snapshot) error {
+	return e.Send(&protocol.Message{Type: protocol.TypeState, State: s})
 }
 
 // UpdateTab sends tabUpdated.
-func (e *Ext) UpdateTab(tab webmcp.Tab) error {
-	return e.Send(&webmcp.Message{Type: webmcp.TypeTabUpdated, Tab: &tab})
+func (e *Ext) UpdateTab(tab protocol.Tab) error {
+	return e.Send(&protocol.Message{Type: protocol.TypeTabUpdated, Tab: &tab})
 }
 
 // RemoveTab sends tabRemoved.
 func (e *Ext) RemoveTab(id int) error {
-	return e.Send(&webmcp.Message{Type: webmcp.TypeTabRemoved, TabID: id})
+	return e.Send(&protocol.Message{Type: protocol.TypeTabRemoved, TabID: id})
 }
 
 // AddTools sends toolsAdded.
-func (e *Ext) AddTools(tools ...webmcp.Tool) error {
-	return e.Send(&webmcp.Message{Type: webmcp.TypeToolsAdded, Tools: tools})
+func (e *Ext) AddTools(tools ...protocol.Tool) error {
+	return e.Send(&protocol.Message{Type: protocol.TypeToolsAdded, Tools: tools})
 }
 
 // RemoveTools sends toolsRemoved.
-func (e *Ext) RemoveTools(refs ...webmcp.ToolRef) error {
-	return e.Send(&webmcp.Message{Type: webmcp.TypeToolsRemoved, Removed: refs})
+func (e *Ext) RemoveTools(refs ...protocol.ToolRef) error {
+	return e.Send(&protocol.Message{Type: protocol.TypeToolsRemoved, Removed: refs})
 }
 
 // SetContext sends a tab's UI context.
-func (e *Ext) SetContext(c webmcp.Context) error {
-	return e.Send(&webmcp.Message{Type: webmcp.TypeContext, Context: &c})
+func (e *Ext) SetContext(c protocol.Context) error {
+	return e.Send(&protocol.Message{Type: protocol.TypeContext, Context: &c})
 }
 
 // SetPins sends the whole list of pinned snapshots (none clears it: the
 // message says "pins":[]).
-func (e *Ext) SetPins(pins ...webmcp.Pin) error {
-	return e.Send(&webmcp.Message{Type: webmcp.TypePins, Pins: pins})
+func (e *Ext) SetPins(pins ...protocol.Pin) error {
+	return e.Send(&protocol.Message{Type: protocol.TypePins, Pins: pins})
 }
 
 // Next returns the next message from the host, in the order received. After
 // the last one it returns the reason the stream ended: io.EOF when the host
 // closed stdout, or the read error (e.g. a frame over the limit).
-func (e *Ext) Next(ctx context.Context) (*webmcp.Message, error) {
+func (e *Ext) Next(ctx context.Context) (*protocol.Message, error) {
 	for {
 		e.mu.Lock()
 		if len(e.queue) > 0 {
@@ -384,7 +385,7 @@ func (e *Ext) Next(ctx context.Context) (*webmcp.Message, error) {
 
 // Await returns the next message for which match is true, dropping the
 // messages before it.
-func (e *Ext) Await(ctx context.Context, match func(*webmcp.Message) bool) (*webmcp.Message, error) {
+func (e *Ext) Await(ctx context.Context, match func(*protocol.Message) bool) (*protocol.Message, error) {
 	for {
 		m, err := e.Next(ctx)
 		if err != nil {
@@ -462,8 +463,8 @@ func (e *Ext) kill() {
 // readLoop reads frames from the host until its stdout ends.
 func (e *Ext) readLoop(stdout io.Reader) {
 	defer close(e.readDone)
-	r := nativemsg.NewReader(stdout, webmcp.MaxHostFrame)
-	var joiner webmcp.Joiner
+	r := nativemsg.NewReader(stdout, protocol.MaxHostFrame)
+	var joiner protocol.Joiner
 	var err error
 	for {
 		var body []byte
@@ -476,7 +477,7 @@ func (e *Ext) readLoop(stdout io.Reader) {
 			err = perr
 			break
 		}
-		if m.Type == webmcp.TypeChunk {
+		if m.Type == protocol.TypeChunk {
 			whole, done, jerr := joiner.Add(m)
 			if jerr != nil {
 				err = fmt.Errorf("fakeext: %w", jerr)
@@ -490,10 +491,10 @@ func (e *Ext) readLoop(stdout io.Reader) {
 				break
 			}
 		}
-		if m.Type == webmcp.TypeBatch {
+		if m.Type == protocol.TypeBatch {
 			for _, one := range m.Messages {
 				inner, perr := e.parseWhole(one)
-				if perr == nil && (inner.Type == webmcp.TypeBatch || inner.Type == webmcp.TypeChunk) {
+				if perr == nil && (inner.Type == protocol.TypeBatch || inner.Type == protocol.TypeChunk) {
 					perr = fmt.Errorf("fakeext: the host sent a %s inside a batch", inner.Type)
 				}
 				if perr != nil {
@@ -523,16 +524,16 @@ func (e *Ext) readLoop(stdout io.Reader) {
 }
 
 // parse decodes one frame and counts it.
-func (e *Ext) parse(body []byte) (*webmcp.Message, error) {
-	m := new(webmcp.Message)
+func (e *Ext) parse(body []byte) (*protocol.Message, error) {
+	m := new(protocol.Message)
 	err := json.Unmarshal(body, m)
 	e.mu.Lock()
 	e.stats.Frames++
 	e.stats.Largest = max(e.stats.Largest, len(body))
-	if err == nil && m.Type == webmcp.TypeChunk {
+	if err == nil && m.Type == protocol.TypeChunk {
 		e.stats.Chunks++
 	}
-	if err == nil && m.Type == webmcp.TypeBatch {
+	if err == nil && m.Type == protocol.TypeBatch {
 		e.stats.Batches++
 	}
 	e.mu.Unlock()
@@ -546,7 +547,7 @@ func (e *Ext) parse(body []byte) (*webmcp.Message, error) {
 // checkEnvelope counts a message whose type and id the extension could
 // read otherwise than the host did (Stats.Unclear).
 func (e *Ext) checkEnvelope(b []byte) {
-	if _, err := webmcp.PeekEnvelope(b); err != nil {
+	if _, err := protocol.PeekEnvelope(b); err != nil {
 		e.mu.Lock()
 		e.stats.Unclear++
 		e.mu.Unlock()
@@ -555,8 +556,8 @@ func (e *Ext) checkEnvelope(b []byte) {
 }
 
 // parseWhole decodes a message joined from chunks.
-func (e *Ext) parseWhole(b []byte) (*webmcp.Message, error) {
-	m := new(webmcp.Message)
+func (e *Ext) parseWhole(b []byte) (*protocol.Message, error) {
+	m := new(protocol.Message)
 	if err := json.Unmarshal(b, m); err != nil {
 		return nil, fmt.Errorf("fakeext: the host sent a malformed chunked message (%v): %.200q", err, b)
 	}
@@ -567,19 +568,19 @@ func (e *Ext) parseWhole(b []byte) (*webmcp.Message, error) {
 // pending is a call or request under way: answered once, by its handler or
 // by a cancel.
 type pending struct {
-	typ    string             // webmcp.TypeCall or webmcp.TypeRequest
+	typ    string             // protocol.TypeCall or protocol.TypeRequest
 	cancel context.CancelFunc // ends the handler's context
 }
 
 // dispatch queues m for Next, starts calls and requests, and answers
 // cancels, as the extension's service worker does.
-func (e *Ext) dispatch(m *webmcp.Message) {
-	var answer *webmcp.Message
+func (e *Ext) dispatch(m *protocol.Message) {
+	var answer *protocol.Message
 	e.mu.Lock()
 	switch m.Type {
-	case webmcp.TypeCall, webmcp.TypeRequest:
+	case protocol.TypeCall, protocol.TypeRequest:
 		h := e.opts.Handler
-		if m.Type == webmcp.TypeRequest {
+		if m.Type == protocol.TypeRequest {
 			h = e.opts.RequestHandler
 		}
 		if e.calls[m.ID] != nil {
@@ -594,12 +595,12 @@ func (e *Ext) dispatch(m *webmcp.Message) {
 			e.handlers.Add(1)
 			go e.handle(ctx, m, p, h)
 		}
-	case webmcp.TypeCancel:
+	case protocol.TypeCancel:
 		e.cancels[m.ID] = true
 		if p := e.calls[m.ID]; p != nil {
 			delete(e.calls, m.ID)
 			p.cancel()
-			answer = &webmcp.Message{Type: webmcp.TypeError, ID: m.ID, Error: webmcp.Errorf(webmcp.CodeCancelled, "the %s was cancelled", p.typ)}
+			answer = &protocol.Message{Type: protocol.TypeError, ID: m.ID, Error: protocol.Errorf(protocol.CodeCancelled, "the %s was cancelled", p.typ)}
 		}
 	}
 	e.queue = append(e.queue, m)
@@ -612,19 +613,19 @@ func (e *Ext) dispatch(m *webmcp.Message) {
 
 // handle runs h for one call or request and answers it, unless a cancel
 // answered it first.
-func (e *Ext) handle(ctx context.Context, call *webmcp.Message, p *pending, h Handler) {
+func (e *Ext) handle(ctx context.Context, call *protocol.Message, p *pending, h Handler) {
 	defer e.handlers.Done()
 	out, herr := h(ctx, call)
-	answer := &webmcp.Message{Type: webmcp.TypeResult, ID: call.ID, Output: out}
+	answer := &protocol.Message{Type: protocol.TypeResult, ID: call.ID, Output: out}
 	switch {
 	case herr != nil:
-		answer = &webmcp.Message{Type: webmcp.TypeError, ID: call.ID, Error: herr}
+		answer = &protocol.Message{Type: protocol.TypeError, ID: call.ID, Error: herr}
 	case out == nil:
 		answer.Output = json.RawMessage("null")
 	}
 	if call.Trace != nil {
 		// A traced call's answer carries its marks back, with the extension's.
-		answer.Trace = append(call.Trace, webmcp.MarkNow("fakeext"))
+		answer.Trace = append(call.Trace, protocol.MarkNow("fakeext"))
 	}
 	e.mu.Lock()
 	current := e.calls[call.ID] == p
@@ -646,7 +647,7 @@ func (e *Ext) handle(ctx context.Context, call *webmcp.Message, p *pending, h Ha
 }
 
 // answer sends an answer to a call or request.
-func (e *Ext) answer(m *webmcp.Message) {
+func (e *Ext) answer(m *protocol.Message) {
 	if err := e.Send(m); err != nil && e.ctx.Err() == nil {
 		e.log("fakeext: answering %s: %v", m.ID, err)
 	}

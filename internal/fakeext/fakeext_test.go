@@ -18,7 +18,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // hostBin is webmcp-host, built once for these tests.
@@ -84,7 +84,7 @@ func compact(t *testing.T, b []byte) string {
 type page struct {
 	started, cancelled chan string
 	release            chan json.RawMessage
-	dropped            chan *webmcp.Message
+	dropped            chan *protocol.Message
 }
 
 func newPage() *page {
@@ -92,11 +92,11 @@ func newPage() *page {
 		started:   make(chan string, 4),
 		cancelled: make(chan string, 4),
 		release:   make(chan json.RawMessage),
-		dropped:   make(chan *webmcp.Message, 4),
+		dropped:   make(chan *protocol.Message, 4),
 	}
 }
 
-func (p *page) handle(ctx context.Context, m *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+func (p *page) handle(ctx context.Context, m *protocol.Message) (json.RawMessage, *protocol.Error) {
 	if m.Name == "fence" {
 		return json.RawMessage(`{"fence":true}`), nil
 	}
@@ -154,7 +154,7 @@ func TestGoldenCancelSequences(t *testing.T) {
 				HostBinary: hostBin, RuntimeDir: dir, Stderr: stderr,
 				Handler: p.handle, RequestHandler: p.handle,
 				Env:       []string{"WEBMCP_DEBUG=1"}, // the host logs answers it drops
-				OnDropped: func(m *webmcp.Message) { p.dropped <- m },
+				OnDropped: func(m *protocol.Message) { p.dropped <- m },
 			})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())
@@ -174,7 +174,7 @@ func TestGoldenCancelSequences(t *testing.T) {
 			}
 			defer conn.Close()
 			s := &shim{conn: conn, r: bufio.NewReader(conn)}
-			var hello webmcp.Message
+			var hello protocol.Message
 			if line, err := s.r.ReadBytes('\n'); err != nil || json.Unmarshal(line, &hello) != nil || hello.Session != "s1" {
 				t.Fatalf("the host's hello: %s, %v; the golden ids are of session s1", line, err)
 			}
@@ -185,7 +185,7 @@ func TestGoldenCancelSequences(t *testing.T) {
 
 			for i, st := range seq.Steps {
 				want := compact(t, st.Message)
-				var m webmcp.Message
+				var m protocol.Message
 				if err := json.Unmarshal(st.Message, &m); err != nil {
 					t.Fatal(err)
 				}
@@ -199,7 +199,7 @@ func TestGoldenCancelSequences(t *testing.T) {
 				case st.From == "host" && st.To == "extension":
 					// The shim sends it; the host passes it on unchanged.
 					s.send(t, want)
-					got, err := ext.Await(ctx, func(got *webmcp.Message) bool { return got.Type == m.Type && got.ID == m.ID })
+					got, err := ext.Await(ctx, func(got *protocol.Message) bool { return got.Type == m.Type && got.ID == m.ID })
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -208,7 +208,7 @@ func TestGoldenCancelSequences(t *testing.T) {
 					}
 				case st.From == "extension" && st.To == "page":
 					ch, what := p.started, "the page to be called"
-					if m.Type == webmcp.TypeCancel {
+					if m.Type == protocol.TypeCancel {
 						ch, what = p.cancelled, "the page's call to be cancelled"
 					}
 					if id := bridgetest.Await(ctx, t, ch, what); id != m.ID {
@@ -220,7 +220,7 @@ func TestGoldenCancelSequences(t *testing.T) {
 					if got := s.read(t); got != want {
 						t.Errorf("step %d: the shim got %s, want %s", i, got, want)
 					}
-				case st.Dropped && (m.Type == webmcp.TypeResult || m.Type == webmcp.TypeError):
+				case st.Dropped && (m.Type == protocol.TypeResult || m.Type == protocol.TypeError):
 					// The page (or the request's work) answers late.
 					p.release <- m.Output
 					got := bridgetest.Await(ctx, t, p.dropped, "the late answer to be dropped")
@@ -299,13 +299,13 @@ func TestGoldenMessagesPassThroughTheHost(t *testing.T) {
 		// The test's own calls ("hold") stay under way: the test answers
 		// them with golden bytes. The golden calls and requests are
 		// answered at once.
-		Handler: func(ctx context.Context, m *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+		Handler: func(ctx context.Context, m *protocol.Message) (json.RawMessage, *protocol.Error) {
 			if m.Name == "hold" {
 				<-ctx.Done()
 			}
 			return nil, nil
 		},
-		RequestHandler: func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) { return nil, nil },
+		RequestHandler: func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) { return nil, nil },
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
@@ -328,7 +328,7 @@ func TestGoldenMessagesPassThroughTheHost(t *testing.T) {
 		}
 		defer conn.Close()
 		s = &shim{conn: conn, r: bufio.NewReader(conn)}
-		var hello webmcp.Message
+		var hello protocol.Message
 		if line, err := s.r.ReadBytes('\n'); err != nil || json.Unmarshal(line, &hello) != nil || hello.Session != fmt.Sprintf("s%d", i) {
 			t.Fatalf("the host's hello: %s, %v", line, err)
 		}
@@ -355,20 +355,20 @@ func TestGoldenMessagesPassThroughTheHost(t *testing.T) {
 				continue // chunk frames: cut for a smaller limit than the host's
 			}
 			want := compact(t, c.Message)
-			var m webmcp.Message
+			var m protocol.Message
 			if err := json.Unmarshal(c.Message, &m); err != nil {
 				t.Fatal(err)
 			}
-			if m.Type == webmcp.TypeHello {
+			if m.Type == protocol.TypeHello {
 				continue // hellos are the host's own, and each link's first message
 			}
 			name := filepath.Base(path) + " " + c.Name
 			switch {
 			case slices.Contains(c.Links, "extension->host") && slices.Contains(c.Links, "host->shim"):
-				if m.Type == webmcp.TypeResult || m.Type == webmcp.TypeError {
+				if m.Type == protocol.TypeResult || m.Type == protocol.TypeError {
 					// An answer goes to the shim whose call is under way.
 					s.send(t, fmt.Sprintf(`{"type":"call","id":%q,"tabId":7,"frameId":0,"name":"hold","arguments":{}}`, m.ID))
-					if _, err := ext.Await(ctx, func(got *webmcp.Message) bool { return got.Type == webmcp.TypeCall && got.ID == m.ID }); err != nil {
+					if _, err := ext.Await(ctx, func(got *protocol.Message) bool { return got.Type == protocol.TypeCall && got.ID == m.ID }); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -379,12 +379,12 @@ func TestGoldenMessagesPassThroughTheHost(t *testing.T) {
 					t.Errorf("%s: the shim got\n%s\nwant\n%s", name, got, want)
 				}
 				crossed++
-			case m.Type == webmcp.TypeCancel:
+			case m.Type == protocol.TypeCancel:
 				// The host passes a cancel on only while its call is under
 				// way; TestGoldenCancelSequences plays it.
 			case slices.Contains(c.Links, "shim->host") && slices.Contains(c.Links, "host->extension"):
 				s.send(t, want)
-				got, err := ext.Await(ctx, func(got *webmcp.Message) bool { return got.Type == m.Type && got.ID == m.ID })
+				got, err := ext.Await(ctx, func(got *protocol.Message) bool { return got.Type == m.Type && got.ID == m.ID })
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -392,9 +392,9 @@ func TestGoldenMessagesPassThroughTheHost(t *testing.T) {
 					t.Errorf("%s: the browser got\n%s\nwant\n%s", name, b, want)
 				}
 				// The answer (the fake extension's; a traced call's carries its marks back).
-				var a webmcp.Message
+				var a protocol.Message
 				line := s.read(t)
-				if err := json.Unmarshal([]byte(line), &a); err != nil || a.Type != webmcp.TypeResult || a.ID != m.ID || string(a.Output) != "null" || (a.Trace == nil) != (m.Trace == nil) {
+				if err := json.Unmarshal([]byte(line), &a); err != nil || a.Type != protocol.TypeResult || a.ID != m.ID || string(a.Output) != "null" || (a.Trace == nil) != (m.Trace == nil) {
 					t.Errorf("%s: the shim got %s, want a result of null for %s", name, line, m.ID)
 				}
 				crossed++
@@ -414,7 +414,7 @@ func withoutHostMark(t *testing.T, got []byte, hop string) string {
 	if !bytes.Contains(got, []byte(`"trace":[`)) {
 		return string(got)
 	}
-	var m webmcp.Message
+	var m protocol.Message
 	if err := json.Unmarshal(got, &m); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@
 // does its own way:
 //
 //   - browser_specific_settings.gecko.id is the add-on's ID,
-//     [webmcp.FirefoxAddonID], which the native-messaging manifest lists in
+//     [protocol.FirefoxAddonID], which the native-messaging manifest lists in
 //     allowed_extensions (Chrome's ID comes from "key", which goes);
 //   - background.scripts with type "module" (an event page) instead of
 //     background.service_worker, which Firefox does not run;
@@ -47,7 +47,7 @@ import (
 	"slices"
 
 	"github.com/webmcp-bridge/bridge/internal/extfiles"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // MinVersion is the oldest Firefox the add-on declares it runs in: 140 (an
@@ -101,7 +101,7 @@ func Manifest(chrome []byte) ([]byte, error) {
 	}
 	m["browser_specific_settings"] = map[string]any{
 		"gecko": map[string]any{
-			"id":                 webmcp.FirefoxAddonID,
+			"id":                 protocol.FirefoxAddonID,
 			"strict_min_version": MinVersion,
 			// The bridge collects nothing and sends nothing off the
 			// machine (addons.mozilla.org requires the declaration of new

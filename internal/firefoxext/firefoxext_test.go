@@ -8,8 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/webmcp-bridge/bridge/internal/firefoxext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 func chromeManifest(t *testing.T) []byte {
@@ -50,7 +51,7 @@ func TestManifest(t *testing.T) {
 		t.Error("<all_urls> is escaped")
 	}
 	gecko := ff["browser_specific_settings"].(map[string]any)["gecko"].(map[string]any)
-	if gecko["id"] != webmcp.FirefoxAddonID || gecko["strict_min_version"] != firefoxext.MinVersion ||
+	if gecko["id"] != protocol.FirefoxAddonID || gecko["strict_min_version"] != firefoxext.MinVersion ||
 		!cmp.Equal(gecko["data_collection_permissions"], map[string]any{"required": []any{"none"}}) {
 		t.Errorf("gecko = %v", gecko)
 	}

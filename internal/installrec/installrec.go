@@ -76,7 +76,7 @@ type Record struct {
 	// does not say: one written before it did).
 	Installer string
 	// ExtensionIDs are the extension IDs the install lets start its host
-	// beside webmcp.ExtensionID (a store's), each once.
+	// beside protocol.ExtensionID (a store's), each once.
 	ExtensionIDs []string
 }
 

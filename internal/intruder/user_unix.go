@@ -17,7 +17,7 @@ func runAs(cmd *exec.Cmd, u User) {
 // supported says whether this package can act as another user here.
 func supported() error { return nil }
 
-// endpointExt ends a host endpoint's name (webmcp.SocketPath).
+// endpointExt ends a host endpoint's name (endpoint.SocketPath).
 const endpointExt = ".sock"
 
 // deadPID is the pid of a process that has ended.

@@ -17,7 +17,7 @@ func supported() error {
 	return errors.New("not supported on Windows yet: acting as another local user in tests")
 }
 
-// endpointExt ends a host endpoint's name (webmcp.SocketPath).
+// endpointExt ends a host endpoint's name (endpoint.SocketPath).
 const endpointExt = ".pipe"
 
 // deadPID is the pid of a process that has ended: a run of this test

@@ -2,7 +2,7 @@
 // user's own folders, outside any install: the HTTP token of
 // `webmcp-shim --http` in the config directory, and the cache directory's
 // folder of the bridge, which holds the tool results that shims saved for
-// agents (and, by default, the runtime folder: webmcp.RuntimeDir). The
+// agents (and, by default, the runtime folder: endpoint.RuntimeDir). The
 // shim makes and reads these files; the installer's uninstall removes
 // them; both find them here, so that neither imports the other.
 //

@@ -1,6 +1,6 @@
 // Package version holds the WebMCP bridge's release version: the one place
 // it comes from. webmcp-shim --version, webmcp-host --version, the host's
-// hello (webmcp.HostInfo.Version) and doctor all print it, and the
+// hello (protocol.HostInfo.Version) and doctor all print it, and the
 // extension's manifest (extension/manifest.json "version") must say the
 // same (a test here fails when they drift).
 //

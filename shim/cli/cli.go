@@ -14,15 +14,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/webmcp-bridge/bridge/internal/profiling"
 	"io"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/internal/profiling"
+
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/results"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // Exit codes.
@@ -244,6 +245,6 @@ Environment:
                        (WebMCP's annotations.debugging; hidden by default)
   %s=DIR  write a CPU profile of this process's life to
                        DIR/webmcp-shim-PID.pprof (go tool pprof)
-`, results.Seconds(shim.DefaultTimeout), webmcp.RuntimeDirEnv, webmcp.RuntimeDir(), shim.DebuggingToolsEnv, profiling.Env)
+`, results.Seconds(shim.DefaultTimeout), endpoint.RuntimeDirEnv, endpoint.RuntimeDir(), shim.DebuggingToolsEnv, profiling.Env)
 	return b.String()
 }

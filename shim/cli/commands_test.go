@@ -10,9 +10,11 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func TestCLIWithoutBrowser(t *testing.T) {
@@ -74,8 +76,8 @@ func TestCLIWithBrowser(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)
 	p := bridgetest.NewPage()
-	p.Handle("throws", func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
-		return nil, webmcp.Errorf(webmcp.CodeToolError, "no slice 42")
+	p.Handle("throws", func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
+		return nil, protocol.Errorf(protocol.CodeToolError, "no slice 42")
 	})
 	p.Handle("count", bridgetest.EchoHandler)
 	ext := bridgetest.StartHost(t, dir, p)
@@ -83,10 +85,10 @@ func TestCLIWithBrowser(t *testing.T) {
 	count.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)
 	bank := bridgetest.Tab(13, "Bank")
 	bank.Allowed = false
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer"), bank}, []webmcp.Tool{bridgetest.Tool(12, "echo"), bridgetest.Tool(12, "throws"), count, bridgetest.Tool(13, "transfer")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer"), bank}, []protocol.Tool{bridgetest.Tool(12, "echo"), bridgetest.Tool(12, "throws"), count, bridgetest.Tool(13, "transfer")}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 4 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 4 })
 
 	r := runCLI(ctx, t, dir, "", "status", "--json")
 	r.expect(t, "status --json", 0)
@@ -215,11 +217,11 @@ func TestCLIHostThatDoesNotAnswer(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)
 	ext := bridgetest.StartHost(t, dir, bridgetest.NewPage())
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
-	mute := webmcp.SocketPath(dir, 999999)
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 1 })
+	mute := endpoint.SocketPath(dir, 999999)
 	ln, err := net.Listen("unix", mute)
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +237,7 @@ func TestCLIHostThatDoesNotAnswer(t *testing.T) {
 		}
 	}()
 	// And a socket left behind by a host that crashed.
-	stale, err := net.Listen("unix", webmcp.SocketPath(dir, 999998))
+	stale, err := net.Listen("unix", endpoint.SocketPath(dir, 999998))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +254,7 @@ func TestCLIHostThatDoesNotAnswer(t *testing.T) {
 	if strings.Contains(r.stderr, "host-999998.sock") {
 		t.Errorf("status stderr mentions the stale socket: %q", r.stderr)
 	}
-	if _, err := os.Lstat(webmcp.SocketPath(dir, 999998)); !os.IsNotExist(err) {
+	if _, err := os.Lstat(endpoint.SocketPath(dir, 999998)); !os.IsNotExist(err) {
 		t.Errorf("the stale socket is still there after status (%v)", err)
 	}
 	if !strings.Contains(r.stdout, "Trace viewer") {
@@ -270,10 +272,10 @@ func TestCLICallArgumentsOverTheLimit(t *testing.T) {
 	p := bridgetest.NewPage()
 	p.Handle("arglen", bridgetest.EchoHandler)
 	ext := bridgetest.StartHost(t, dir, p)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "arglen")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "arglen")}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 1 })
 	r := runCLI(ctx, t, dir, `{"data":"`+strings.Repeat("x", 65<<20-11)+`"}`, "call", "arglen", "-")
 	r.expect(t, "call arglen with 65 MiB of arguments", 1)
 	if !strings.Contains(r.stderr, "tool arglen: the arguments are 65.0 MiB of JSON (68157440 bytes), over the bridge's limit of 63.0 MiB") || strings.Contains(r.stderr, "went away") {

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // conformanceRevisions are the MCP spec revisions the suite runs at.
@@ -38,10 +38,10 @@ func TestConformanceSuite(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
 	p := bridgetest.NewPage()
 	ext := bridgetest.StartHost(t, dir, p)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 1 })
 	endpoint, _ := startHTTP(t, dir)
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute) // a hang guard for the whole suite
 	defer cancel()

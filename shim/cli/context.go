@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/register"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // The context command runs before every prompt (as a prompt-submit hook),
@@ -92,8 +92,8 @@ func runContext(ctx context.Context, env *Env, args []string) (code int) {
 
 	// No host socket: nothing to say, and no reason to start anything.
 	var v *uicontext.View
-	dir := webmcp.RuntimeDir()
-	if paths, err := webmcp.HostSockets(dir); err != nil || len(paths) == 0 {
+	dir := endpoint.RuntimeDir()
+	if paths, err := endpoint.HostSockets(dir); err != nil || len(paths) == 0 {
 		log.Debug("no host socket; no context", "dir", dir)
 		v = uicontext.Build(nil, nil)
 	} else {

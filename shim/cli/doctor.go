@@ -18,12 +18,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/cliflag"
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func doctorCommand() *Command {
@@ -162,8 +163,8 @@ func (d *doctor) checkBinaries() (host string, rec *installrec.Record) {
 	switch {
 	case err != nil:
 		d.problem(LinkBinaries, "%s does not run (%v): run {installer} again", host, err)
-	case strings.TrimSpace(string(out)) != webmcp.ExtensionID:
-		d.problem(LinkBinaries, "%s is another version (it knows the extension as %q, this shim as %s): run {installer} again", host, strings.TrimSpace(string(out)), webmcp.ExtensionID)
+	case strings.TrimSpace(string(out)) != protocol.ExtensionID:
+		d.problem(LinkBinaries, "%s is another version (it knows the extension as %q, this shim as %s): run {installer} again", host, strings.TrimSpace(string(out)), protocol.ExtensionID)
 	default:
 		// A host older than --version takes it for the extension's
 		// origin and fails.
@@ -277,13 +278,13 @@ func (d *doctor) checkManifests(host string, rec *installrec.Record, dirs []stri
 // checkRuntimeDir checks the folder of the hosts' sockets; false means
 // there is no point in going on.
 func (d *doctor) checkRuntimeDir() bool {
-	dir := webmcp.RuntimeDir()
-	switch err := webmcp.CheckRuntimeDir(dir); {
+	dir := endpoint.RuntimeDir()
+	switch err := endpoint.CheckRuntimeDir(dir); {
 	case errors.Is(err, iofs.ErrNotExist):
 		d.problem(LinkRuntimeDir, "no runtime directory %s: no host has run yet", dir)
 		d.noHost(dir)
 		return false
-	case errors.Is(err, webmcp.ErrUntrusted):
+	case errors.Is(err, endpoint.ErrUntrusted):
 		d.problem(LinkRuntimeDir, "POSSIBLE ATTACK: the runtime directory %v. No host in it is used until this is fixed", err)
 		return false
 	case err != nil:
@@ -298,28 +299,28 @@ func (d *doctor) checkRuntimeDir() bool {
 // is removed, a host of another protocol named. It returns whether any host
 // answered.
 func (d *doctor) checkSockets(ctx context.Context) bool {
-	dir := webmcp.RuntimeDir()
+	dir := endpoint.RuntimeDir()
 	before := d.report.Problems
 	socks := d.trustedSockets(dir)
 	answered := 0
 	for _, s := range socks {
-		pid, _ := webmcp.SocketPID(s)
+		pid, _ := endpoint.SocketPID(s)
 		c, err := hostlink.Dial(ctx, s, hostlink.ConnOptions{
-			Client: webmcp.ClientInfo{Name: "webmcp-shim doctor", PID: os.Getpid()},
+			Client: protocol.ClientInfo{Name: "webmcp-shim doctor", PID: os.Getpid()},
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})
 		if err != nil {
-			if removed, _ := webmcp.RemoveIfStale(s, err); removed {
+			if removed, _ := endpoint.RemoveIfStale(s, err); removed {
 				d.info(LinkSocket, "removed %s, left by host pid %d, which is gone (a crash, or a browser killed)", s, pid)
 				continue
 			}
-			if errors.Is(err, webmcp.ErrUntrusted) {
+			if errors.Is(err, endpoint.ErrUntrusted) {
 				// The file is the user's, the process or pipe behind
 				// it is not (CheckPeer): nothing was sent to it.
 				d.problem(LinkSocket, "POSSIBLE ATTACK: %v. It is not used; find out what made it before you remove it (%s)", err, removeCmd(s))
 				continue
 			}
-			d.problem(LinkSocket, "%s %s does not answer (%v): if no browser of yours runs, remove it (%s); else restart the browser", webmcp.EndpointNoun, s, err, removeCmd(s))
+			d.problem(LinkSocket, "%s %s does not answer (%v): if no browser of yours runs, remove it (%s); else restart the browser", endpoint.EndpointNoun, s, err, removeCmd(s))
 			continue
 		}
 		wait := time.NewTimer(ConnectWait)
@@ -372,8 +373,8 @@ func (d *doctor) noHost(dir string) {
 // extensionsPage is where the user reloads the bridge in browser b:
 // Firefox's about:debugging for the Firefox add-on, chrome://extensions
 // elsewhere (Edge and Brave open it too).
-func extensionsPage(b *webmcp.Browser) string {
-	if b != nil && b.ExtensionID == webmcp.FirefoxAddonID {
+func extensionsPage(b *protocol.Browser) string {
+	if b != nil && b.ExtensionID == protocol.FirefoxAddonID {
 		return "about:debugging#/runtime/this-firefox"
 	}
 	return "chrome://extensions"
@@ -391,8 +392,8 @@ func (d *doctor) checkHosts(ctx context.Context, env *Env) {
 		case h.Browser == nil:
 			d.problem(LinkHost, "host pid %d: the extension has not said hello: reload the extension in chrome://extensions", h.PID)
 			continue
-		case h.Browser.ExtensionID != "" && h.Browser.ExtensionID != webmcp.ExtensionID && h.Browser.ExtensionID != webmcp.FirefoxAddonID && !slices.Contains(d.extensionIDs, h.Browser.ExtensionID):
-			d.problem(LinkHost, "host pid %d was started by extension %s, not the bridge's %s: load the extension from the folder the installer printed (or, for the bridge from a store, run {installer} --extension-id %s)", h.PID, h.Browser.ExtensionID, webmcp.ExtensionID, h.Browser.ExtensionID)
+		case h.Browser.ExtensionID != "" && h.Browser.ExtensionID != protocol.ExtensionID && h.Browser.ExtensionID != protocol.FirefoxAddonID && !slices.Contains(d.extensionIDs, h.Browser.ExtensionID):
+			d.problem(LinkHost, "host pid %d was started by extension %s, not the bridge's %s: load the extension from the folder the installer printed (or, for the bridge from a store, run {installer} --extension-id %s)", h.PID, h.Browser.ExtensionID, protocol.ExtensionID, h.Browser.ExtensionID)
 			continue
 		case h.Version != version():
 			was := "an older webmcp-host"
@@ -432,9 +433,9 @@ func (d *doctor) checkSiteAccess(ctx context.Context, srv *shim.Server) {
 		if a.Browser != nil && a.Browser.Name != "" {
 			name = a.Browser.Name
 		}
-		var werr *webmcp.Error
+		var werr *protocol.Error
 		switch {
-		case errors.As(a.Err, &werr) && werr.Code == webmcp.CodeBadRequest:
+		case errors.As(a.Err, &werr) && werr.Code == protocol.CodeBadRequest:
 			d.info(LinkTools, "%s (host pid %d) runs an extension too old to say which sites it may reach: reload the extension in %s", name, a.PID, extensionsPage(a.Browser))
 		case a.Err != nil:
 			d.info(LinkTools, "%s (host pid %d) did not say which sites the extension may reach: %v", name, a.PID, a.Err)
@@ -448,8 +449,8 @@ func (d *doctor) checkSiteAccess(ctx context.Context, srv *shim.Server) {
 }
 
 // withheldFix says how to give the extension its loopback sites back.
-func withheldFix(b *webmcp.Browser) string {
-	if b != nil && b.ExtensionID == webmcp.FirefoxAddonID {
+func withheldFix(b *protocol.Browser) string {
+	if b != nil && b.ExtensionID == protocol.FirefoxAddonID {
 		return "In about:addons → WebMCP bridge → Permissions, turn on the access to localhost and 127.0.0.1 (or open the bridge's panel on such a page and turn on \"Let local agents use this site\")."
 	}
 	return "In chrome://extensions → WebMCP bridge → Details → Site access, choose \"On all sites\" (the extension asks for the loopback sites only; others stay off until you allow them in its panel), or open its panel on such a page and turn on \"Let local agents use this site\"."
@@ -460,13 +461,13 @@ func withheldFix(b *webmcp.Browser) string {
 // allowed_extensions, the others' origins in allowed_origins.
 func notAllowed(firefox bool) string {
 	if firefox {
-		return fmt.Sprintf("does not list the bridge add-on (%s) in allowed_extensions, so Firefox refuses to start the host (\"This extension does not have permission to use native application\")", webmcp.FirefoxAddonID)
+		return fmt.Sprintf("does not list the bridge add-on (%s) in allowed_extensions, so Firefox refuses to start the host (\"This extension does not have permission to use native application\")", protocol.FirefoxAddonID)
 	}
-	return fmt.Sprintf("does not allow the bridge extension (%s), so the browser refuses to start the host (\"Access to the specified native messaging host is forbidden\")", webmcp.ExtensionOrigin)
+	return fmt.Sprintf("does not allow the bridge extension (%s), so the browser refuses to start the host (\"Access to the specified native messaging host is forbidden\")", protocol.ExtensionOrigin)
 }
 
 // extensionLabel names the extension a host reports.
-func extensionLabel(b *webmcp.Browser) string {
+func extensionLabel(b *protocol.Browser) string {
 	if b.ExtensionID == "" {
 		return "of unknown ID"
 	}
@@ -476,15 +477,15 @@ func extensionLabel(b *webmcp.Browser) string {
 // trustedSockets lists the host sockets in dir that are the user's own,
 // reporting the others (once) as a possible attack.
 func (d *doctor) trustedSockets(dir string) []string {
-	all, _ := webmcp.HostSockets(dir)
+	all, _ := endpoint.HostSockets(dir)
 	var out []string
 	for _, s := range all {
-		err := webmcp.CheckSocket(s)
+		err := endpoint.CheckSocket(s)
 		switch {
 		case err == nil:
 			out = append(out, s)
-		case errors.Is(err, webmcp.ErrUntrusted) && !d.reported[s]:
-			d.problem(LinkSocket, "POSSIBLE ATTACK: the %s %v. It is not used", webmcp.EndpointNoun, err)
+		case errors.Is(err, endpoint.ErrUntrusted) && !d.reported[s]:
+			d.problem(LinkSocket, "POSSIBLE ATTACK: the %s %v. It is not used", endpoint.EndpointNoun, err)
 			if d.reported == nil {
 				d.reported = map[string]bool{}
 			}
@@ -518,7 +519,7 @@ func (d *doctor) finish(env *Env) int {
 }
 
 // runtimeDirVars are the variables that choose the runtime directory.
-var runtimeDirVars = map[bool]string{false: webmcp.RuntimeDirEnv + " (and XDG_RUNTIME_DIR)", true: webmcp.RuntimeDirEnv}[runtime.GOOS == "windows"]
+var runtimeDirVars = map[bool]string{false: endpoint.RuntimeDirEnv + " (and XDG_RUNTIME_DIR)", true: endpoint.RuntimeDirEnv}[runtime.GOOS == "windows"]
 
 // removeCmd is the command that removes the file at path, in the user's
 // shell: rm, or on Windows del (cmd and PowerShell both have it).

@@ -9,7 +9,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/installrec"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // checkRegistry checks, on Windows, the registry values through which the
@@ -100,7 +100,7 @@ func (d *doctor) checkRegistry(host string, rec *installrec.Record, dirs []strin
 		}
 	}
 	if found == 0 && d.report.Problems == before {
-		d.problem(LinkManifest, "no registry value HKCU\\Software\\...\\NativeMessagingHosts\\%s for any browser, so no browser can start the host: run .\\install.ps1", webmcp.HostName)
+		d.problem(LinkManifest, "no registry value HKCU\\Software\\...\\NativeMessagingHosts\\%s for any browser, so no browser can start the host: run .\\install.ps1", protocol.HostName)
 	}
 	if len(unregistered) > 0 {
 		d.info(LinkManifest, "installed but not registered: %s (.\\install.ps1 registers every installed browser; --browser KEY forces one)", strings.Join(unregistered, "; "))

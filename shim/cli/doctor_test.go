@@ -14,9 +14,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/manifest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // doctorHome is an empty HOME; it returns a
@@ -69,10 +70,10 @@ func TestDoctorHealthy(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
 	ext := bridgetest.StartHost(t, dir, bridgetest.NewPage())
 	ctx := bridgetest.Context(t)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 1 })
 	r := runCLI(ctx, t, dir, "", "doctor", "--user-data-dir", profile)
 	r.expect(t, "doctor", 0)
 	for _, want := range []string{"--user-data-dir " + profile + ": the browser may start", "Firefox: the browser may start " + self, "runtime directory " + dir + " (private)",
@@ -111,15 +112,15 @@ func TestDoctorBrokenLinks(t *testing.T) {
 			m, _ := manifest.New(self)
 			m.AllowedOrigins = []string{"chrome-extension://abcdefghijklmnopabcdefghijklmnop/"}
 			manifest.Write(m, manifest.UserDataDir(profile).Dir)
-		}, true, LinkManifest, []string{"does not allow the bridge extension", webmcp.ExtensionOrigin}},
+		}, true, LinkManifest, []string{"does not allow the bridge extension", protocol.ExtensionOrigin}},
 		{"Firefox manifest without the add-on", func(t *testing.T, profile, dir string) {
 			self, _ := os.Executable()
 			m, _ := manifest.New(self) // Chrome's: allowed_origins
 			manifest.Write(m, filepath.Join(os.Getenv("HOME"), ".mozilla", "native-messaging-hosts"))
-		}, true, LinkManifest, []string{"Firefox: ", "does not list the bridge add-on (" + webmcp.FirefoxAddonID + ") in allowed_extensions"}},
+		}, true, LinkManifest, []string{"Firefox: ", "does not list the bridge add-on (" + protocol.FirefoxAddonID + ") in allowed_extensions"}},
 		{"no host", func(t *testing.T, profile, dir string) {}, false, LinkSocket, []string{"no live host in "}},
 		{"old protocol", func(t *testing.T, profile, dir string) {
-			ln, err := net.Listen("unix", webmcp.SocketPath(dir, os.Getpid()))
+			ln, err := net.Listen("unix", endpoint.SocketPath(dir, os.Getpid()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,7 +186,7 @@ func TestDoctorRemovesStaleSocket(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Skip("no true command:", err)
 	}
-	sock := webmcp.SocketPath(dir, dead.Process.Pid)
+	sock := endpoint.SocketPath(dir, dead.Process.Pid)
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +214,7 @@ func TestDoctorRemovesStaleSocket(t *testing.T) {
 // (a host's hello line) and an empty state: a host of another release.
 func fakeHost(t *testing.T, dir, hello string) {
 	t.Helper()
-	ln, err := net.Listen("unix", webmcp.SocketPath(dir, os.Getpid()))
+	ln, err := net.Listen("unix", endpoint.SocketPath(dir, os.Getpid()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func fakeHost(t *testing.T, dir, hello string) {
 // (one still running from before an update), and says what to do.
 func TestDoctorVersionMismatch(t *testing.T) {
 	browser := func(extVersion string) string {
-		return `"browser":{"name":"Chromium","version":"156","extensionId":"` + webmcp.ExtensionID + `","extensionVersion":"` + extVersion + `"}`
+		return `"browser":{"name":"Chromium","version":"156","extensionId":"` + protocol.ExtensionID + `","extensionVersion":"` + extVersion + `"}`
 	}
 	for _, tc := range []struct {
 		name  string
@@ -297,10 +298,10 @@ func TestDoctorFirefoxNoHost(t *testing.T) {
 	if len(d.Causes) < 2 || !strings.Contains(d.Causes[1], "in Firefox, the add-on is not loaded: a temporary add-on goes each time Firefox quits") || !strings.Contains(d.Causes[1], "about:debugging") {
 		t.Errorf("causes = %q, want Firefox's second", d.Causes)
 	}
-	if got := extensionsPage(&webmcp.Browser{ExtensionID: webmcp.FirefoxAddonID}); got != "about:debugging#/runtime/this-firefox" {
+	if got := extensionsPage(&protocol.Browser{ExtensionID: protocol.FirefoxAddonID}); got != "about:debugging#/runtime/this-firefox" {
 		t.Errorf("Firefox's extensions page = %q", got)
 	}
-	if got := extensionsPage(&webmcp.Browser{ExtensionID: webmcp.ExtensionID}); got != "chrome://extensions" {
+	if got := extensionsPage(&protocol.Browser{ExtensionID: protocol.ExtensionID}); got != "chrome://extensions" {
 		t.Errorf("Chromium's extensions page = %q", got)
 	}
 }
@@ -313,16 +314,16 @@ func TestDoctorWithheldSites(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
 	page := bridgetest.NewPage()
 	withheld := []string{"http://localhost/*", "http://127.0.0.1/*"}
-	page.HandleRequest(webmcp.MethodSiteAccess, func(ctx context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
-		b, _ := json.Marshal(webmcp.SiteAccess{Allowed: []string{}, Withheld: withheld})
+	page.HandleRequest(protocol.MethodSiteAccess, func(ctx context.Context, call *protocol.Message) (json.RawMessage, *protocol.Error) {
+		b, _ := json.Marshal(protocol.SiteAccess{Allowed: []string{}, Withheld: withheld})
 		return b, nil
 	})
 	ext := bridgetest.StartHost(t, dir, page)
 	ctx := bridgetest.Context(t)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, nil); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, nil); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tabs) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tabs) == 1 })
 	r := runCLI(ctx, t, dir, "", "doctor", "--json", "--user-data-dir", profile)
 	d := doctorJSON(t, r)
 	problems := d.problems(LinkTools)

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/endpoint"
 )
 
 // TestDoctorSquattedPipe: an endpoint file in the user's runtime folder
@@ -23,11 +23,11 @@ func TestDoctorSquattedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(base, "run")
-	if err := webmcp.EnsureRuntimeDir(dir); err != nil {
+	if err := endpoint.EnsureRuntimeDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	endpoint := webmcp.SocketPath(dir, os.Getpid())
-	t.Cleanup(func() { os.Remove(endpoint); os.Remove(dir); os.Remove(base) })
+	pipeFile := endpoint.SocketPath(dir, os.Getpid())
+	t.Cleanup(func() { os.Remove(pipeFile); os.Remove(dir); os.Remove(base) })
 
 	sd, err := windows.NewSecurityDescriptor()
 	if err != nil {
@@ -51,7 +51,7 @@ func TestDoctorSquattedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer windows.CloseHandle(h)
-	if err := os.WriteFile(endpoint, []byte(name+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(pipeFile, []byte(name+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// What the pipe receives, once doctor's connection ends.
@@ -71,8 +71,8 @@ func TestDoctorSquattedPipe(t *testing.T) {
 
 	r := runCLI(context.Background(), t, dir, "", "doctor")
 	r.expect(t, "doctor", ExitFail)
-	want := "POSSIBLE ATTACK: host endpoint " + endpoint
-	if !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "NULL DACL") || !strings.Contains(r.stdout, `del "`+endpoint+`"`) {
+	want := "POSSIBLE ATTACK: host endpoint " + pipeFile
+	if !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "NULL DACL") || !strings.Contains(r.stdout, `del "`+pipeFile+`"`) {
 		t.Errorf("doctor does not report the squatted pipe (want %q, NULL DACL and the del command):\n%s", want, r.stdout)
 	}
 	if n := <-received; n != 0 {

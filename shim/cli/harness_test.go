@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func TestMain(m *testing.M) { bridgetest.Main(m) }
@@ -26,7 +26,7 @@ type cliRun struct {
 // runCLI runs Main with args, stdin and the runtime directory dir.
 func runCLI(ctx context.Context, t *testing.T, dir, stdin string, args ...string) cliRun {
 	t.Helper()
-	t.Setenv(webmcp.RuntimeDirEnv, dir)
+	t.Setenv(endpoint.RuntimeDirEnv, dir)
 	var stdout, stderr bytes.Buffer
 	code := Main(ctx, args, strings.NewReader(stdin), &stdout, &stderr)
 	return cliRun{stdout: stdout.String(), stderr: stderr.String(), code: code}

@@ -19,11 +19,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/shim/stdio"
 	"github.com/webmcp-bridge/bridge/shim/token"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // bearer adds a token to each request.
@@ -39,7 +41,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // test process, and returns its URL; it stops when the test ends.
 func startHTTP(t *testing.T, dir string, args ...string) (url string, log *bridgetest.Log) {
 	t.Helper()
-	t.Setenv(webmcp.RuntimeDirEnv, dir)
+	t.Setenv(endpoint.RuntimeDirEnv, dir)
 	log = bridgetest.NewLog(t, "webmcp-shim --http")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
@@ -69,7 +71,7 @@ func TestHTTPServesTheShim(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
 	p := bridgetest.NewPage()
 	ext := bridgetest.StartHost(t, dir, p)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
 	url, _ := startHTTP(t, dir)
@@ -182,7 +184,7 @@ func TestHTTPThroughATunnel(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	dir := bridgetest.RuntimeDir(t)
 	ext := bridgetest.StartHost(t, dir, bridgetest.NewPage())
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
 	endpoint, _ := startHTTP(t, dir)
@@ -260,13 +262,13 @@ func TestHTTPMessageSizes(t *testing.T) {
 	defer cancel()
 	dir := bridgetest.RuntimeDir(t)
 	p := bridgetest.NewPage()
-	p.Handle("size", func(_ context.Context, call *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.Handle("size", func(_ context.Context, call *protocol.Message) (json.RawMessage, *protocol.Error) {
 		var args struct{ Data string }
 		json.Unmarshal(call.Arguments, &args)
 		return json.RawMessage(fmt.Sprintf(`{"bytes":%d}`, len(args.Data))), nil
 	})
 	ext := bridgetest.StartHost(t, dir, p)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "size"), bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "size"), bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
 	url, _ := startHTTP(t, dir)

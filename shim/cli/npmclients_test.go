@@ -25,8 +25,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // npmTools returns node (22 or later) and the folder of the tools.
@@ -59,12 +60,12 @@ func TestNPMClients(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
 	p := bridgetest.NewPage()
 	ext := bridgetest.StartHost(t, dir, p)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 1 })
 	shimBin := bridgetest.Binary(t, "github.com/webmcp-bridge/bridge/cmd/webmcp-shim")
-	endpoint, _ := startHTTP(t, dir)
+	mcpURL, _ := startHTTP(t, dir)
 	// A hang guard for the whole run of npm tools (a dozen node processes,
 	// slow on a busy machine), not the harness's per-step one.
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
@@ -73,7 +74,7 @@ func TestNPMClients(t *testing.T) {
 	tok := strings.TrimSpace(r.stdout)
 
 	t.Run("conformance", func(t *testing.T) {
-		front := tokenProxy(t, endpoint, tok)
+		front := tokenProxy(t, mcpURL, tok)
 		// The scenarios that need no fixture of the suite's own test
 		// server (test_simple_text, test://static-text, …).
 		for _, s := range []string{"server-initialize", "ping", "logging-set-level", "tools-list", "resources-list", "prompts-list", "server-sse-multiple-streams", "dns-rebinding-protection"} {
@@ -97,8 +98,8 @@ func TestNPMClients(t *testing.T) {
 		target []string
 	}{
 		// --header takes every argument after it.
-		{"inspector over HTTP", []string{"--transport", "http", endpoint, "--header", "Authorization: Bearer " + tok}},
-		{"inspector over stdio", []string{"-e", webmcp.RuntimeDirEnv + "=" + dir, shimBin}},
+		{"inspector over HTTP", []string{"--transport", "http", mcpURL, "--header", "Authorization: Bearer " + tok}},
+		{"inspector over stdio", []string{"-e", endpoint.RuntimeDirEnv + "=" + dir, shimBin}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if out := inspect(t, tc.target, "--method", "tools/list"); !strings.Contains(out, `"name": "echo"`) {
@@ -112,7 +113,7 @@ func TestNPMClients(t *testing.T) {
 	}
 	// Without the token the Inspector is refused (and would ask for
 	// OAuth, which the shim does not offer).
-	if out, err := npx(ctx, t, node, tools, "mcp-inspector", "--cli", "--method", "tools/list", "--transport", "http", endpoint); err == nil || !strings.Contains(out, "auth") {
+	if out, err := npx(ctx, t, node, tools, "mcp-inspector", "--cli", "--method", "tools/list", "--transport", "http", mcpURL); err == nil || !strings.Contains(out, "auth") {
 		t.Errorf("inspector without the token: %v\n%s", err, out)
 	}
 }
@@ -156,7 +157,7 @@ func TestAgentsReadRegister(t *testing.T) {
 			args[len(args)-1] = filepath.Join(tools, "node_modules", bin)
 			cmd := exec.CommandContext(ctx, args[0], append(args[1:], "mcp", "list")...)
 			cmd.Dir = project
-			cmd.Env = append(os.Environ(), webmcp.RuntimeDirEnv+"="+dir, "NO_COLOR=1")
+			cmd.Env = append(os.Environ(), endpoint.RuntimeDirEnv+"="+dir, "NO_COLOR=1")
 			out, err := cmd.CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "webmcp") || !strings.Contains(string(out), tc.want) {
 				t.Errorf("%s mcp list: %v\n%s", tc.client, err, out)

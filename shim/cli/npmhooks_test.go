@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // fakeModel serves until the test ends and keeps the bodies of the
@@ -132,7 +132,7 @@ func TestAgentsSendContext(t *testing.T) {
 				cmd = exec.CommandContext(ctx, bin, args...)
 			}
 			cmd.Dir = project
-			cmd.Env = append(os.Environ(), append(tc.env(model.URL), webmcp.RuntimeDirEnv+"="+dir, "NO_COLOR=1")...)
+			cmd.Env = append(os.Environ(), append(tc.env(model.URL), endpoint.RuntimeDirEnv+"="+dir, "NO_COLOR=1")...)
 			out, err := cmd.CombinedOutput() // fails: the model answers 400
 			// Gemini CLI escapes the hook's text (&lt;ui_context&gt;) and
 			// wraps it in <hook_context>.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/shim"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // connect starts a Server for a one-shot command, connected to every host
@@ -19,7 +19,7 @@ func connect(ctx context.Context, env *Env) (srv *shim.Server, code int) {
 	srv = shim.New(shim.Options{Timeout: env.Timeout, Logger: env.logger(slog.LevelWarn), Version: version()})
 	warnings, errs := srv.Connect(ctx, ConnectWait)
 	for _, w := range warnings {
-		if errors.Is(w, webmcp.ErrUntrusted) {
+		if errors.Is(w, endpoint.ErrUntrusted) {
 			// Not a passing hitch: someone else's file where the
 			// user's host should be.
 			errs = append(errs, w)

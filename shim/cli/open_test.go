@@ -8,7 +8,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/fakeext"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 func TestOpen(t *testing.T) {
@@ -16,24 +16,24 @@ func TestOpen(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
 	p := bridgetest.NewPage()
 	var ext *fakeext.Ext
-	p.HandleRequest(webmcp.MethodOpenPage, func(_ context.Context, req *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.HandleRequest(protocol.MethodOpenPage, func(_ context.Context, req *protocol.Message) (json.RawMessage, *protocol.Error) {
 		var params struct {
 			URL        string
 			Background bool
 		}
 		json.Unmarshal(req.Params, &params)
 		if !params.Background {
-			return nil, webmcp.Errorf(webmcp.CodeDeclined, "the user declined to open %s", params.URL)
+			return nil, protocol.Errorf(protocol.CodeDeclined, "the user declined to open %s", params.URL)
 		}
-		ext.UpdateTab(webmcp.Tab{ID: 40, URL: params.URL, Title: "Opened", Origin: "http://localhost:8080", Allowed: true})
+		ext.UpdateTab(protocol.Tab{ID: 40, URL: params.URL, Title: "Opened", Origin: "http://localhost:8080", Allowed: true})
 		ext.AddTools(bridgetest.Tool(40, "fresh"))
 		return json.RawMessage(`{"tabId":40,"url":"` + params.URL + `","title":"Opened","tools":["fresh"]}`), nil
 	})
 	ext = bridgetest.StartHost(t, dir, p)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "One")}, nil); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "One")}, nil); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tabs) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tabs) == 1 })
 
 	r := runCLI(ctx, t, dir, "", "open", "--background", "http://localhost:8080/x")
 	r.expect(t, "open --background", 0)

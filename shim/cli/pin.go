@@ -9,11 +9,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/shim/textcut"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // pinTimeout bounds a pin or unpin request.
@@ -65,7 +65,7 @@ func runPin(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "webmcp-shim: cannot pin %s: %s\n", id, requestError(err))
 		return ExitFail
 	}
-	p := uicontext.Build([]uicontext.Host{{State: &webmcp.Snapshot{Pins: []webmcp.Pin{*pin}}}}, nil).Pinned[0]
+	p := uicontext.Build([]uicontext.Host{{State: &protocol.Snapshot{Pins: []protocol.Pin{*pin}}}}, nil).Pinned[0]
 	line := fmt.Sprintf("pinned %s (%s)", p.ProviderID, uicontext.PinOrigin(p, time.Now()))
 	if p.Summary != "" {
 		line += ": " + textcut.Line(p.Summary, 80)
@@ -149,11 +149,11 @@ func runPins(ctx context.Context, env *Env, args []string) int {
 // requestError says what went wrong with a pin or unpin request, and what
 // to do.
 func requestError(err error) string {
-	var werr *webmcp.Error
+	var werr *protocol.Error
 	switch {
 	case errors.Is(err, shim.ErrNoBrowser):
 		return results.NoBrowser
-	case errors.As(err, &werr) && werr.Code == webmcp.CodeNoBrowser:
+	case errors.As(err, &werr) && werr.Code == protocol.CodeNoBrowser:
 		return results.NoBrowser
 	case errors.As(err, &werr):
 		return werr.Message

@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // With no command, Main serves MCP on its stdin and stdout until the
@@ -19,10 +21,10 @@ func TestServeOnStdio(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)
 	ext := bridgetest.StartHost(t, dir, bridgetest.NewPage())
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(webmcp.RuntimeDirEnv, dir)
+	t.Setenv(endpoint.RuntimeDirEnv, dir)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	code := make(chan int, 1)
@@ -55,10 +57,10 @@ func TestCommandsQuietStderr(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)
 	ext := bridgetest.StartHost(t, dir, bridgetest.NewPage())
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "echo")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "echo")}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 1 })
 	for _, args := range [][]string{{"status"}, {"tools"}, {"call", "echo", `{"x":1}`}, {"call", "list_tabs"}, {"context"}, {"pins"}} {
 		r := runCLI(ctx, t, dir, "", args...)
 		r.expect(t, strings.Join(args, " "), ExitOK)
@@ -95,15 +97,15 @@ func TestCallPrintsContent(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)
 	p := bridgetest.NewPage()
-	p.Handle("picture", func(context.Context, *webmcp.Message) (json.RawMessage, *webmcp.Error) {
+	p.Handle("picture", func(context.Context, *protocol.Message) (json.RawMessage, *protocol.Error) {
 		return json.RawMessage(`{"content":[{"type":"text","text":"a chart"},{"type":"image","data":"aGVsbG8=","mimeType":"image/png"},` +
 			`{"type":"audio","data":"aGk=","mimeType":"audio/wav"},{"type":"resource_link","uri":"https://example.com/a","name":"a"}]}`), nil
 	})
 	ext := bridgetest.StartHost(t, dir, p)
-	if err := ext.SetState([]webmcp.Tab{bridgetest.Tab(12, "Trace viewer")}, []webmcp.Tool{bridgetest.Tool(12, "picture")}); err != nil {
+	if err := ext.SetState([]protocol.Tab{bridgetest.Tab(12, "Trace viewer")}, []protocol.Tool{bridgetest.Tool(12, "picture")}); err != nil {
 		t.Fatal(err)
 	}
-	bridgetest.AwaitHostState(t, ext.Socket(), func(s *webmcp.Snapshot) bool { return len(s.Tools) == 1 })
+	bridgetest.AwaitHostState(t, ext.Socket(), func(s *protocol.Snapshot) bool { return len(s.Tools) == 1 })
 	r := runCLI(ctx, t, dir, "", "call", "picture")
 	r.expect(t, "call picture", 0)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")

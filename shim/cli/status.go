@@ -9,10 +9,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/shim"
 	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/shim/textcut"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 func statusCommand() *Command {
@@ -54,7 +54,7 @@ func runStatus(ctx context.Context, env *Env, args []string) int {
 	}
 	if len(hosts) == 0 {
 		fmt.Fprintln(env.Stdout, results.NoBrowser)
-		fmt.Fprintf(env.Stdout, "(looked for %ss in %s)\n", webmcp.EndpointNoun, srv.Dir())
+		fmt.Fprintf(env.Stdout, "(looked for %ss in %s)\n", endpoint.EndpointNoun, srv.Dir())
 		return code
 	}
 	for i, h := range hosts {

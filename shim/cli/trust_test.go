@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/intruder"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // TestIntruderIsNotTrusted: another local user created the runtime
@@ -17,8 +17,8 @@ import (
 func TestIntruderIsNotTrusted(t *testing.T) {
 	other := intruder.Need(t)
 	dir := other.Dir(t, "run", 0o755)
-	evil := other.Serve(t, webmcp.SocketPath(dir, 1))
-	t.Setenv(webmcp.RuntimeDirEnv, dir)
+	evil := other.Serve(t, endpoint.SocketPath(dir, 1))
+	t.Setenv(endpoint.RuntimeDirEnv, dir)
 
 	for _, c := range []struct {
 		args    []string

@@ -6,7 +6,7 @@ type agentKey struct{}
 
 // WithAgent returns a context whose calls and requests ([Conn.Call],
 // [Conn.Request]) say they are made for the agent id (a
-// [webmcp.AgentInfo] ID of the shim's client message), so that the
+// [protocol.AgentInfo] ID of the shim's client message), so that the
 // extension keeps one agent's doings apart from another's.
 func WithAgent(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, agentKey{}, id)

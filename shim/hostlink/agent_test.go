@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // TestSetAgents: the agents a shim serves reaches the hosts it is connected
@@ -13,29 +15,29 @@ import (
 func TestSetAgents(t *testing.T) {
 	ctx := bridgetest.Context(t)
 	dir := bridgetest.RuntimeDir(t)
-	first := bridgetest.Listen(t, webmcp.SocketPath(dir, 1))
-	p := NewPool(PoolOptions{Dir: dir, Client: webmcp.ClientInfo{Name: "webmcp-shim", PID: 7}})
+	first := bridgetest.Listen(t, endpoint.SocketPath(dir, 1))
+	p := NewPool(PoolOptions{Dir: dir, Client: protocol.ClientInfo{Name: "webmcp-shim", PID: 7}})
 	t.Cleanup(p.Close)
 	if errs := p.Scan(ctx); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	h1 := first.Accept(ctx)
-	if hello := h1.Expect(ctx, webmcp.TypeHello); hello.Client == nil || hello.Client.Agents != nil {
+	if hello := h1.Expect(ctx, protocol.TypeHello); hello.Client == nil || hello.Client.Agents != nil {
 		t.Fatalf("hello %+v, want a client without an agent yet", hello.Client)
 	}
 
-	agents := []webmcp.AgentInfo{{ID: "a1", Name: "claude-code", Version: "2.1.0"}}
+	agents := []protocol.AgentInfo{{ID: "a1", Name: "claude-code", Version: "2.1.0"}}
 	p.SetAgents(agents)
-	want := &webmcp.ClientInfo{Name: "webmcp-shim", PID: 7, Agents: agents}
-	if m := h1.Expect(ctx, webmcp.TypeClient); !cmp.Equal(m.Client, want) {
+	want := &protocol.ClientInfo{Name: "webmcp-shim", PID: 7, Agents: agents}
+	if m := h1.Expect(ctx, protocol.TypeClient); !cmp.Equal(m.Client, want) {
 		t.Errorf("client message %+v, want %+v", m.Client, want)
 	}
 
-	second := bridgetest.Listen(t, webmcp.SocketPath(dir, 2))
+	second := bridgetest.Listen(t, endpoint.SocketPath(dir, 2))
 	if errs := p.Scan(ctx); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if hello := second.Accept(ctx).Expect(ctx, webmcp.TypeHello); !cmp.Equal(hello.Client, want) {
+	if hello := second.Accept(ctx).Expect(ctx, protocol.TypeHello); !cmp.Equal(hello.Client, want) {
 		t.Errorf("a later host's hello carries %+v, want %+v", hello.Client, want)
 	}
 }

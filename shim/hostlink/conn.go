@@ -17,13 +17,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/lines"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // MaxLine is the longest message line a Conn accepts from a host (a result
-// of webmcp.MaxResult with its envelope); a longer one ends the connection.
-const MaxLine = webmcp.MaxMessage
+// of protocol.MaxResult with its envelope); a longer one ends the connection.
+const MaxLine = protocol.MaxMessage
 
 // writeTimeout bounds one write to a host. A host that does not read for
 // that long is stuck, and the connection is dropped.
@@ -44,7 +45,7 @@ var errShimClosed = errors.New("the shim closed it")
 // ConnOptions configure [Dial].
 type ConnOptions struct {
 	// Client is what the shim says about itself in its hello.
-	Client webmcp.ClientInfo
+	Client protocol.ClientInfo
 	// Logger receives the connection's log lines; nil means slog.Default().
 	Logger *slog.Logger
 	// OnChange runs after each hello, state or change message has been
@@ -77,13 +78,13 @@ type Conn struct {
 
 	w *lines.Writer // writes whole lines, gathering those sent at once
 
-	state webmcp.State
+	state protocol.State
 	next  atomic.Uint64 // call counter
 
 	mu      sync.Mutex
 	session string
-	host    webmcp.HostInfo
-	browser *webmcp.Browser
+	host    protocol.HostInfo
+	browser *protocol.Browser
 	pending map[string]chan answer
 	err     error // why the connection ended; nil while it runs
 
@@ -96,28 +97,28 @@ type Conn struct {
 type answer struct {
 	output json.RawMessage
 	err    error
-	trace  []webmcp.Mark // a traced call's marks
+	trace  []protocol.Mark // a traced call's marks
 }
 
 // Dial connects to the host socket at path, sends the shim's hello and
 // starts reading. It refuses a socket that is not the user's own
-// ([webmcp.CheckSocket]) and a host process of another user
-// ([webmcp.CheckPeer]), before sending anything. It returns once
+// ([endpoint.CheckSocket]) and a host process of another user
+// ([endpoint.CheckPeer]), before sending anything. It returns once
 // connected; [Conn.Ready] says when the host's state has arrived.
 func Dial(ctx context.Context, path string, opts ConnOptions) (*Conn, error) {
-	if err := webmcp.CheckSocket(path); err != nil {
+	if err := endpoint.CheckSocket(path); err != nil {
 		return nil, err
 	}
-	nc, err := webmcp.Dial(ctx, path)
+	nc, err := endpoint.Dial(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	// The socket file may be the user's while the process behind it is
 	// not (a socket renamed into place): nothing is sent to a host of
 	// another user, not even the hello.
-	if _, err := webmcp.CheckPeer(nc); err != nil {
+	if _, err := endpoint.CheckPeer(nc); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("%s %s: %w", webmcp.EndpointNoun, path, err)
+		return nil, fmt.Errorf("%s %s: %w", endpoint.EndpointNoun, path, err)
 	}
 	log := opts.Logger
 	if log == nil {
@@ -133,7 +134,7 @@ func Dial(ctx context.Context, path string, opts ConnOptions) (*Conn, error) {
 		ready:   make(chan struct{}),
 		done:    make(chan struct{}),
 	}
-	hello := &webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Client: &opts.Client}
+	hello := &protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Client: &opts.Client}
 	if err := c.send(hello); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("say hello to %s: %w", path, err)
@@ -166,7 +167,7 @@ func (c *Conn) Session() string {
 }
 
 // Host is what the host said about itself in its hello.
-func (c *Conn) Host() webmcp.HostInfo {
+func (c *Conn) Host() protocol.HostInfo {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.host
@@ -174,7 +175,7 @@ func (c *Conn) Host() webmcp.HostInfo {
 
 // Browser is what the host said about its browser; nil while the browser
 // has not said hello.
-func (c *Conn) Browser() *webmcp.Browser {
+func (c *Conn) Browser() *protocol.Browser {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.browser == nil {
@@ -185,7 +186,7 @@ func (c *Conn) Browser() *webmcp.Browser {
 }
 
 // Snapshot returns a copy of the host's current state.
-func (c *Conn) Snapshot() *webmcp.Snapshot { return c.state.Snapshot() }
+func (c *Conn) Snapshot() *protocol.Snapshot { return c.state.Snapshot() }
 
 // Ready is closed once the host's first state has arrived and OnChange has
 // run for it.
@@ -211,7 +212,7 @@ func (c *Conn) Close() error {
 
 // Call calls the tool name of frame frameID of tab tabID with args (a JSON
 // object) and waits for its one answer. It returns the page's output; an
-// error from the host or the page as a *webmcp.Error; an error wrapping
+// error from the host or the page as a *protocol.Error; an error wrapping
 // ErrClosed when the connection ended first; or ctx's error when ctx ended
 // first, in which case the call is cancelled in the page.
 func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args json.RawMessage) (json.RawMessage, error) {
@@ -228,35 +229,35 @@ func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args j
 		}
 	}
 	// A traced call carries its marks (ctx's Trace), each hop adds its own.
-	var marks []webmcp.Mark
+	var marks []protocol.Mark
 	if t := traceFrom(ctx); t != nil {
-		marks = append(t.Marks, webmcp.MarkNow("shim.out"))
+		marks = append(t.Marks, protocol.MarkNow("shim.out"))
 	}
 	agent := agentFrom(ctx)
-	return c.roundTrip(ctx, func(id string) *webmcp.Message {
-		return &webmcp.Message{Type: webmcp.TypeCall, ID: id, TabID: tabID, FrameID: frameID, Name: name,
+	return c.roundTrip(ctx, func(id string) *protocol.Message {
+		return &protocol.Message{Type: protocol.TypeCall, ID: id, TabID: tabID, FrameID: frameID, Name: name,
 			Arguments: args, Agent: agent, Timeout: timeout, Trace: marks}
 	})
 }
 
 // Request asks the extension something other than a tool call: method is
-// one of the webmcp.Method constants and params its JSON object (nil means
+// one of the protocol.Method constants and params its JSON object (nil means
 // {}). It is answered exactly like [Conn.Call]: the output, a
-// *webmcp.Error, an error wrapping ErrClosed, or ctx's error (the request
+// *protocol.Error, an error wrapping ErrClosed, or ctx's error (the request
 // is then cancelled in the extension).
 func (c *Conn) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if len(params) == 0 {
 		params = json.RawMessage("{}")
 	}
 	agent := agentFrom(ctx)
-	return c.roundTrip(ctx, func(id string) *webmcp.Message {
-		return &webmcp.Message{Type: webmcp.TypeRequest, ID: id, Method: method, Params: params, Agent: agent}
+	return c.roundTrip(ctx, func(id string) *protocol.Message {
+		return &protocol.Message{Type: protocol.TypeRequest, ID: id, Method: method, Params: params, Agent: agent}
 	})
 }
 
 // roundTrip sends the message that msg builds for a fresh id and waits for
 // its one answer (see Call).
-func (c *Conn) roundTrip(ctx context.Context, msg func(id string) *webmcp.Message) (json.RawMessage, error) {
+func (c *Conn) roundTrip(ctx context.Context, msg func(id string) *protocol.Message) (json.RawMessage, error) {
 	ch := make(chan answer, 1)
 	c.mu.Lock()
 	if c.err != nil {
@@ -278,7 +279,7 @@ func (c *Conn) roundTrip(ctx context.Context, msg func(id string) *webmcp.Messag
 	select {
 	case a := <-ch:
 		if t := traceFrom(ctx); t != nil && a.trace != nil {
-			t.Marks = append(a.trace, webmcp.MarkNow("shim.back"))
+			t.Marks = append(a.trace, protocol.MarkNow("shim.back"))
 		}
 		return a.output, a.err
 	case <-ctx.Done():
@@ -291,7 +292,7 @@ func (c *Conn) roundTrip(ctx context.Context, msg func(id string) *webmcp.Messag
 			a := <-ch
 			return a.output, a.err
 		}
-		if err := c.send(&webmcp.Message{Type: webmcp.TypeCancel, ID: id}); err != nil {
+		if err := c.send(&protocol.Message{Type: protocol.TypeCancel, ID: id}); err != nil {
 			c.log.Debug("could not send cancel", "id", id, "err", err)
 		}
 		return nil, ctx.Err()
@@ -300,15 +301,15 @@ func (c *Conn) roundTrip(ctx context.Context, msg func(id string) *webmcp.Messag
 
 // SayClient tells the host what the shim now says about itself (the agent
 // it serves, once known).
-func (c *Conn) SayClient(ci webmcp.ClientInfo) error {
-	return c.send(&webmcp.Message{Type: webmcp.TypeClient, Client: &ci})
+func (c *Conn) SayClient(ci protocol.ClientInfo) error {
+	return c.send(&protocol.Message{Type: protocol.TypeClient, Client: &ci})
 }
 
 // send writes one message as one line. It encodes with the message's own
 // MarshalJSON: json.Marshal would read the whole text once more to compact
 // it and escape "<", ">" and "&" (half the time of a call's 16 MiB of
 // arguments; the browser's JSON keeps them as they are anyway).
-func (c *Conn) send(m *webmcp.Message) error {
+func (c *Conn) send(m *protocol.Message) error {
 	b, err := m.MarshalJSON()
 	if err != nil {
 		return err
@@ -382,15 +383,15 @@ func (c *Conn) readLoop() {
 
 // handle handles one message line. An error ends the connection.
 func (c *Conn) handle(line []byte) error {
-	var m webmcp.Message
+	var m protocol.Message
 	if err := json.Unmarshal(line, &m); err != nil {
 		c.log.Warn("ignoring a malformed message from the host", "err", err, "line", truncate(line, 200))
 		return nil
 	}
 	switch m.Type {
-	case webmcp.TypeHello:
-		if m.Protocol != 0 && m.Protocol != webmcp.ProtocolVersion {
-			return fmt.Errorf("%w: the host speaks bridge protocol %d, this shim speaks %d: install matching versions of the extension, webmcp-host and webmcp-shim", ErrClosed, m.Protocol, webmcp.ProtocolVersion)
+	case protocol.TypeHello:
+		if m.Protocol != 0 && m.Protocol != protocol.ProtocolVersion {
+			return fmt.Errorf("%w: the host speaks bridge protocol %d, this shim speaks %d: install matching versions of the extension, webmcp-host and webmcp-shim", ErrClosed, m.Protocol, protocol.ProtocolVersion)
 		}
 		c.mu.Lock()
 		if m.Session != "" {
@@ -405,7 +406,7 @@ func (c *Conn) handle(line []byte) error {
 		}
 		c.mu.Unlock()
 		c.changed()
-	case webmcp.TypeResult, webmcp.TypeError:
+	case protocol.TypeResult, protocol.TypeError:
 		c.mu.Lock()
 		ch, ok := c.pending[m.ID]
 		delete(c.pending, m.ID)
@@ -415,10 +416,10 @@ func (c *Conn) handle(line []byte) error {
 			c.log.Debug("dropping an answer to a call no longer waiting", "id", m.ID)
 			return nil
 		}
-		if m.Type == webmcp.TypeError {
+		if m.Type == protocol.TypeError {
 			e := m.Error
 			if e == nil {
-				e = webmcp.Errorf(webmcp.CodeInternal, "the host sent an error without a payload")
+				e = protocol.Errorf(protocol.CodeInternal, "the host sent an error without a payload")
 			}
 			// A navigated error may carry the output the browser
 			// gives such a call (the next document's data).
@@ -432,7 +433,7 @@ func (c *Conn) handle(line []byte) error {
 			return nil
 		}
 		c.changed()
-		if m.Type == webmcp.TypeState {
+		if m.Type == protocol.TypeState {
 			c.readyOnce.Do(func() {
 				close(c.ready)
 				if c.opts.OnReady != nil {

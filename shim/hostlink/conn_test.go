@@ -16,30 +16,30 @@ import (
 	"testing"
 
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // greet reads the shim's hello on p and answers as a host does, with a
 // hello and a state.
-func greet(t *testing.T, p *bridgetest.LineConn, session string, snap *webmcp.Snapshot) {
+func greet(t *testing.T, p *bridgetest.LineConn, session string, snap *protocol.Snapshot) {
 	t.Helper()
 	_, hello := p.Read(bridgetest.Context(t))
-	if hello.Type != webmcp.TypeHello || hello.Client == nil || hello.Client.Name != "test-shim" || hello.Protocol != webmcp.ProtocolVersion {
+	if hello.Type != protocol.TypeHello || hello.Client == nil || hello.Client.Name != "test-shim" || hello.Protocol != protocol.ProtocolVersion {
 		t.Fatalf("shim hello = %+v", hello)
 	}
-	p.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: webmcp.ProtocolVersion, Session: session,
-		Host: &webmcp.HostInfo{PID: 4242}, Browser: &webmcp.Browser{Name: "Chromium"}})
+	p.SendMsg(&protocol.Message{Type: protocol.TypeHello, Protocol: protocol.ProtocolVersion, Session: session,
+		Host: &protocol.HostInfo{PID: 4242}, Browser: &protocol.Browser{Name: "Chromium"}})
 	if snap == nil {
-		snap = &webmcp.Snapshot{}
+		snap = &protocol.Snapshot{}
 	}
-	p.SendMsg(&webmcp.Message{Type: webmcp.TypeState, State: snap})
+	p.SendMsg(&protocol.Message{Type: protocol.TypeState, State: snap})
 }
 
 func dial(t *testing.T, path string, opts ConnOptions) *Conn {
 	t.Helper()
-	opts.Client = webmcp.ClientInfo{Name: "test-shim"}
+	opts.Client = protocol.ClientInfo{Name: "test-shim"}
 	opts.Logger = quiet
 	c, err := Dial(bridgetest.Context(t), path, opts)
 	if err != nil {
@@ -65,7 +65,7 @@ func TestConnCalls(t *testing.T) {
 	h := bridgetest.Listen(t, path)
 	c := dial(t, path, ConnOptions{})
 	p := h.Accept(bridgetest.Context(t))
-	greet(t, p, "s7", &webmcp.Snapshot{Tabs: []webmcp.Tab{{ID: 3, Allowed: true}}, Tools: []webmcp.Tool{{TabID: 3, Name: "echo"}}})
+	greet(t, p, "s7", &protocol.Snapshot{Tabs: []protocol.Tab{{ID: 3, Allowed: true}}, Tools: []protocol.Tool{{TabID: 3, Name: "echo"}}})
 	waitReady(t, c)
 	if c.Session() != "s7" || c.Host().PID != 4242 || c.Browser().Name != "Chromium" || len(c.Snapshot().Tools) != 1 {
 		t.Fatalf("after greeting: session %q, host %+v, browser %+v, state %+v", c.Session(), c.Host(), c.Browser(), c.Snapshot())
@@ -82,13 +82,13 @@ func TestConnCalls(t *testing.T) {
 		done <- out{o, err}
 	}()
 	line, call := p.Read(bridgetest.Context(t))
-	if call.Type != webmcp.TypeCall || call.ID != "s7.1" || call.TabID != 3 || call.Name != "echo" || string(call.Arguments) != `{"a":1}` {
+	if call.Type != protocol.TypeCall || call.ID != "s7.1" || call.TabID != 3 || call.Name != "echo" || string(call.Arguments) != `{"a":1}` {
 		t.Fatalf("call = %s", line)
 	}
 	if !strings.Contains(line, `"frameId":0`) {
 		t.Errorf("the call leaves out frameId 0: %s", line)
 	}
-	p.SendMsg(&webmcp.Message{Type: webmcp.TypeResult, ID: call.ID, Output: json.RawMessage(`{"ok":true}`)})
+	p.SendMsg(&protocol.Message{Type: protocol.TypeResult, ID: call.ID, Output: json.RawMessage(`{"ok":true}`)})
 	if o := <-done; o.err != nil || string(o.output) != `{"ok":true}` {
 		t.Fatalf("Call = %s, %v", o.output, o.err)
 	}
@@ -101,9 +101,9 @@ func TestConnCalls(t *testing.T) {
 	if call.ID != "s7.2" || call.FrameID != 2 || string(call.Arguments) != `{}` {
 		t.Fatalf("second call = %+v", call)
 	}
-	p.SendMsg(&webmcp.Message{Type: webmcp.TypeError, ID: call.ID, Error: webmcp.Errorf(webmcp.CodeToolError, "boom")})
-	var werr *webmcp.Error
-	if o := <-done; !errors.As(o.err, &werr) || werr.Code != webmcp.CodeToolError || werr.Message != "boom" {
+	p.SendMsg(&protocol.Message{Type: protocol.TypeError, ID: call.ID, Error: protocol.Errorf(protocol.CodeToolError, "boom")})
+	var werr *protocol.Error
+	if o := <-done; !errors.As(o.err, &werr) || werr.Code != protocol.CodeToolError || werr.Message != "boom" {
 		t.Fatalf("Call = %s, %v; want the tool_error", o.output, o.err)
 	}
 }
@@ -125,7 +125,7 @@ func TestConnCancelAndLateAnswer(t *testing.T) {
 	_, call := p.Read(bridgetest.Context(t))
 	cancel()
 	_, m := p.Read(bridgetest.Context(t))
-	if m.Type != webmcp.TypeCancel || m.ID != call.ID {
+	if m.Type != protocol.TypeCancel || m.ID != call.ID {
 		t.Fatalf("after cancelling: %+v, want a cancel of %s", m, call.ID)
 	}
 	if err := <-errc; !errors.Is(err, context.Canceled) {
@@ -133,13 +133,13 @@ func TestConnCancelAndLateAnswer(t *testing.T) {
 	}
 	// The host's answer to the cancelled call arrives late: it is dropped,
 	// and the connection goes on.
-	p.SendMsg(&webmcp.Message{Type: webmcp.TypeError, ID: call.ID, Error: webmcp.Errorf(webmcp.CodeCancelled, "cancelled")})
+	p.SendMsg(&protocol.Message{Type: protocol.TypeError, ID: call.ID, Error: protocol.Errorf(protocol.CodeCancelled, "cancelled")})
 	go func() {
 		_, err := c.Call(bridgetest.Context(t), 1, 0, "fast", nil)
 		errc <- err
 	}()
 	_, call = p.Read(bridgetest.Context(t))
-	p.SendMsg(&webmcp.Message{Type: webmcp.TypeResult, ID: call.ID, Output: json.RawMessage(`1`)})
+	p.SendMsg(&protocol.Message{Type: protocol.TypeResult, ID: call.ID, Output: json.RawMessage(`1`)})
 	if err := <-errc; err != nil {
 		t.Fatalf("call after a late answer: %v", err)
 	}
@@ -185,7 +185,7 @@ func TestConnRefusesOtherProtocol(t *testing.T) {
 	c := dial(t, path, ConnOptions{})
 	p := h.Accept(bridgetest.Context(t))
 	p.Read(bridgetest.Context(t))
-	p.SendMsg(&webmcp.Message{Type: webmcp.TypeHello, Protocol: 99, Session: "s1"})
+	p.SendMsg(&protocol.Message{Type: protocol.TypeHello, Protocol: 99, Session: "s1"})
 	<-c.Done()
 	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "protocol 99") {
 		t.Errorf("Err = %v, want a protocol mismatch", err)
@@ -229,14 +229,14 @@ func TestConnRequests(t *testing.T) {
 	}
 	done := make(chan out, 1)
 	go func() {
-		o, err := c.Request(ctx, webmcp.MethodPin, json.RawMessage(`{"providerId":"a.B"}`))
+		o, err := c.Request(ctx, protocol.MethodPin, json.RawMessage(`{"providerId":"a.B"}`))
 		done <- out{o, err}
 	}()
 	line, req := p.Read(bridgetest.Context(t))
-	if req.Type != webmcp.TypeRequest || req.ID != "s2.1" || req.Method != webmcp.MethodPin || string(req.Params) != `{"providerId":"a.B"}` {
+	if req.Type != protocol.TypeRequest || req.ID != "s2.1" || req.Method != protocol.MethodPin || string(req.Params) != `{"providerId":"a.B"}` {
 		t.Fatalf("request = %s", line)
 	}
-	p.SendMsg(&webmcp.Message{Type: webmcp.TypeResult, ID: req.ID, Output: json.RawMessage(`{"providerId":"a.B"}`)})
+	p.SendMsg(&protocol.Message{Type: protocol.TypeResult, ID: req.ID, Output: json.RawMessage(`{"providerId":"a.B"}`)})
 	if o := <-done; o.err != nil || string(o.output) != `{"providerId":"a.B"}` {
 		t.Fatalf("Request = %s, %v", o.output, o.err)
 	}
@@ -245,18 +245,18 @@ func TestConnRequests(t *testing.T) {
 	// {}, and are cancelled alike.
 	rctx, cancel := context.WithCancel(ctx)
 	go func() {
-		o, err := c.Request(rctx, webmcp.MethodSampleContext, nil)
+		o, err := c.Request(rctx, protocol.MethodSampleContext, nil)
 		done <- out{o, err}
 	}()
 	line, req = p.Read(bridgetest.Context(t))
-	if req.ID != "s2.2" || req.Method != webmcp.MethodSampleContext || !strings.Contains(line, `"params":{}`) {
+	if req.ID != "s2.2" || req.Method != protocol.MethodSampleContext || !strings.Contains(line, `"params":{}`) {
 		t.Fatalf("second request = %s", line)
 	}
 	cancel()
 	if o := <-done; !errors.Is(o.err, context.Canceled) {
 		t.Fatalf("cancelled Request = %s, %v", o.output, o.err)
 	}
-	if _, m := p.Read(bridgetest.Context(t)); m.Type != webmcp.TypeCancel || m.ID != "s2.2" {
+	if _, m := p.Read(bridgetest.Context(t)); m.Type != protocol.TypeCancel || m.ID != "s2.2" {
 		t.Fatalf("after the request's context ended, the shim sent %+v, want a cancel for s2.2", m)
 	}
 }
@@ -273,7 +273,7 @@ func TestConnCallArgumentsAsWritten(t *testing.T) {
 	waitReady(t, c)
 	go c.Call(bridgetest.Context(t), 3, 0, "echo", json.RawMessage("{\"html\": \"<b>a & b</b>\",\n \"n\": [1, 2]}"))
 	line, call := p.Read(bridgetest.Context(t))
-	if want := `"arguments":{"html":"<b>a & b</b>","n":[1,2]}`; call.Type != webmcp.TypeCall || !strings.Contains(line, want) {
+	if want := `"arguments":{"html":"<b>a & b</b>","n":[1,2]}`; call.Type != protocol.TypeCall || !strings.Contains(line, want) {
 		t.Fatalf("call line %s, want it to hold %s", line, want)
 	}
 }

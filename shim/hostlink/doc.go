@@ -2,7 +2,7 @@
 // browsers on this machine.
 //
 // A [Conn] is one connection to one host's Unix socket: it says hello,
-// keeps the host's [webmcp.State] up to date from the state and change
+// keeps the host's [protocol.State] up to date from the state and change
 // messages, and carries calls and requests (each answered exactly once: by
 // the page or the extension, by the host, or by the connection ending). A [Pool] watches the runtime
 // directory, connects to every host socket that appears and drops the

@@ -13,7 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/endpoint"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // DefaultInterval is how often a watching Pool looks at the runtime
@@ -31,10 +32,10 @@ const (
 
 // PoolOptions configure a [Pool].
 type PoolOptions struct {
-	// Dir is the runtime directory to watch; "" means webmcp.RuntimeDir().
+	// Dir is the runtime directory to watch; "" means endpoint.RuntimeDir().
 	Dir string
 	// Client is what the shim says about itself to each host.
-	Client webmcp.ClientInfo
+	Client protocol.ClientInfo
 	// Logger receives log lines; nil means slog.Default().
 	Logger *slog.Logger
 	// OnChange runs after a host's hello, state or change was applied (see
@@ -78,7 +79,7 @@ type failure struct {
 // or Watch.
 func NewPool(opts PoolOptions) *Pool {
 	if opts.Dir == "" {
-		opts.Dir = webmcp.RuntimeDir()
+		opts.Dir = endpoint.RuntimeDir()
 	}
 	if opts.Interval <= 0 {
 		opts.Interval = DefaultInterval
@@ -138,7 +139,7 @@ func (p *Pool) Watch(ctx context.Context) {
 // returns the errors of the sockets it could not connect to this time.
 func (p *Pool) Scan(ctx context.Context) []error {
 	defer p.scannedOnce.Do(func() { close(p.scanned) })
-	if err := webmcp.CheckRuntimeDir(p.opts.Dir); err != nil {
+	if err := endpoint.CheckRuntimeDir(p.opts.Dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			// No host has run yet: nothing to connect to.
 			p.setDirErr(nil)
@@ -151,7 +152,7 @@ func (p *Pool) Scan(ctx context.Context) []error {
 		return []error{err}
 	}
 	p.setDirErr(nil)
-	paths, err := webmcp.HostSockets(p.opts.Dir)
+	paths, err := endpoint.HostSockets(p.opts.Dir)
 	if err != nil {
 		// Only a malformed pattern fails; the pattern is a constant.
 		return []error{fmt.Errorf("list host sockets in %s: %w", p.opts.Dir, err)}
@@ -230,7 +231,7 @@ func (p *Pool) dial(ctx context.Context, path string) error {
 		deferRead: true,
 	})
 	if err != nil {
-		if removed, rerr := webmcp.RemoveIfStale(path, err); removed {
+		if removed, rerr := endpoint.RemoveIfStale(path, err); removed {
 			p.log.Info("removed the socket of a host that is gone", "socket", path)
 			return nil
 		} else if rerr != nil {
@@ -239,7 +240,7 @@ func (p *Pool) dial(ctx context.Context, path string) error {
 		if statErr == nil {
 			p.noteFailure(path, fi, err)
 		}
-		if errors.Is(err, webmcp.ErrUntrusted) {
+		if errors.Is(err, endpoint.ErrUntrusted) {
 			return err
 		}
 		return fmt.Errorf("connect to host socket %s: %w", path, err)
@@ -302,7 +303,7 @@ func (p *Pool) onClose(c *Conn, err error) {
 }
 
 // client is what the shim says about itself to a host it connects to now.
-func (p *Pool) client() webmcp.ClientInfo {
+func (p *Pool) client() protocol.ClientInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.opts.Client
@@ -311,7 +312,7 @@ func (p *Pool) client() webmcp.ClientInfo {
 // SetAgents records the agents the shim serves (each MCP session's client,
 // named in initialize) and tells every connected host; hosts connected
 // later hear of them in the shim's hello.
-func (p *Pool) SetAgents(agents []webmcp.AgentInfo) {
+func (p *Pool) SetAgents(agents []protocol.AgentInfo) {
 	p.mu.Lock()
 	p.opts.Client.Agents = slices.Clone(agents)
 	ci := p.opts.Client
@@ -328,7 +329,7 @@ func (p *Pool) SetAgents(agents []webmcp.AgentInfo) {
 }
 
 // DirErr says why the last Scan trusted nothing in the runtime directory
-// (it wraps webmcp.ErrUntrusted), or is nil.
+// (it wraps endpoint.ErrUntrusted), or is nil.
 func (p *Pool) DirErr() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/intruder"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 func TestPoolFollowsSockets(t *testing.T) {
@@ -19,7 +20,7 @@ func TestPoolFollowsSockets(t *testing.T) {
 	changes := make(chan *Conn, 10)
 	closes := make(chan error, 10)
 	pool := NewPool(PoolOptions{
-		Dir: dir, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet, Interval: 10 * time.Millisecond,
+		Dir: dir, Client: protocol.ClientInfo{Name: "test-shim"}, Logger: quiet, Interval: 10 * time.Millisecond,
 		OnChange: func(c *Conn) { changes <- c },
 		OnClose:  func(_ *Conn, err error) { closes <- err },
 	})
@@ -31,10 +32,10 @@ func TestPoolFollowsSockets(t *testing.T) {
 	}()
 	defer func() { cancel(); <-watched }()
 
-	if err := webmcp.EnsureRuntimeDir(dir); err != nil {
+	if err := endpoint.EnsureRuntimeDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	path := webmcp.SocketPath(dir, 1)
+	path := endpoint.SocketPath(dir, 1)
 	h := bridgetest.Listen(t, path)
 	p := h.Accept(bridgetest.Context(t))
 	greet(t, p, "s1", nil)
@@ -78,9 +79,9 @@ func TestPoolFollowsSockets(t *testing.T) {
 func TestPoolStaleSocket(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
 	// A socket that nothing listens on, named after a live process.
-	intruder.AbandonAt(t, webmcp.SocketPath(dir, os.Getpid()))
+	intruder.AbandonAt(t, endpoint.SocketPath(dir, os.Getpid()))
 
-	pool := NewPool(PoolOptions{Dir: dir, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet})
+	pool := NewPool(PoolOptions{Dir: dir, Client: protocol.ClientInfo{Name: "test-shim"}, Logger: quiet})
 	defer pool.Close()
 	if errs := pool.Scan(bridgetest.Context(t)); len(errs) != 1 {
 		t.Fatalf("first scan: %v, want one error", errs)
@@ -90,8 +91,8 @@ func TestPoolStaleSocket(t *testing.T) {
 		t.Fatalf("second scan: %v, want none", errs)
 	}
 	// A new host replaces the socket: it is tried at once.
-	os.Remove(webmcp.SocketPath(dir, os.Getpid()))
-	h := bridgetest.Listen(t, webmcp.SocketPath(dir, os.Getpid()))
+	os.Remove(endpoint.SocketPath(dir, os.Getpid()))
+	h := bridgetest.Listen(t, endpoint.SocketPath(dir, os.Getpid()))
 	if errs := pool.Scan(bridgetest.Context(t)); len(errs) != 0 {
 		t.Fatalf("scan after the socket was replaced: %v", errs)
 	}
@@ -107,9 +108,9 @@ func TestPoolStaleSocket(t *testing.T) {
 
 func TestPoolWaitReadyNamesTheMuteHost(t *testing.T) {
 	dir := bridgetest.RuntimeDir(t)
-	path := webmcp.SocketPath(dir, 3)
+	path := endpoint.SocketPath(dir, 3)
 	h := bridgetest.Listen(t, path)
-	pool := NewPool(PoolOptions{Dir: dir, Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet})
+	pool := NewPool(PoolOptions{Dir: dir, Client: protocol.ClientInfo{Name: "test-shim"}, Logger: quiet})
 	defer pool.Close()
 	if errs := pool.Scan(bridgetest.Context(t)); len(errs) != 0 {
 		t.Fatal(errs)
@@ -134,7 +135,7 @@ func contains(s string, subs ...string) bool {
 }
 
 func TestPoolScanned(t *testing.T) {
-	pool := NewPool(PoolOptions{Dir: bridgetest.RuntimeDir(t), Client: webmcp.ClientInfo{Name: "test-shim"}, Logger: quiet})
+	pool := NewPool(PoolOptions{Dir: bridgetest.RuntimeDir(t), Client: protocol.ClientInfo{Name: "test-shim"}, Logger: quiet})
 	defer pool.Close()
 	select {
 	case <-pool.Scanned():

@@ -3,13 +3,13 @@ package hostlink
 import (
 	"context"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // Trace collects the timing marks of one traced call: the shim's own, and
-// those that every hop to the page and back added (see [webmcp.Mark]).
+// those that every hop to the page and back added (see [protocol.Mark]).
 type Trace struct {
-	Marks []webmcp.Mark
+	Marks []protocol.Mark
 }
 
 type traceKey struct{}

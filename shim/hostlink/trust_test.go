@@ -7,16 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webmcp-bridge/bridge/endpoint"
 	"github.com/webmcp-bridge/bridge/internal/bridgetest"
 	"github.com/webmcp-bridge/bridge/internal/intruder"
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // scanOnce runs one Scan of dir and returns its errors and the connections
 // it made.
 func scanOnce(t *testing.T, dir string) ([]error, []*Conn) {
 	t.Helper()
-	p := NewPool(PoolOptions{Dir: dir, Client: webmcp.ClientInfo{Name: "test"}})
+	p := NewPool(PoolOptions{Dir: dir, Client: protocol.ClientInfo{Name: "test"}})
 	t.Cleanup(p.Close)
 	errs := p.Scan(t.Context())
 	return errs, p.Conns()
@@ -27,7 +28,7 @@ func wantUntrusted(t *testing.T, what string, errs []error, conns []*Conn) {
 	if len(conns) != 0 {
 		t.Errorf("%s: connected to %d hosts, want none", what, len(conns))
 	}
-	if len(errs) != 1 || !errors.Is(errs[0], webmcp.ErrUntrusted) {
+	if len(errs) != 1 || !errors.Is(errs[0], endpoint.ErrUntrusted) {
 		t.Errorf("%s: Scan errors %v, want one wrapping ErrUntrusted", what, errs)
 	}
 }

@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/webmcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // NoBrowser is what the bridge says when no browser is connected.
@@ -132,20 +133,20 @@ const (
 // The _meta keys of a failed call's result.
 const (
 	// MetaPageRan holds the failure's PageRan: "no", "yes" or "maybe".
-	MetaPageRan = webmcp.MetaPrefix + "pageRan"
+	MetaPageRan = protocol.MetaPrefix + "pageRan"
 	// MetaCode holds the failure's code: one of the protocol's
-	// (webmcp.Code*) or of the shim's below.
-	MetaCode = webmcp.MetaPrefix + "error"
+	// (protocol.Code*) or of the shim's below.
+	MetaCode = protocol.MetaPrefix + "error"
 )
 
 // The codes of failures that the shim finds itself, beside the protocol's.
 const (
-	CodeInvalidArguments = "invalid_arguments" // the arguments do not match the tool's inputSchema
-	CodeSchemaRefused    = "schema_refused"    // the bridge refuses the tool's inputSchema
-	CodeTooLarge         = webmcp.CodeTooLarge // a message over one of the bridge's limits (from the page: its result)
-	CodeDisconnected     = "disconnected"      // the connection to the host ended mid-call
-	CodeMalformedOutput  = "malformed_output"  // the page's answer is not JSON
-	CodeInvalidOutput    = "invalid_output"    // the page's answer does not match the outputSchema it declared
+	CodeInvalidArguments = "invalid_arguments"   // the arguments do not match the tool's inputSchema
+	CodeSchemaRefused    = "schema_refused"      // the bridge refuses the tool's inputSchema
+	CodeTooLarge         = protocol.CodeTooLarge // a message over one of the bridge's limits (from the page: its result)
+	CodeDisconnected     = "disconnected"        // the connection to the host ended mid-call
+	CodeMalformedOutput  = "malformed_output"    // the page's answer is not JSON
+	CodeInvalidOutput    = "invalid_output"      // the page's answer does not match the outputSchema it declared
 )
 
 // says is the sentence a failure's text ends with.
@@ -200,12 +201,12 @@ func saysNotRun(ran PageRan, text string) bool {
 
 // Gone is the result of a call to tool (an MCP name) that no longer exists.
 func Gone(tool string) *mcp.CallToolResult {
-	return Failure(webmcp.CodeNotFound, NotRun, "tool %s is gone: the page unregistered it or navigated; list tools again", tool)
+	return Failure(protocol.CodeNotFound, NotRun, "tool %s is gone: the page unregistered it or navigated; list tools again", tool)
 }
 
 // TimedOut is the result of a call that ran out of its time d.
 func TimedOut(d time.Duration) *mcp.CallToolResult {
-	return Failure(webmcp.CodeTimeout, MaybeRan, "timed out after %s; the call was cancelled in the page", Seconds(d))
+	return Failure(protocol.CodeTimeout, MaybeRan, "timed out after %s; the call was cancelled in the page", Seconds(d))
 }
 
 // Seconds formats d for people: whole seconds as "60s" (not "1m0s"),
@@ -219,7 +220,7 @@ func Seconds(d time.Duration) string {
 
 // Cancelled is the result of a call that its caller cancelled.
 func Cancelled() *mcp.CallToolResult {
-	return Failure(webmcp.CodeCancelled, MaybeRan, "cancelled by the client; the call was cancelled in the page")
+	return Failure(protocol.CodeCancelled, MaybeRan, "cancelled by the client; the call was cancelled in the page")
 }
 
 // Disconnected is the result of a call whose browser went away while it ran.
@@ -230,47 +231,47 @@ func Disconnected(err error) *mcp.CallToolResult {
 // FromError maps an error message of the bridge protocol, answering a call
 // of tool (an MCP name). Each code has its own wording; each says whether
 // the page ran the call.
-func FromError(tool string, e *webmcp.Error) *mcp.CallToolResult {
+func FromError(tool string, e *protocol.Error) *mcp.CallToolResult {
 	if e == nil {
-		return Failure(webmcp.CodeInternal, MaybeRan, "tool %s failed without saying why", tool)
+		return Failure(protocol.CodeInternal, MaybeRan, "tool %s failed without saying why", tool)
 	}
 	switch e.Code {
-	case webmcp.CodeToolError:
+	case protocol.CodeToolError:
 		// The page's tool threw or rejected, or the browser refused a
 		// declarative form (its constraints): "failed" fits both.
 		return Failure(e.Code, Ran, "tool %s failed: %s", tool, e.Message)
-	case webmcp.CodeNotFound:
+	case protocol.CodeNotFound:
 		return Gone(tool)
-	case webmcp.CodeTabClosed:
+	case protocol.CodeTabClosed:
 		return Failure(e.Code, MaybeRan, "tool %s: its tab closed while the call ran (%s); list tools again", tool, e.Message)
-	case webmcp.CodeNavigated:
+	case protocol.CodeNavigated:
 		// The shim says where the tab went (Server.navigatedResult); this
 		// is the wording without it.
 		if e.Ran {
 			return Failure(e.Code, Ran, "tool %s ran and navigated its page; list tools again for the new page's", tool)
 		}
 		return Failure(e.Code, MaybeRan, "tool %s: its tab navigated away while the call ran (%s); list tools again", tool, e.Message)
-	case webmcp.CodeCancelled:
+	case protocol.CodeCancelled:
 		return Failure(e.Code, MaybeRan, "tool %s: the call was cancelled (%s)", tool, e.Message)
-	case webmcp.CodeTimeout:
+	case protocol.CodeTimeout:
 		return Failure(e.Code, MaybeRan, "tool %s timed out in the browser (%s); the call was cancelled in the page", tool, e.Message)
-	case webmcp.CodeNoBrowser:
+	case protocol.CodeNoBrowser:
 		return Failure(e.Code, NotRun, "%s", NoBrowser)
-	case webmcp.CodeBrowserGone:
+	case protocol.CodeBrowserGone:
 		return Failure(e.Code, MaybeRan, "tool %s: the browser disconnected while the call ran (%s)", tool, e.Message)
-	case webmcp.CodeDeclined:
+	case protocol.CodeDeclined:
 		// The user said no in the extension's consent window (Deny, closed
 		// it, or no answer in time); the extension's message says which.
 		return Failure(e.Code, NotRun, "tool %s: %s", tool, e.Message)
-	case webmcp.CodeBlocked:
+	case protocol.CodeBlocked:
 		// A dialog stops the page's scripts; the extension's message gives
 		// its kind and text.
 		return Failure(e.Code, NotRun, "tool %s: %s", tool, e.Message)
-	case webmcp.CodeNotAllowed:
+	case protocol.CodeNotAllowed:
 		return Failure(e.Code, NotRun, "tool %s: the site is not allowed (%s); the user can allow it in the WebMCP bridge extension", tool, e.Message)
-	case webmcp.CodeTooLarge:
+	case protocol.CodeTooLarge:
 		return Failure(e.Code, Ran, "tool %s ran, but its result cannot reach you (%s)", tool, e.Message)
-	case webmcp.CodeBadRequest:
+	case protocol.CodeBadRequest:
 		return Failure(e.Code, NotRun, "tool %s: the bridge refused the call (%s)", tool, e.Message)
 	default:
 		return Failure(e.Code, MaybeRan, "tool %s failed in the bridge (%s: %s)", tool, e.Code, e.Message)

@@ -10,7 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/webmcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // wire is what the agent receives: the result as JSON, decoded generically.
@@ -117,27 +118,27 @@ func TestFromError(t *testing.T) {
 		want      string
 		ran       PageRan
 	}{
-		{webmcp.CodeToolError, "no slice 42", "tool select failed: no slice 42." + sayYes, Ran},
-		{webmcp.CodeToolError, "no slice 42.", "tool select failed: no slice 42." + sayYes, Ran},
+		{protocol.CodeToolError, "no slice 42", "tool select failed: no slice 42." + sayYes, Ran},
+		{protocol.CodeToolError, "no slice 42.", "tool select failed: no slice 42." + sayYes, Ran},
 		// Chromium 156's words for a form it finds invalid end in two periods.
-		{webmcp.CodeToolError, "Form validation failed: kind: Please select an item in the list..",
+		{protocol.CodeToolError, "Form validation failed: kind: Please select an item in the list..",
 			"tool select failed: Form validation failed: kind: Please select an item in the list." + sayYes, Ran},
-		{webmcp.CodeNotFound, "no tool", "tool select is gone: the page unregistered it or navigated; list tools again." + sayNo, NotRun},
-		{webmcp.CodeNoBrowser, "browser gone", NoBrowser + "." + sayNo, NotRun},
-		{webmcp.CodeTabClosed, "tab 7 closed", "tool select: its tab closed while the call ran (tab 7 closed); list tools again." + sayMaybe, MaybeRan},
-		{webmcp.CodeNavigated, "to /b", "tool select: its tab navigated away while the call ran (to /b); list tools again." + sayMaybe, MaybeRan},
-		{webmcp.CodeNotAllowed, "bank.example", "tool select: the site is not allowed (bank.example); the user can allow it in the WebMCP bridge extension." + sayNo, NotRun},
-		{webmcp.CodeTooLarge, "the result is 70000000 bytes of JSON", "tool select ran, but its result cannot reach you (the result is 70000000 bytes of JSON)." + sayYes, Ran},
-		{webmcp.CodeBadRequest, "bad", "tool select: the bridge refused the call (bad)." + sayNo, NotRun},
-		{webmcp.CodeDeclined, "the user declined the call of select on http://localhost:1 (the user denied it); the page's tool did not run. Do not call it again unless the user asks you to.",
+		{protocol.CodeNotFound, "no tool", "tool select is gone: the page unregistered it or navigated; list tools again." + sayNo, NotRun},
+		{protocol.CodeNoBrowser, "browser gone", NoBrowser + "." + sayNo, NotRun},
+		{protocol.CodeTabClosed, "tab 7 closed", "tool select: its tab closed while the call ran (tab 7 closed); list tools again." + sayMaybe, MaybeRan},
+		{protocol.CodeNavigated, "to /b", "tool select: its tab navigated away while the call ran (to /b); list tools again." + sayMaybe, MaybeRan},
+		{protocol.CodeNotAllowed, "bank.example", "tool select: the site is not allowed (bank.example); the user can allow it in the WebMCP bridge extension." + sayNo, NotRun},
+		{protocol.CodeTooLarge, "the result is 70000000 bytes of JSON", "tool select ran, but its result cannot reach you (the result is 70000000 bytes of JSON)." + sayYes, Ran},
+		{protocol.CodeBadRequest, "bad", "tool select: the bridge refused the call (bad)." + sayNo, NotRun},
+		{protocol.CodeDeclined, "the user declined the call of select on http://localhost:1 (the user denied it); the page's tool did not run. Do not call it again unless the user asks you to.",
 			"tool select: the user declined the call of select on http://localhost:1 (the user denied it); the page's tool did not run. Do not call it again unless the user asks you to.", NotRun},
 		// The extension's words say it already: once is enough.
-		{webmcp.CodeDeclined, "the user declined (The page did not run this call)",
+		{protocol.CodeDeclined, "the user declined (The page did not run this call)",
 			"tool select: the user declined (The page did not run this call).", NotRun},
-		{webmcp.CodeBrowserGone, "gone", "tool select: the browser disconnected while the call ran (gone)." + sayMaybe, MaybeRan},
+		{protocol.CodeBrowserGone, "gone", "tool select: the browser disconnected while the call ran (gone)." + sayMaybe, MaybeRan},
 		{"brand_new", "what", "tool select failed in the bridge (brand_new: what)." + sayMaybe, MaybeRan},
 	} {
-		res := FromError("select", &webmcp.Error{Code: tc.code, Message: tc.msg})
+		res := FromError("select", &protocol.Error{Code: tc.code, Message: tc.msg})
 		if got := errText(t, res); got != tc.want {
 			t.Errorf("code %s: got %q, want %q", tc.code, got, tc.want)
 		}
@@ -157,9 +158,9 @@ func TestEveryFailureSaysWhetherThePageRan(t *testing.T) {
 		code string
 		ran  PageRan
 	}{
-		{Gone("a"), webmcp.CodeNotFound, NotRun},
-		{TimedOut(time.Second), webmcp.CodeTimeout, MaybeRan},
-		{Cancelled(), webmcp.CodeCancelled, MaybeRan},
+		{Gone("a"), protocol.CodeNotFound, NotRun},
+		{TimedOut(time.Second), protocol.CodeTimeout, MaybeRan},
+		{Cancelled(), protocol.CodeCancelled, MaybeRan},
 		{Disconnected(errors.New("gone")), CodeDisconnected, MaybeRan},
 		{FromOutput(json.RawMessage(`{oops`)), CodeMalformedOutput, Ran},
 	} {
@@ -204,7 +205,7 @@ func TestWithOutputSchema(t *testing.T) {
 	if !text.IsError || !strings.Contains(textOf(text), "no JSON object") {
 		t.Errorf("a text result = %q", textOf(text))
 	}
-	failed := FromError("stats", &webmcp.Error{Code: webmcp.CodeToolError, Message: "boom"})
+	failed := FromError("stats", &protocol.Error{Code: protocol.CodeToolError, Message: "boom"})
 	if got := WithOutputSchema("stats", failed, check); got != failed {
 		t.Errorf("an error result is checked: %+v", got)
 	}
@@ -223,7 +224,7 @@ func textOf(res *mcp.CallToolResult) string {
 // A navigated error that the page's frame itself answered (ran) says the
 // call ran, once, without quoting the page's message.
 func TestFromErrorNavigatedRan(t *testing.T) {
-	res := FromError("search", &webmcp.Error{Code: webmcp.CodeNavigated, Message: "tool \"search\" navigated the page", Ran: true})
+	res := FromError("search", &protocol.Error{Code: protocol.CodeNavigated, Message: "tool \"search\" navigated the page", Ran: true})
 	if got, want := errText(t, res), "tool search ran and navigated its page; list tools again for the new page's."+sayYes; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

@@ -4,8 +4,9 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/textcut"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // MetaSchemaMismatch is the _meta key of a call's result whose arguments
@@ -13,7 +14,7 @@ import (
 // and the schema's rule). The call went to the page anyway, as the
 // browser's own agent sends it: Chromium does not check arguments against
 // the schema.
-const MetaSchemaMismatch = webmcp.MetaPrefix + "inputSchemaMismatch"
+const MetaSchemaMismatch = protocol.MetaPrefix + "inputSchemaMismatch"
 
 // maxMismatch is the most of a mismatch's description that a note quotes.
 const maxMismatch = 300

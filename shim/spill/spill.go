@@ -23,7 +23,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/webmcp-bridge/bridge/webmcp"
+
+	"github.com/webmcp-bridge/bridge/endpoint"
+	"github.com/webmcp-bridge/bridge/protocol"
 
 	"github.com/webmcp-bridge/bridge/internal/userfiles"
 )
@@ -147,7 +149,7 @@ func (s *Spiller) Apply(res *mcp.CallToolResult, tool string, links bool) *mcp.C
 	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
 		"The result is %s, more than the %s the WebMCP bridge puts in the context, so it was saved to %s (readable by you only; removed after a day, or by `webmcp-shim clean`). Read parts of that file rather than all of it. Its first lines:\n\n%s",
 		human(len(text)), human(limit), path, preview(text))}},
-		Meta: mcp.Meta{webmcp.MetaPrefix + "resultFile": path, webmcp.MetaPrefix + "resultBytes": len(text)},
+		Meta: mcp.Meta{protocol.MetaPrefix + "resultFile": path, protocol.MetaPrefix + "resultBytes": len(text)},
 	}
 	if links {
 		size := int64(len(text))
@@ -188,7 +190,7 @@ func body(res *mcp.CallToolResult) (text []byte, ext string) {
 // write puts text into a new private file and returns its path.
 func (s *Spiller) write(tool, ext string, text []byte) (string, error) {
 	dir := s.dir()
-	if err := webmcp.EnsureRuntimeDir(dir); err != nil { // the same rules: 0700, the user's, no symlink
+	if err := endpoint.EnsureRuntimeDir(dir); err != nil { // the same rules: 0700, the user's, no symlink
 		return "", err
 	}
 	var r [6]byte
@@ -217,7 +219,7 @@ func (s *Spiller) Clean(all bool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := webmcp.CheckRuntimeDir(s.dir()); err != nil {
+	if err := endpoint.CheckRuntimeDir(s.dir()); err != nil {
 		return 0, err
 	}
 	n := 0

@@ -1,13 +1,13 @@
 package uicontext
 
-import "github.com/webmcp-bridge/bridge/webmcp"
+import "github.com/webmcp-bridge/bridge/protocol"
 
 // Host is one browser's state, as its webmcp-host reported it.
 type Host struct {
 	// Name names the host for people (its socket's file name).
 	Name string
 	// State is the host's current state.
-	State *webmcp.Snapshot
+	State *protocol.Snapshot
 }
 
 // Focus is the tab the user is looking at: the active tab of the last
@@ -16,10 +16,10 @@ type Focus struct {
 	// Host is the index of the tab's host in the hosts given to FindFocus.
 	Host int
 	// Tab is the focused tab.
-	Tab webmcp.Tab
+	Tab protocol.Tab
 	// Context is the tab's latest UI context; nil when none has arrived
 	// (and always nil for a tab whose site is not allowed).
-	Context *webmcp.Context
+	Context *protocol.Context
 }
 
 // FindFocus returns the tab that the browsers mark Focused. Each browser

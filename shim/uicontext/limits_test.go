@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/webmcp-bridge/bridge/webmcp"
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // limitsFile is testdata/limits/uicontext.json, which the extension's Node
@@ -155,8 +155,8 @@ func TestGoldenContextPassesUnchanged(t *testing.T) {
 	}
 	var f struct {
 		Cases []struct {
-			Name    string         `json:"name"`
-			Message webmcp.Message `json:"message"`
+			Name    string           `json:"name"`
+			Message protocol.Message `json:"message"`
 		} `json:"cases"`
 	}
 	if err := json.Unmarshal(b, &f); err != nil {

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/webmcp-bridge/bridge/webmcp"
+
+	"github.com/webmcp-bridge/bridge/protocol"
 )
 
 // now is 2026-11-29 21:30 UTC; pins below are from 21:10 that day.
@@ -17,20 +18,20 @@ var now = time.Date(2026, 11, 29, 21, 30, 0, 0, time.UTC)
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
 func traceHost() Host {
-	return Host{Name: "host-1.sock", State: &webmcp.Snapshot{
-		Tabs: []webmcp.Tab{
+	return Host{Name: "host-1.sock", State: &protocol.Snapshot{
+		Tabs: []protocol.Tab{
 			{ID: 12, URL: "http://localhost:8080/", Title: "Trace viewer", Origin: "http://localhost:8080", Allowed: true, Focused: true, Active: true},
 			{ID: 13, URL: "https://bank.example/", Title: "My bank", Origin: "https://bank.example"},
 		},
-		Contexts: []webmcp.Context{{
+		Contexts: []protocol.Context{{
 			TabID: 12, URL: "http://localhost:8080/", Title: "Trace viewer", Time: ms(now.Add(-time.Second)),
-			Providers: []webmcp.ProviderSnapshot{
+			Providers: []protocol.ProviderSnapshot{
 				{ID: "trace.Timeline#selection", Description: "ts and dur are in ns.", Summary: `Selected slice "CommitNavigation" (12.3 ms on CrBrowserMain)`, Data: json.RawMessage(`{ "type": "slice", "id": 3 }`)},
 				{ID: "trace.Broken", Note: "getContext threw: boom"},
 			},
-			Ambient: &webmcp.Ambient{Selection: "CommitNavigation", Focused: &webmcp.Element{Role: "button", Name: "Zoom in", Tag: "button"}},
+			Ambient: &protocol.Ambient{Selection: "CommitNavigation", Focused: &protocol.Element{Role: "button", Name: "Zoom in", Tag: "button"}},
 		}},
-		Pins: []webmcp.Pin{{ProviderID: "trace.Timeline#selection", Description: "ts and dur are in ns.", Summary: `Selected slice "Layout"`, Data: json.RawMessage(`{"type":"slice","id":7}`),
+		Pins: []protocol.Pin{{ProviderID: "trace.Timeline#selection", Description: "ts and dur are in ns.", Summary: `Selected slice "Layout"`, Data: json.RawMessage(`{"type":"slice","id":7}`),
 			TabID: 12, URL: "http://localhost:8080/", Title: "Trace viewer", PinnedAt: ms(time.Date(2026, 11, 29, 21, 10, 0, 0, time.UTC))}},
 	}}
 }
@@ -70,7 +71,7 @@ trace.Timeline#selection (pinned 21:10 UTC from tab 12 "Trace viewer"): Selected
 // in the block and in the view.
 func TestStaleProvider(t *testing.T) {
 	h := traceHost()
-	h.State.Contexts[0].Providers = []webmcp.ProviderSnapshot{{
+	h.State.Contexts[0].Providers = []protocol.ProviderSnapshot{{
 		ID: "perfetto_get_selection", Summary: "selection: {id: 3}", Data: json.RawMessage(`{"id":3}`),
 		Stale: "the tool did not answer within 250 ms: this is its last answer",
 	}}
@@ -118,7 +119,7 @@ func TestNoContext(t *testing.T) {
 	h.State.Pins = nil
 	h.State.Tabs[0].Focused = false
 	h.State.Tabs[1].Focused = true
-	h.State.Contexts = append(h.State.Contexts, webmcp.Context{TabID: 13, Providers: []webmcp.ProviderSnapshot{{ID: "bank.Balance", Summary: "Balance 1000"}}})
+	h.State.Contexts = append(h.State.Contexts, protocol.Context{TabID: 13, Providers: []protocol.ProviderSnapshot{{ID: "bank.Balance", Summary: "Balance 1000"}}})
 	v := build(h)
 	b, _ := json.Marshal(v)
 	if v.Note != NoteNotAllowed || v.Tab != nil || strings.Contains(string(b), "bank") || strings.Contains(string(b), "Balance") {
@@ -254,7 +255,7 @@ func TestSizeLimits(t *testing.T) {
 	// MaxBlock and says what it left out.
 	c.Providers = nil
 	for i := range 20 {
-		c.Providers = append(c.Providers, webmcp.ProviderSnapshot{ID: "p" + string(rune('a'+i)), Summary: "s", Data: json.RawMessage(`"` + strings.Repeat("z", MaxData-10) + `"`)})
+		c.Providers = append(c.Providers, protocol.ProviderSnapshot{ID: "p" + string(rune('a'+i)), Summary: "s", Data: json.RawMessage(`"` + strings.Repeat("z", MaxData-10) + `"`)})
 	}
 	got := Render(build(h), now)
 	if len(got) > MaxBlock {
@@ -265,7 +266,7 @@ func TestSizeLimits(t *testing.T) {
 	}
 	// So many that not even their summaries fit.
 	for i := range 2000 {
-		c.Providers = append(c.Providers, webmcp.ProviderSnapshot{ID: fmt.Sprintf("q%d", i), Summary: "s"})
+		c.Providers = append(c.Providers, protocol.ProviderSnapshot{ID: fmt.Sprintf("q%d", i), Summary: "s"})
 	}
 	got = Render(build(h), now)
 	if len(got) > MaxBlock {
@@ -306,7 +307,7 @@ func TestInstructions(t *testing.T) {
 	h := traceHost()
 	// A context of a tab that is not allowed does not lend its
 	// description.
-	h.State.Contexts = append(h.State.Contexts, webmcp.Context{TabID: 13, Providers: []webmcp.ProviderSnapshot{{ID: "bank.Balance", Description: "secret"}}})
+	h.State.Contexts = append(h.State.Contexts, protocol.Context{TabID: 13, Providers: []protocol.ProviderSnapshot{{ID: "bank.Balance", Description: "secret"}}})
 	d := Descriptions([]Host{h})
 	if diff := cmp.Diff(map[string]string{"trace.Timeline#selection": "ts and dur are in ns."}, d); diff != "" {
 		t.Errorf("Descriptions (-want +got):\n%s", diff)

@@ -5,8 +5,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/results"
-	"github.com/webmcp-bridge/bridge/webmcp"
 )
 
 // Notes of a View without a tab context.
@@ -75,10 +75,10 @@ type Note struct {
 
 // Ambient is what the bridge sees without the page's help, as the protocol
 // carries it (cut to size in a View).
-type Ambient = webmcp.Ambient
+type Ambient = protocol.Ambient
 
 // Element is the focused element.
-type Element = webmcp.Element
+type Element = protocol.Element
 
 // Pinned is one pinned snapshot.
 type Pinned struct {

@@ -229,7 +229,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   async function handleCall(m, inBatch) {
     const { id, name } = m;
     if (typeof id !== 'string') return;
-    // A traced call: timing marks (webmcp.Mark) when it arrives, when the
+    // A traced call: timing marks (protocol.Mark) when it arrives, when the
     // tool has answered, and as the answer leaves.
     const trace = Array.isArray(m.trace) ? m.trace : null;
     const mark = (hop) => {

@@ -16,7 +16,7 @@
 // A result whose message is over MAX_WHOLE bytes of JSON goes to the worker
 // as chunks (lib/chunks.js cutMessage, the bridge's one cutter; the worker
 // joins them with lib/chunks.js ChunkJoiner), and one whose output is over
-// MAX_RESULT (webmcp.MaxResult) goes as an error "too_large" instead: the
+// MAX_RESULT (protocol.MaxResult) goes as an error "too_large" instead: the
 // page's tool ran, its result stays here.
 //
 // The messages of both links are in extension/PROTOCOL.md (golden ones in
@@ -72,7 +72,7 @@ export function jsonLdOf(document) {
   return out;
 }
 
-/** A call's timing mark (webmcp.Mark) on a traced message. */
+/** A call's timing mark (protocol.Mark) on a traced message. */
 function mark(m, hop) {
   if (Array.isArray(m.trace)) m.trace.push({ hop, at: performance.timeOrigin + performance.now() });
 }

@@ -1,0 +1,188 @@
+package protocol_test
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/webmcp-bridge/bridge/protocol"
+)
+
+// envelopeCase is one case of testdata/envelopes.json.
+type envelopeCase struct {
+	Name    string `json:"name"`
+	Line    string `json:"line"`
+	Type    string `json:"type"`
+	ID      string `json:"id"`
+	Refused string `json:"refused"`
+}
+
+func envelopeCases(t testing.TB) []envelopeCase {
+	b, err := os.ReadFile("../testdata/envelopes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Cases []envelopeCase }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Cases
+}
+
+// TestPeekEnvelopeGolden: each line of testdata/envelopes.json is peeked
+// as the file says (node --test extension/test/ checks that JavaScript
+// reads the same type and id from the lines it takes).
+func TestPeekEnvelopeGolden(t *testing.T) {
+	for _, c := range envelopeCases(t) {
+		env, err := protocol.PeekEnvelope([]byte(c.Line))
+		switch {
+		case c.Refused != "":
+			if err == nil || !strings.Contains(err.Error(), c.Refused) {
+				t.Errorf("%s: PeekEnvelope(%s) = %+v, %v; want an error with %q", c.Name, c.Line, env, err, c.Refused)
+			}
+		case err != nil || env.Type != c.Type || env.ID != c.ID:
+			t.Errorf("%s: PeekEnvelope(%s) = %+v, %v; want type %q, id %q", c.Name, c.Line, env, err, c.Type, c.ID)
+		}
+	}
+}
+
+// jsReading is what the extension reads from a line (testdata/envelope.mjs).
+type jsReading struct {
+	Parsed    bool    `json:"parsed"`
+	Object    bool    `json:"object"`
+	Type      *string `json:"type"`
+	ID        *string `json:"id"`
+	CheckedID *string `json:"checkedId"`
+}
+
+// jsReader is one Node process that reads lines as the extension does.
+type jsReader struct {
+	mu  sync.Mutex
+	in  *bufio.Writer
+	out *bufio.Scanner
+}
+
+var (
+	jsOnce sync.Once
+	js     *jsReader
+	jsErr  string
+)
+
+// startJS starts the Node reader once for the test binary; without Node
+// the test is skipped, unless CI is set.
+func startJS(t testing.TB) *jsReader {
+	jsOnce.Do(func() {
+		node, err := exec.LookPath("node")
+		if err != nil {
+			jsErr = "node is not installed: " + err.Error()
+			return
+		}
+		cmd := exec.Command(node, "testdata/envelope.mjs")
+		cmd.Stderr = os.Stderr
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			jsErr = err.Error()
+			return
+		}
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
+		js = &jsReader{in: bufio.NewWriter(stdin), out: sc}
+	})
+	if js == nil {
+		// The Windows tests run under Wine, without Node: the Linux run
+		// of this test compares the two readers (the JSON is the same).
+		if os.Getenv("CI") != "" && runtime.GOOS != "windows" {
+			t.Fatalf("the extension's reader cannot run: %s (CI is set, so this fails)", jsErr)
+		}
+		t.Skipf("the extension's reader cannot run: %s", jsErr)
+	}
+	return js
+}
+
+func (r *jsReader) read(t testing.TB, line []byte) jsReading {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.in.WriteString(base64.StdEncoding.EncodeToString(line) + "\n")
+	if err := r.in.Flush(); err != nil {
+		t.Fatalf("writing to node: %v", err)
+	}
+	if !r.out.Scan() {
+		t.Fatalf("node ended: %v", r.out.Err())
+	}
+	var got jsReading
+	if err := json.Unmarshal(r.out.Bytes(), &got); err != nil {
+		t.Fatalf("node said %s: %v", r.out.Bytes(), err)
+	}
+	return got
+}
+
+// sameReading fails t when the extension would read another type or id
+// from line than PeekEnvelope did.
+func sameReading(t *testing.T, r *jsReader, line []byte) {
+	env, err := protocol.PeekEnvelope(line)
+	if err != nil || !utf8.Valid(line) {
+		return // refused (the host refuses a line that is not UTF-8 before it peeks)
+	}
+	got := r.read(t, line)
+	str := func(p *string) string {
+		if p == nil {
+			return "<none>"
+		}
+		return *p
+	}
+	wantID := env.ID
+	if wantID == "" && got.ID == nil {
+		wantID = "<none>"
+	}
+	if !got.Parsed || !got.Object || str(got.Type) != env.Type || str(got.ID) != wantID {
+		t.Fatalf("PeekEnvelope(%q) = type %q, id %q; the extension reads type %q, id %q (parsed %v, an object %v)", line, env.Type, env.ID, str(got.Type), str(got.ID), got.Parsed, got.Object)
+	}
+	if got.CheckedID != nil && *got.CheckedID != env.ID {
+		t.Fatalf("PeekEnvelope(%q) = id %q; the extension's checkHostMessage passes on id %q", line, env.ID, *got.CheckedID)
+	}
+}
+
+// FuzzPeekEnvelopeAsTheExtension: every line that PeekEnvelope takes is
+// read by the extension (Node: JSON.parse and checkHostMessage) with the
+// same type and id. The host checks a shim's call, request and cancel by
+// the id it peeks and forwards the line unchanged, so any difference lets
+// one agent act under another's name. Run it with
+// go test -fuzz FuzzPeekEnvelopeAsTheExtension ./webmcp.
+func FuzzPeekEnvelopeAsTheExtension(f *testing.F) {
+	for _, c := range envelopeCases(f) {
+		f.Add([]byte(c.Line))
+	}
+	for _, s := range []string{
+		`{"type":"call","id":"s2.1","tabId":1,"frameId":0,"name":"x","arguments":{"id":"s1.1"}}`,
+		`{"type":"request","id":"s2.1","method":"closeTab","params":{"tabId":3}}`,
+		`{"type":"cancel","id":"s2.1","i\u0064":"s1.1"}`,
+		`{"type":"cancel","id":"s2.1","\u0130d":"s1.1"}`,
+		`{"type":"cancel","id":"s2.1","ıd":"s1.1"}`,
+		`{"type":"cancel","id":"s2.1","__proto__":{"id":"s1.1"}}`,
+		`{"type":"cancel","id":"s2.\u0000"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		sameReading(t, startJS(t), line)
+	})
+}
+
+// BenchmarkPeekEnvelope peeks a call as the host does each call of a shim.
+func BenchmarkPeekEnvelope(b *testing.B) {
+	line := []byte(`{"type":"call","id":"s3.1742","tabId":1837261,"frameId":0,"name":"sum_numbers","arguments":{"a":20,"b":22,"note":"a few words of text"},"timeout":300000,"agent":"a1"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := protocol.PeekEnvelope(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
