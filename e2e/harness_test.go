@@ -234,13 +234,13 @@ type startOption func(t testing.TB, ext string) string
 
 // withIsolatedPrefix runs js in the extension's isolated world of every
 // frame before the extension's own script there: start loads a copy of
-// the extension whose content/isolated.js begins with it (same key, same
+// the extension whose generated/isolated-world.js begins with it (same key, same
 // extension ID).
 func withIsolatedPrefix(js string) startOption {
 	return func(t testing.TB, ext string) string {
 		dir := filepath.Join(t.TempDir(), "extension")
 		copyDir(t, ext, dir)
-		p := filepath.Join(dir, "content", "isolated.js")
+		p := filepath.Join(dir, "generated", "isolated-world.js")
 		own, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)

@@ -1,7 +1,7 @@
 // Tool-name rules of the WebMCP draft (registerTool): 1 to 128 characters,
 // each an ASCII letter or digit, "_", "-" or ".".
 //
-// content/main.js is a classic script (it runs in the page's world before any
+// generated/main-world.js is a classic script (it runs in the page's world before any
 // page script, where modules cannot be imported) and carries its own copy of
 // TOOL_NAME_PATTERN; test/main-world.test.js checks that both agree.
 

@@ -11,7 +11,7 @@
 // which the shim lists with a note and refuses to call.
 //
 // This module imports only lib/utf8.js and takes the built-ins it uses when
-// it is loaded, so it also runs in the page's world (bundled into content/main.js,
+// it is loaded, so it also runs in the page's world (bundled into generated/main-world.js,
 // which runs before any page script) and in the worker and Node.
 
 import { utf8Length } from './utf8.js';

@@ -109,7 +109,7 @@ export function registrationFor(list) {
 
 /**
  * The content scripts to register for an allow list: the page's world
- * script (content/main.js) first, then the relay (content/isolated.js),
+ * script (generated/main-world.js) first, then the relay (generated/isolated-world.js),
  * both in every frame at document_start; none when nothing is allowed.
  * fallback: whether the browser takes matchOriginAsFallback (frames of
  * about:blank, blob: and data: URLs count as their creator's site).
@@ -123,8 +123,8 @@ export function scriptsFor(list, { fallback = true } = {}) {
     ...(fallback ? { matchOriginAsFallback: true } : {}),
   };
   return [
-    { id: SCRIPT_IDS.main, js: ['content/main.js'], world: 'MAIN', ...common },
-    { id: SCRIPT_IDS.isolated, js: ['content/isolated.js'], ...common },
+    { id: SCRIPT_IDS.main, js: ['generated/main-world.js'], world: 'MAIN', ...common },
+    { id: SCRIPT_IDS.isolated, js: ['generated/isolated-world.js'], ...common },
   ];
 }
 

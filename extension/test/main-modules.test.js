@@ -1,6 +1,6 @@
 // The main-world modules (content/main/), one by one, in Node's own world:
 // each takes what it needs as parameters, so a test hands it fakes. The
-// bundle they make, content/main.js, is tested whole in main-world*.test.js.
+// bundle they make, generated/main-world.js, is tested whole in main-world*.test.js.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GAP, TAKEN_TIMEOUT, createBridge } from '../content/frame/bridge.js';

@@ -1,4 +1,4 @@
-// The generated main-world script (content/main.js) as a page sees it, when
+// The generated main-world script (generated/main-world.js) as a page sees it, when
 // the browser has no WebMCP of its own: the polyfill. The page and its fakes
 // are in fakes/main-world.js; the bridge's side is in
 // main-world-bridge.test.js, context providers in main-world-providers.test.js,

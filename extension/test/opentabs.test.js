@@ -39,7 +39,7 @@ test('native frames of allowed origins without the relay get it by document; a p
   const open = new OpenTabs({ chrome, allows: (o) => allowed.has(o), log: { warn() {} } });
   const got = await open.join({ origin: 'https://shop.example' });
   assert.deepEqual(got, { joined: [1], needReload: [2] });
-  assert.deepEqual(chrome.injected, [{ target: { tabId: 1, documentIds: ['d0-https://shop.example'] }, files: ['content/isolated.js'] }]);
+  assert.deepEqual(chrome.injected, [{ target: { tabId: 1, documentIds: ['d0-https://shop.example'] }, files: ['generated/isolated-world.js'] }]);
 });
 
 test('a browser without executeScript: null, for the caller to reload as before', async () => {

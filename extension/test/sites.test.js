@@ -47,10 +47,10 @@ test('at start the content scripts are registered for the granted sites only: th
   assert.deepEqual(applied.at(-1).sort(), [...DEFAULT_ALLOW_LIST].sort());
   const [main, isolated] = await chrome.scripting.getRegisteredContentScripts();
   assert.deepEqual(main, {
-    id: 'webmcp-main', js: ['content/main.js'], world: 'MAIN', matches: [...REQUIRED_ORIGINS].sort(),
+    id: 'webmcp-main', js: ['generated/main-world.js'], world: 'MAIN', matches: [...REQUIRED_ORIGINS].sort(),
     allFrames: true, runAt: 'document_start', persistAcrossSessions: true, matchOriginAsFallback: true,
   });
-  assert.deepEqual([isolated.id, isolated.js, isolated.world, isolated.matches], ['webmcp-isolated', ['content/isolated.js'], undefined, main.matches]);
+  assert.deepEqual([isolated.id, isolated.js, isolated.world, isolated.matches], ['webmcp-isolated', ['generated/isolated-world.js'], undefined, main.matches]);
 });
 
 test('the registration follows the browser\'s grants, and a restarted worker leaves a registration that is right alone', async () => {

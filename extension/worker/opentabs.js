@@ -5,7 +5,7 @@
 // isolated world sees document.modelContext), the isolated-world relay
 // needs nothing at document start: it lists the document's tools from the
 // isolated world (content/isolated/native.js). So such a document gets
-// content/isolated.js now (chrome.scripting.executeScript), without the
+// generated/isolated-world.js now (chrome.scripting.executeScript), without the
 // page world's script: no polyfill is late, and the page hears nothing
 // (the relay hands no channel to a page world it does not share one with).
 // Where the browser has no WebMCP of its own, the polyfill must be in the
@@ -107,7 +107,7 @@ export class OpenTabs {
       ? { tabId, documentIds: native.map((r) => r.documentId) }
       : { tabId, frameIds: native.map((r) => r.frameId) };
     try {
-      await scripting.executeScript({ target, world: 'ISOLATED', files: ['content/isolated.js'] });
+      await scripting.executeScript({ target, world: 'ISOLATED', files: ['generated/isolated-world.js'] });
     } catch (e) {
       this.log.warn(`could not bring the bridge to tab ${tabId}: ${e.message}`);
       return 'needReload';

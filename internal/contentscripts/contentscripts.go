@@ -6,9 +6,9 @@
 // bundled with esbuild into one classic script (an IIFE, not minified):
 //
 //   - the page's world: extension/content/main/ (entry index.js) into
-//     extension/content/main.js;
+//     extension/generated/main-world.js;
 //   - the isolated world: extension/content/isolated/ (entry index.js) into
-//     extension/content/isolated.js.
+//     extension/generated/isolated-world.js.
 //
 // Both take in the extension/lib/ modules they import. The manifest loads
 // the generated scripts, which are committed, so that the extension loads
@@ -47,8 +47,8 @@ type Script struct {
 
 // Scripts are the extension's generated content scripts.
 var Scripts = []Script{
-	{World: "main", Dir: "content/main/", Entry: "content/main/index.js", Output: "content/main.js"},
-	{World: "isolated", Dir: "content/isolated/", Entry: "content/isolated/index.js", Output: "content/isolated.js"},
+	{World: "main", Dir: "content/main/", Entry: "content/main/index.js", Output: "generated/main-world.js"},
+	{World: "isolated", Dir: "content/isolated/", Entry: "content/isolated/index.js", Output: "generated/isolated-world.js"},
 }
 
 // header starts a generated script. "use strict" applies to the whole

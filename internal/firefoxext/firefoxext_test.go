@@ -98,7 +98,7 @@ func TestBuild(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("the add-on's manifest is not Firefox's:\n%s", got)
 	}
-	for _, f := range []string{"background.js", "content/main.js", "content/isolated.js", "ui/panel.html", "icons/icon-128.png"} {
+	for _, f := range []string{"background.js", "generated/main-world.js", "generated/isolated-world.js", "ui/panel.html", "icons/icon-128.png"} {
 		a, err1 := os.ReadFile(filepath.Join("..", "..", "extension", f))
 		b, err2 := os.ReadFile(filepath.Join(dst, f))
 		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {

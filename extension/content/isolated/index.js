@@ -1,6 +1,6 @@
-// The isolated world's entry (bundled into content/isolated.js, which the
+// The isolated world's entry (bundled into generated/isolated-world.js, which the
 // manifest loads in every frame at document_start, after the page's world's
-// content/main.js): starts the relay (relay.js) with this frame's window,
+// generated/main-world.js): starts the relay (relay.js) with this frame's window,
 // document and chrome. The page cannot see this world.
 
 import { LATE_FLAG, RELAY_FLAG } from '../../lib/protocol.js';

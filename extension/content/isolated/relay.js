@@ -1,6 +1,6 @@
 // The relay of one frame, in the extension's isolated world (index.js starts
 // it in every frame at document_start; the page cannot see this world). It
-// hands the page's world (content/main.js) one end of a MessageChannel,
+// hands the page's world (generated/main-world.js) one end of a MessageChannel,
 // once, before any page script runs; the page never gets to talk on that
 // channel. It then passes messages between that channel and a long-lived
 // Port to the service worker (workerlink.js). A frame opens its Port once it

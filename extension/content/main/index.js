@@ -1,7 +1,7 @@
 // The bridge's main-world script: it runs in the page's own JavaScript world
 // ("world": "MAIN"), in every frame, at document_start, before any page
 // script. The page's world cannot import modules, so these modules are
-// bundled into one classic script, content/main.js (go generate
+// bundled into one classic script, generated/main-world.js (go generate
 // ./internal/contentscripts), whose names the page never sees.
 //
 // What it does:

@@ -1,4 +1,4 @@
-// The page of the main-world tests: runs content/main.js (the generated
+// The page of the main-world tests: runs generated/main-world.js (the generated
 // bundle of content/main/) in a fresh VM context per test, with a minimal
 // window and document made of Node's own EventTarget, MessageChannel,
 // AbortController and DOMException, and, where a test asks, a fake clock for
@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import vm from 'node:vm';
 
-export const CODE = fs.readFileSync(new URL('../../content/main.js', import.meta.url), 'utf8');
+export const CODE = fs.readFileSync(new URL('../../generated/main-world.js', import.meta.url), 'utf8');
 const open = [];
 
 /** Closes the ports of the pages loaded so far: for afterEach. */
@@ -79,7 +79,7 @@ export function load({ origin = 'http://localhost:8000', handover = true, clock,
   }
   vm.createContext(sandbox);
   const globalsBefore = Object.getOwnPropertyNames(sandbox);
-  vm.runInContext(CODE, sandbox, { filename: 'content/main.js' });
+  vm.runInContext(CODE, sandbox, { filename: 'generated/main-world.js' });
   if (pageScript) vm.runInContext(pageScript, sandbox, { filename: 'page.js' });
   const page = { win, doc, nav, mc: doc.modelContext, messages: [], waiters: [], globalsBefore, global: sandbox };
   if (handover) {

@@ -1,5 +1,5 @@
 // Command gen writes the extension's generated content scripts,
-// extension/content/main.js and extension/content/isolated.js, bundled from
+// extension/generated/main-world.js and extension/generated/isolated-world.js, bundled from
 // extension/content/main/ and extension/content/isolated/. It runs from
 // internal/contentscripts (go generate ./internal/contentscripts) or from
 // the directory given as its argument (the repository's root).
