@@ -1158,7 +1158,7 @@
     };
   }
 
-  // extension/content/isolated/native.js
+  // extension/content/isolated/browserwebmcp.js
   function useNative({ mc, win, doc, declaredNames, changed, witness = null }) {
     const proto = Object.getPrototypeOf(mc);
     const nGetTools = proto.getTools;
@@ -1503,7 +1503,7 @@
     return new Error(message === "" ? "the tool failed" : message);
   }
 
-  // extension/content/isolated/nativesource.js
+  // extension/content/isolated/browsersource.js
   function createNativeSource({ window: window2, document: document2, onMessage }) {
     let mc;
     try {

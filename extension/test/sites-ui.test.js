@@ -1,4 +1,4 @@
-// The panel's "Allow another site" field (ui/sites.js) while the browser's
+// The panel's "Allow another site" field (ui/sites-list.js) while the browser's
 // own prompt is up: ui/sitegrant.js asks chrome.permissions.request, which
 // a fake chrome here answers when the test says (headless Chromium shows
 // the prompt but never answers it, so e2e cannot).
@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { installDOM } from './fakes/dom.js';
-import { askingText, renderSites } from '../ui/sites.js';
+import { askingText, renderSites } from '../ui/sites-list.js';
 
 /** A chrome whose permissions.request waits for the test: answer(true|false) or fail(message). */
 function promptingChrome() {

@@ -135,7 +135,7 @@ test('an allow list of an earlier version migrates: blocks stay, sites not grant
   assert.equal(sites.allows('https://a.example'), false, 'not allowed until the browser grants it');
   assert.equal(sites.allows('http://localhost:8080'), false);
   assert.match(warnings.join('\n'), /must be allowed again in the panel/);
-  // The user's "Allow again" (ui/sites.js asks the browser).
+  // The user's "Allow again" (ui/sites-list.js asks the browser).
   await chrome.permissions.request({ origins: [toMatchPattern('https://a.example')] });
   await drain();
   await sites.refresh();

@@ -48,7 +48,7 @@ test('a site not allowed asks in the consent window: Deny opens nothing, Allow a
 
   host.deliver(open('s1.2', 'https://bank.example/'));
   await drain();
-  // The consent window asks the browser for the site on the click (ui/consent.js), then answers.
+  // The consent window asks the browser for the site on the click (ui/consent-page.js), then answers.
   assert.equal(await chrome.permissions.request({ origins: ['https://bank.example/*'] }), true);
   assert.equal((await ask(chrome, { type: 'consent.answer', id: 's1.2', answer: 'add' })).ok, true);
   await drain();

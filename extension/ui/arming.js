@@ -1,7 +1,7 @@
 // Buttons that answer for the user arm a moment after they appear: the
 // consent window draws the next waiting call in the same place when one
 // ends, so a click (or Enter, Space) meant for the call before must not
-// answer the new one. ui/consent.js disarms on each render of a new call
+// answer the new one. ui/consent-page.js disarms on each render of a new call
 // and each time its window takes the focus; handlers wrapped by guard()
 // do nothing until ARM_DELAY ms later. Pure: the clock comes in, so Node's
 // tests drive it with a fake one.

@@ -1,9 +1,9 @@
-// The options page: the allow list (ui/sites.js), as the panel shows it,
-// and how native mode runs calls (ui/callpath.js).
+// The options page: the allow list (ui/sites-list.js), as the panel shows it,
+// and how native mode runs calls (ui/callpath-switch.js).
 
 import { listen, send } from './api.js';
-import { mountCallPath } from './callpath.js';
-import { mountSites } from './sites.js';
+import { mountCallPath } from './callpath-switch.js';
+import { mountSites } from './sites-list.js';
 import { reporter } from './status.js';
 
 const report = reporter(document.getElementById('status'));

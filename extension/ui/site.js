@@ -5,7 +5,7 @@
 // is reloaded, so that the extension's scripts are in it from the start. Off: the site's
 // tools leave every agent at once and its context, URL and title stay in
 // the browser. The ask-before-acting control mounts below it, in
-// #site-consent (panel.js, ui/site-settings.js).
+// #site-consent (panel-page.js, ui/site-settings.js).
 
 import { h, fill, toggle } from './dom.js';
 import { requestSite } from './sitegrant.js';

@@ -17,7 +17,7 @@ import { plainText } from './plaintext.js';
 /** The Try forms, kept across renders. */
 const tryForms = new TryForms();
 
-/** Renders the section's body into el; actions: {send, refresh, report} (panel.js). */
+/** Renders the section's body into el; actions: {send, refresh, report} (panel-page.js). */
 export function renderTools(el, state, actions) {
   const { tools, site } = state;
   const leftOut = (state.leftOut || []).length > 0 && h('details', { class: 'left-out' },
@@ -25,7 +25,7 @@ export function renderTools(el, state, actions) {
     h('ul', {}, state.leftOut.map((p) => h('li', { class: 'muted small' }, p.frameId ? `frame ${p.frameId}: ${p.problem}` : p.problem))));
   if (!site) {
     // This site's section says why (not a web page, or a site not
-    // allowed), once; the panel hides this one (panel.js).
+    // allowed), once; the panel hides this one (panel-page.js).
     fill(el);
     return;
   }

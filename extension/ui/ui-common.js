@@ -1,5 +1,5 @@
-// What the ask-before-acting and activity modules share (ui/consent.js,
-// ui/site-settings.js, ui/activity.js): their styles (light and dark,
+// What the ask-before-acting and activity modules share (ui/consent-page.js,
+// ui/site-settings.js, ui/activity-log.js): their styles (light and dark,
 // injected once per document so they look right in the panel and on their
 // own pages), the worker's requests and its change notices, and how
 // durations read. They build DOM with dom.js's h(), as the panel does.

@@ -4,7 +4,7 @@
 // registration). Where the browser has its own WebMCP (native mode: the
 // isolated world sees document.modelContext), the isolated-world relay
 // needs nothing at document start: it lists the document's tools from the
-// isolated world (content/isolated/native.js). So such a document gets
+// isolated world (content/isolated/browserwebmcp.js). So such a document gets
 // generated/isolated-world.js now (chrome.scripting.executeScript), without the
 // page world's script: no polyfill is late, and the page hears nothing
 // (the relay hands no channel to a page world it does not share one with).

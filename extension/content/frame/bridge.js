@@ -82,7 +82,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   let unsent = [];
 
   // Where messages to the relay go: a MessagePort (the page's world), or
-  // a function (the isolated world's own native source, content/isolated/native.js).
+  // a function (the isolated world's own native source, content/isolated/browserwebmcp.js).
   let send = null;
   function post(msg) {
     if (send) send(msg);

@@ -25,7 +25,7 @@
 import { CHUNK_UNITS, MAX_RESULT, MAX_WHOLE, cutMessage } from '../../lib/chunks.js';
 import { Code, DIALOG_EVENT, FrameType as F, HANDOVER, PORT_NAME } from '../../lib/protocol.js';
 import { utf8Length } from '../../lib/utf8.js';
-import { createNativeSource } from './nativesource.js';
+import { createNativeSource } from './browsersource.js';
 import { INPUT_DELAY, MAIN_TIMEOUT, SAMPLE_DELAY, contextSampler } from './sampler.js';
 import { MAX_BACKOFF, workerLink } from './workerlink.js';
 
@@ -153,7 +153,7 @@ export function start(env) {
 
   const latest = new Map(); // list message type -> the latest such message
   // The frame's tools come from two sources: the browser's own
-  // document.modelContext, read here (native mode: nativesource.js), and
+  // document.modelContext, read here (native mode: browsersource.js), and
   // the page's world (the polyfill, and page runtimes' own objects). The
   // worker gets one list: the native tools first, then the page world's
   // of other names; a call goes to the source of its tool.

@@ -1,6 +1,6 @@
 // What the page's world saw of the browser's own document.modelContext
 // (content/main/witness.js), as the isolated world's native path
-// (native.js) reads it: the hints and outputSchema that the page gave
+// (browserwebmcp.js) reads it: the hints and outputSchema that the page gave
 // registerTool, the outcome of the page's execute of the executeTool calls
 // under way from here, as soon as it settled, and the direct calls that
 // the page's world runs for this one (runDirect).

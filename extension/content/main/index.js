@@ -7,7 +7,7 @@
 // What it does:
 //  - Where the browser has its own document.modelContext (Chromium with
 //    --enable-features=WebMCP), it leaves it in place: the isolated world
-//    lists its tools itself (content/isolated/native.js), and this world
+//    lists its tools itself (content/isolated/browserwebmcp.js), and this world
 //    adds the context API and witnesses the page's registerTool
 //    (witness.js: its hints, outputSchema and errors), and runs the
 //    bridge's calls of the tools it saw registered when the isolated world
@@ -93,7 +93,7 @@ function findNavigatorNative() {
 
 
 // The browser's own modelContext: the isolated world lists its tools
-// (content/isolated/native.js); this world adds the context API to it,
+// (content/isolated/browserwebmcp.js); this world adds the context API to it,
 // witnesses what only it sees and runs the direct calls (witness.js).
 // Returns this world's own tools of it: none (they are reported from the
 // isolated world).

@@ -1,6 +1,6 @@
 // The page world's witness of the browser's own document.modelContext
 // (native mode). Tool lists go from the isolated world straight to the
-// browser (content/isolated/native.js); what only this world sees is told
+// browser (content/isolated/browserwebmcp.js); what only this world sees is told
 // to it here, synchronously, as it happens:
 //  - the hints and outputSchema that the page gave registerTool (the
 //    browser's getTools() fills in defaults, and Chromium 156 keeps no

@@ -1,11 +1,11 @@
 // The isolated world's own source of tools (native mode): where the
 // browser has its own document.modelContext, this world lists its tools and
-// runs the calls (native.js), with the same reporting and answering as the
+// runs the calls (browserwebmcp.js), with the same reporting and answering as the
 // page's world (content/frame/bridge.js), linked to the relay by function
 // calls (a microtask each way) instead of a MessageChannel.
 
 import { createBridge } from '../frame/bridge.js';
-import { isNativeModelContext, useNative } from './native.js';
+import { isNativeModelContext, useNative } from './browserwebmcp.js';
 import { createWitness } from './witness.js';
 
 /**

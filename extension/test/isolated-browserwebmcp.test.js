@@ -1,4 +1,4 @@
-// The native path (content/isolated/native.js) against tomorrow's browser
+// The native path (content/isolated/browserwebmcp.js) against tomorrow's browser
 // (test/fakes/tomorrow.js): Tool objects read field by field, "source" for
 // "window", null schemas and annotations as none, executeTool's null as the
 // navigated error; the WebMCP 2026 fields (outputSchema, consequentialHint,
@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createBridge } from '../content/frame/bridge.js';
-import { useNative } from '../content/isolated/native.js';
+import { useNative } from '../content/isolated/browserwebmcp.js';
 import { createWitness } from '../content/isolated/witness.js';
 import { UNKNOWN_FAILURE, resultText, witnessNative } from '../content/main/witness.js';
 import { errorCode } from '../content/frame/toolcopy.js';

@@ -16,7 +16,7 @@ import { listen, send } from './api.js';
 import { renderConnection } from './connection.js';
 import { renderChips, renderPins } from './context.js';
 import { renderSite } from './site.js';
-import { renderSites } from './sites.js';
+import { renderSites } from './sites-list.js';
 import { reporter } from './status.js';
 import { renderTools } from './tools.js';
 
@@ -126,7 +126,7 @@ function refresh(fresh = false) {
 }
 
 // The ask-before-acting settings and the activity log come from their own
-// modules (ui/site-settings.js, ui/activity.js) when the extension has them.
+// modules (ui/site-settings.js, ui/activity-log.js) when the extension has them.
 let settingsOrigin;
 function mountSiteSettings(origin) {
   if (origin === settingsOrigin) return;
@@ -145,7 +145,7 @@ function mountActivity(id) {
   activityTab = id;
   const root = $('activity-log');
   root.replaceChildren();
-  import('./activity.js')
+  import('./activity-log.js')
     .then((m) => activityTab === id && m.mountActivity && m.mountActivity(root, { send, tabId: id }))
     .catch(() => {});
 }
