@@ -142,13 +142,13 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	case TypeTabRemoved:
 		v = tabRemovedWire{m.Type, m.TabID}
 	case TypeToolsAdded:
-		v = toolsAddedWire{m.Type, orEmpty(m.Tools)}
+		v = toolsAddedWire{m.Type, emptyIfNil(m.Tools)}
 	case TypeToolsRemoved:
-		v = toolsRemovedWire{m.Type, orEmpty(m.Removed)}
+		v = toolsRemovedWire{m.Type, emptyIfNil(m.Removed)}
 	case TypeContext:
 		v = contextWire{m.Type, m.Context}
 	case TypePins:
-		v = pinsWire{m.Type, orEmpty(m.Pins)}
+		v = pinsWire{m.Type, emptyIfNil(m.Pins)}
 	case TypeCall:
 		v = callWire{m.Type, m.ID, m.TabID, m.FrameID, m.Name, orRaw(m.Arguments, emptyObject), m.Agent, m.Timeout, m.Trace}
 	case TypeCancel:
@@ -168,9 +168,9 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	case TypeClient:
 		v = clientWire{m.Type, m.Client}
 	case TypeSessions:
-		v = sessionsWire{m.Type, orEmpty(m.Sessions)}
+		v = sessionsWire{m.Type, emptyIfNil(m.Sessions)}
 	case TypeBatch:
-		v = batchWire{m.Type, orEmpty(m.Messages)}
+		v = batchWire{m.Type, emptyIfNil(m.Messages)}
 	default:
 		v = anyWire(m)
 	}
@@ -186,8 +186,8 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// orEmpty returns s, or an empty slice for nil, so that it encodes as [].
-func orEmpty[T any](s []T) []T {
+// emptyIfNil returns s, or an empty slice for nil, so that it encodes as [].
+func emptyIfNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}

@@ -125,8 +125,8 @@ type ContextTool struct {
 	Offered bool   `json:"offered,omitempty"`
 }
 
-// OpenedPage is the output of an openPage request.
-type OpenedPage struct {
+// OpenPageAnswer is the browser's answer to an openPage request (the shim's OpenedPage adds what it learnt).
+type OpenPageAnswer struct {
 	TabID int      `json:"tabId"`
 	URL   string   `json:"url"`
 	Title string   `json:"title"`

@@ -73,7 +73,7 @@ func (s *Server) OpenPage(ctx context.Context, pageURL string, background bool, 
 	if err != nil {
 		return nil, err
 	}
-	var got protocol.OpenedPage
+	var got protocol.OpenPageAnswer
 	if err := json.Unmarshal(out, &got); err != nil {
 		return nil, fmt.Errorf("the browser answered openPage with something else (%v): %.200s", err, out)
 	}
