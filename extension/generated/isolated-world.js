@@ -108,7 +108,7 @@
   }
 
   // extension/lib/protocol.js
-  var FrameType = /* @__PURE__ */ Object.freeze({
+  var PageLinkType = /* @__PURE__ */ Object.freeze({
     // page's world -> relay -> worker
     tools: "tools",
     providers: "providers",
@@ -658,7 +658,7 @@
     return out;
   }
 
-  // extension/content/frame/builtins.js
+  // extension/content/source/builtins.js
   var { create: create2, defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn } = Object;
   var ObjectProto = Object.prototype;
   var { apply, ownKeys } = Reflect;
@@ -742,7 +742,7 @@
     postTo(taskPort, null);
   }
 
-  // extension/content/frame/toolcopy.js
+  // extension/content/source/toolcopy.js
   var COPIED = [...HINTS];
   var codes = /* @__PURE__ */ new WeakMap();
   function bridgeError(code, message) {
@@ -845,7 +845,7 @@
     }
   }
 
-  // extension/content/frame/bridge.js
+  // extension/content/source/bridge.js
   var VIA_EXECUTE_TOOL = /* @__PURE__ */ Object.freeze({ via: "executeTool" });
   var NO_PROVIDERS = "[]";
   var TAKEN_TIMEOUT = 5e3;
@@ -909,7 +909,7 @@
       holdTimer = 0;
       const list = answers;
       answers = [];
-      if (list.length) post(list.length === 1 ? list[0] : { type: FrameType.batch, messages: list });
+      if (list.length) post(list.length === 1 ? list[0] : { type: PageLinkType.batch, messages: list });
     }
     function ended(id) {
       inflight.delete(id);
@@ -960,7 +960,7 @@
       const json = jsonStringify(metas);
       if (json === lastSent) return;
       try {
-        post({ type: FrameType.tools, tools: metas });
+        post({ type: PageLinkType.tools, tools: metas });
         lastSent = json;
         awaiting = true;
       } catch {
@@ -973,7 +973,7 @@
       const pjson = jsonStringify(defs);
       if (pjson !== lastProviders) {
         lastProviders = pjson;
-        post({ type: FrameType.providers, providers: defs });
+        post({ type: PageLinkType.providers, providers: defs });
       }
     }
     function taken() {
@@ -988,7 +988,7 @@
       if (!flushes.length || again || preparing || pausing) return;
       const ids = flushes;
       flushes = [];
-      for (let i = 0; i < ids.length; i++) post({ type: FrameType.flushed, id: ids[i] });
+      for (let i = 0; i < ids.length; i++) post({ type: PageLinkType.flushed, id: ids[i] });
     }
     async function handleCall(m, inBatch) {
       const { id, name } = m;
@@ -1006,7 +1006,7 @@
       beforeLook();
       const entry = tools().get(name);
       if (!entry) {
-        answer({ type: FrameType.error, id, error: { code: Code.notFound, message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
+        answer({ type: PageLinkType.error, id, error: { code: Code.notFound, message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
         return;
       }
       const ctl = new AbortCtl();
@@ -1019,7 +1019,7 @@
         if (inflight.get(id) !== ctl) return;
         ended(id);
         mark2("page.done");
-        answer({ type: FrameType.error, id, error: { code: errorCode(err), message: errorText(err) } });
+        answer({ type: PageLinkType.error, id, error: { code: errorCode(err), message: errorText(err) } });
         return;
       }
       if (inflight.get(id) !== ctl) return;
@@ -1029,10 +1029,10 @@
       try {
         output = toJSONValue(value);
       } catch (err) {
-        answer({ type: FrameType.error, id, error: { code: Code.toolError, message: `the tool's result is not JSON: ${errorText(err)}` } });
+        answer({ type: PageLinkType.error, id, error: { code: Code.toolError, message: `the tool's result is not JSON: ${errorText(err)}` } });
         return;
       }
-      answer({ type: FrameType.result, id, output });
+      answer({ type: PageLinkType.result, id, output });
     }
     function onPortMessage(e) {
       onRelayMessage(dataOf(e), false);
@@ -1040,13 +1040,13 @@
     function onRelayMessage(m, inBatch) {
       if (!isObject(m)) return;
       switch (m.type) {
-        case FrameType.batch:
+        case PageLinkType.batch:
           if (!inBatch && isArray2(m.messages)) for (let i = 0; i < m.messages.length; i++) onRelayMessage(m.messages[i], true);
           break;
-        case FrameType.call:
+        case PageLinkType.call:
           handleCall(m, inBatch);
           break;
-        case FrameType.cancel: {
+        case PageLinkType.cancel: {
           const ctl = inflight.get(m.id);
           if (ctl) {
             ended(m.id);
@@ -1054,17 +1054,17 @@
           }
           break;
         }
-        case FrameType.cancelAll: {
+        case PageLinkType.cancelAll: {
           const all = [...inflight.values()];
           inflight.clear();
           batched.clear();
           for (const ctl of all) ctl.abort();
           break;
         }
-        case FrameType.toolsTaken:
+        case PageLinkType.toolsTaken:
           taken();
           break;
-        case FrameType.flush:
+        case PageLinkType.flush:
           if (typeof m.id !== "string") break;
           flushes.push(m.id);
           readyAt = 0;
@@ -1075,19 +1075,19 @@
           sync();
           flushed();
           break;
-        case FrameType.sync:
+        case PageLinkType.sync:
           lastSent = "";
           lastProviders = NO_PROVIDERS;
           readyAt = 0;
           taken();
           sync();
           break;
-        case FrameType.sample: {
+        case PageLinkType.sample: {
           const id = m.id;
-          sample((list) => post({ type: FrameType.sampled, id, providers: list }));
+          sample((list) => post({ type: PageLinkType.sampled, id, providers: list }));
           break;
         }
-        case FrameType.bridgeAt: {
+        case PageLinkType.bridgeAt: {
           const done = asking.get(m.id);
           if (done) done(m.yes === true);
           break;
@@ -1104,7 +1104,7 @@
           resolve(yes);
         };
         asking.set(id, done);
-        const m = { type: FrameType.bridgeAt, id, origin: String(origin) };
+        const m = { type: PageLinkType.bridgeAt, id, origin: String(origin) };
         if (port || send) post(m);
         else unsent.push(m);
       });
@@ -1594,7 +1594,7 @@
       });
     }
     function sampleMain() {
-      const providers = latest.get(FrameType.providers);
+      const providers = latest.get(PageLinkType.providers);
       if (!providers || !providers.providers.length) return Promise.resolve([]);
       const id = ++mainSeq;
       return new Promise((resolve) => {
@@ -1606,7 +1606,7 @@
           clock.clearTimeout(t);
           resolve(list);
         });
-        askPage({ type: FrameType.sample, id });
+        askPage({ type: PageLinkType.sample, id });
       });
     }
     function onSampled(m) {
@@ -1620,7 +1620,7 @@
       const raw = await sampleMain();
       let providers = [];
       if (raw === null) {
-        const last = latest.get(FrameType.context);
+        const last = latest.get(PageLinkType.context);
         if (last) providers = last.providers;
       } else {
         for (const r of raw) {
@@ -1628,7 +1628,7 @@
           if (p) providers.push(p);
         }
       }
-      const ctx = { type: FrameType.context, providers };
+      const ctx = { type: PageLinkType.context, providers };
       if (isTop) {
         let a;
         try {
@@ -1642,7 +1642,7 @@
       const changed = json !== lastContext;
       if (changed) {
         lastContext = json;
-        latest.set(FrameType.context, ctx);
+        latest.set(PageLinkType.context, ctx);
       }
       if (id !== void 0) send({ ...ctx, id });
       else if (changed || everyInput) send(ctx);
@@ -1716,9 +1716,9 @@
   // extension/content/isolated/relay.js
   var MAX_DIALOG_TEXT = 1e3;
   var USE_EVENTS = ["pointerdown", "keydown"];
-  var LISTS = { [FrameType.tools]: "tools", [FrameType.providers]: "providers", [FrameType.context]: null };
-  var FROM_PAGE = /* @__PURE__ */ new Set([FrameType.tools, FrameType.providers, FrameType.result, FrameType.error]);
-  var TO_PAGE = /* @__PURE__ */ new Set([FrameType.call, FrameType.cancel, FrameType.toolsTaken]);
+  var LISTS = { [PageLinkType.tools]: "tools", [PageLinkType.providers]: "providers", [PageLinkType.context]: null };
+  var FROM_PAGE = /* @__PURE__ */ new Set([PageLinkType.tools, PageLinkType.providers, PageLinkType.result, PageLinkType.error]);
+  var TO_PAGE = /* @__PURE__ */ new Set([PageLinkType.call, PageLinkType.cancel, PageLinkType.toolsTaken]);
   var MAX_JSON_LD = 8 << 20;
   function jsonLdOf(document2) {
     const out = [];
@@ -1744,12 +1744,12 @@
     try {
       out = JSON.stringify(m.output === void 0 ? null : m.output) ?? "null";
     } catch (e) {
-      return { parts: [{ type: FrameType.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } }], small: true };
+      return { parts: [{ type: PageLinkType.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } }], small: true };
     }
     const bytes = out.length <= MAX_RESULT / 3 ? 0 : utf8Length(out);
     if (bytes > MAX_RESULT) {
       const message = `the result is ${bytes} bytes of JSON, over the bridge's limit of 64 MiB (${MAX_RESULT} bytes): ask the tool for less (a narrower query, one page of results)`;
-      return { parts: [{ type: FrameType.error, id: m.id, error: { code: Code.tooLarge, message } }], small: true };
+      return { parts: [{ type: PageLinkType.error, id: m.id, error: { code: Code.tooLarge, message } }], small: true };
     }
     if (out.length <= MAX_WHOLE / 3) return { parts: [m], small: out.length <= BATCH_ONE_MAX };
     const text = `{"type":"result","id":${JSON.stringify(m.id)},"output":${out}}`;
@@ -1809,8 +1809,8 @@
       latest: () => latest.values(),
       onMessage: fromWorker,
       onLost() {
-        toSources({ type: FrameType.cancelAll });
-        toSources({ type: FrameType.toolsTaken });
+        toSources({ type: PageLinkType.cancelAll });
+        toSources({ type: PageLinkType.toolsTaken });
         if (indicator) indicator.show("");
       },
       onDead: () => context.setOn(false)
@@ -1841,7 +1841,7 @@
         return;
       }
       if (d.open !== true) {
-        link.send({ type: FrameType.dialog, open: false });
+        link.send({ type: PageLinkType.dialog, open: false });
         return;
       }
       if (Array.isArray(d.tools) || native) {
@@ -1849,10 +1849,10 @@
         if (Array.isArray(d.tools)) toolsOf.page = d.tools;
         if (native) setNative(native.current());
         const now = mergedTools();
-        if (JSON.stringify(now) !== before || !latest.get(FrameType.tools)) takeTools({ type: FrameType.tools, tools: now }, null);
+        if (JSON.stringify(now) !== before || !latest.get(PageLinkType.tools)) takeTools({ type: PageLinkType.tools, tools: now }, null);
       }
       const kind = ["alert", "confirm", "prompt"].includes(d.kind) ? d.kind : "alert";
-      link.send({ type: FrameType.dialog, open: true, kind, text: String(d.text ?? "").slice(0, MAX_DIALOG_TEXT) });
+      link.send({ type: PageLinkType.dialog, open: true, kind, text: String(d.text ?? "").slice(0, MAX_DIALOG_TEXT) });
     });
     const flushing = /* @__PURE__ */ new Map();
     let flushSeq = 0;
@@ -1866,7 +1866,7 @@
           over = true;
           flushing.delete(id);
           clock.clearTimeout(guard);
-          const out = { type: FrameType.loaded, id: m.id };
+          const out = { type: PageLinkType.loaded, id: m.id };
           if (m.jsonLd === true) out.jsonLd = jsonLdOf(document2);
           link.send(out);
         };
@@ -1875,7 +1875,7 @@
         flushing.set(id, () => {
           if (--left <= 0) done();
         });
-        toSources({ type: FrameType.flush, id });
+        toSources({ type: PageLinkType.flush, id });
       };
       if (document2.readyState !== "loading") go();
       else document2.addEventListener("DOMContentLoaded", () => clock.setTimeout(go, 0), { once: true });
@@ -1887,59 +1887,59 @@
     function takeTools(m, src) {
       if (src === "native") setNative(m.tools);
       else if (src === "page") toolsOf.page = m.tools;
-      const merged = src ? { type: FrameType.tools, tools: mergedTools() } : m;
-      latest.set(FrameType.tools, merged);
+      const merged = src ? { type: PageLinkType.tools, tools: mergedTools() } : m;
+      latest.set(PageLinkType.tools, merged);
       if (!link.connected() && hasContent()) link.connect();
       else link.send(merged);
-      if (!link.connected()) toSources({ type: FrameType.toolsTaken });
+      if (!link.connected()) toSources({ type: PageLinkType.toolsTaken });
     }
     function fromSource(m, src) {
       if (!m || typeof m !== "object") return;
-      if (src === "native" && (m.type === FrameType.providers || m.type === FrameType.sampled || m.type === FrameType.contextChanged)) return;
-      if (m.type === FrameType.flushed) {
+      if (src === "native" && (m.type === PageLinkType.providers || m.type === PageLinkType.sampled || m.type === PageLinkType.contextChanged)) return;
+      if (m.type === PageLinkType.flushed) {
         const done = flushing.get(m.id);
         if (done) done();
         return;
       }
-      if (m.type === FrameType.sampled) {
+      if (m.type === PageLinkType.sampled) {
         context.onSampled(m);
         return;
       }
-      if (m.type === FrameType.contextChanged) {
+      if (m.type === PageLinkType.contextChanged) {
         context.schedule(0);
         return;
       }
-      if (m.type === FrameType.bridgeAt) {
+      if (m.type === PageLinkType.bridgeAt) {
         if (src !== "page" || typeof m.origin !== "string") return;
         if (!link.connected()) link.connect();
         if (!link.connected()) {
-          page.postMessage({ type: FrameType.bridgeAt, id: m.id, yes: false });
+          page.postMessage({ type: PageLinkType.bridgeAt, id: m.id, yes: false });
           return;
         }
-        link.send({ type: FrameType.bridgeAt, id: m.id, origin: m.origin });
+        link.send({ type: PageLinkType.bridgeAt, id: m.id, origin: m.origin });
         return;
       }
-      if (m.type === FrameType.batch) {
+      if (m.type === PageLinkType.batch) {
         if (Array.isArray(m.messages)) answersFromPage(m.messages);
         return;
       }
       if (!FROM_PAGE.has(m.type)) return;
       mark(m, "relay.back");
-      if (m.type === FrameType.result) {
+      if (m.type === PageLinkType.result) {
         const { parts } = resultParts(m, `r${chunkSeq + 1}`);
-        if (parts[0].type === FrameType.chunk) chunkSeq++;
+        if (parts[0].type === PageLinkType.chunk) chunkSeq++;
         for (const part of parts) link.send(part);
         return;
       }
       const field = LISTS[m.type];
       if (field) {
         if (!Array.isArray(m[field])) return;
-        if (m.type === FrameType.tools) {
+        if (m.type === PageLinkType.tools) {
           takeTools(m, src);
           return;
         }
         latest.set(m.type, m);
-        if (m.type === FrameType.providers) context.schedule(0);
+        if (m.type === PageLinkType.providers) context.schedule(0);
         if (!link.connected() && hasContent()) link.connect();
         else link.send(m);
         return;
@@ -1949,56 +1949,56 @@
     function answersFromPage(list) {
       const out = [];
       for (const m of list) {
-        if (!m || typeof m !== "object" || m.type !== FrameType.result && m.type !== FrameType.error) continue;
+        if (!m || typeof m !== "object" || m.type !== PageLinkType.result && m.type !== PageLinkType.error) continue;
         mark(m, "relay.back");
-        if (m.type === FrameType.error) {
+        if (m.type === PageLinkType.error) {
           out.push(m);
           continue;
         }
         const { parts, small } = resultParts(m, `r${chunkSeq + 1}`);
-        if (parts[0].type === FrameType.chunk) chunkSeq++;
+        if (parts[0].type === PageLinkType.chunk) chunkSeq++;
         if (small) out.push(parts[0]);
         else for (const part of parts) link.send(part);
       }
-      if (out.length) link.send(out.length === 1 ? out[0] : { type: FrameType.batch, messages: out });
+      if (out.length) link.send(out.length === 1 ? out[0] : { type: PageLinkType.batch, messages: out });
     }
     function fromWorker(m) {
       if (!m || typeof m !== "object") return;
-      if (m.type === FrameType.batch) {
+      if (m.type === PageLinkType.batch) {
         if (!Array.isArray(m.messages)) return;
         const toPage = [];
         const toNative = [];
         for (const one of m.messages) {
-          if (!one || typeof one !== "object" || one.type === FrameType.batch) continue;
+          if (!one || typeof one !== "object" || one.type === PageLinkType.batch) continue;
           if (!TO_PAGE.has(one.type)) {
             fromWorker(one);
             continue;
           }
           mark(one, "relay.in");
-          if (one.type === FrameType.call) (native && nativeNames.has(one.name) ? toNative : toPage).push(one);
+          if (one.type === PageLinkType.call) (native && nativeNames.has(one.name) ? toNative : toPage).push(one);
           else {
             toPage.push(one);
             if (native) toNative.push(one);
           }
         }
-        if (toPage.length) page.postMessage(toPage.length === 1 ? toPage[0] : { type: FrameType.batch, messages: toPage });
-        if (toNative.length) native.send(toNative.length === 1 ? toNative[0] : { type: FrameType.batch, messages: toNative });
+        if (toPage.length) page.postMessage(toPage.length === 1 ? toPage[0] : { type: PageLinkType.batch, messages: toPage });
+        if (toNative.length) native.send(toNative.length === 1 ? toNative[0] : { type: PageLinkType.batch, messages: toNative });
         return;
       }
       if (TO_PAGE.has(m.type)) {
         mark(m, "relay.in");
-        if (m.type !== FrameType.call) toSources(m);
+        if (m.type !== PageLinkType.call) toSources(m);
         else if (native && nativeNames.has(m.name)) native.send(m);
         else page.postMessage(m);
-      } else if (m.type === FrameType.bridgeAt) {
-        page.postMessage({ type: FrameType.bridgeAt, id: m.id, yes: m.yes === true });
-      } else if (m.type === FrameType.contextOn) {
+      } else if (m.type === PageLinkType.bridgeAt) {
+        page.postMessage({ type: PageLinkType.bridgeAt, id: m.id, yes: m.yes === true });
+      } else if (m.type === PageLinkType.contextOn) {
         context.setOn(m.on === true, m.input === true);
-      } else if (m.type === FrameType.sample) {
+      } else if (m.type === PageLinkType.sample) {
         context.queue(m.id);
-      } else if (m.type === FrameType.whenLoaded) {
+      } else if (m.type === PageLinkType.whenLoaded) {
         whenLoaded(m);
-      } else if (m.type === FrameType.indicator && indicator) {
+      } else if (m.type === PageLinkType.indicator && indicator) {
         indicator.show(m.text);
       }
     }
@@ -2006,7 +2006,7 @@
       const onUse = (e) => {
         if (!e.isTrusted) return;
         for (const type of USE_EVENTS) window2.removeEventListener(type, onUse, true);
-        link.send({ type: FrameType.userInput });
+        link.send({ type: PageLinkType.userInput });
       };
       for (const type of USE_EVENTS) window2.addEventListener(type, onUse, true);
     }

@@ -3,7 +3,7 @@
 // edit the modules and generate again. Their comments are in the modules.
 "use strict";
 (() => {
-  // extension/content/frame/builtins.js
+  // extension/content/source/builtins.js
   var { create, defineProperty, getOwnPropertyDescriptor, getPrototypeOf, hasOwn } = Object;
   var ObjectProto = Object.prototype;
   var { apply, ownKeys } = Reflect;
@@ -262,7 +262,7 @@
   }
 
   // extension/lib/protocol.js
-  var FrameType = /* @__PURE__ */ Object.freeze({
+  var PageLinkType = /* @__PURE__ */ Object.freeze({
     // page's world -> relay -> worker
     tools: "tools",
     providers: "providers",
@@ -331,7 +331,7 @@
     "debugging"
   ]);
 
-  // extension/content/frame/toolcopy.js
+  // extension/content/source/toolcopy.js
   var COPIED = [...HINTS];
   var codes = /* @__PURE__ */ new WeakMap();
   function bridgeError(code, message) {
@@ -630,7 +630,7 @@
     };
   }
 
-  // extension/content/frame/bridge.js
+  // extension/content/source/bridge.js
   var VIA_EXECUTE_TOOL = /* @__PURE__ */ Object.freeze({ via: "executeTool" });
   var NO_PROVIDERS = "[]";
   var TAKEN_TIMEOUT = 5e3;
@@ -694,7 +694,7 @@
       holdTimer = 0;
       const list = answers;
       answers = [];
-      if (list.length) post(list.length === 1 ? list[0] : { type: FrameType.batch, messages: list });
+      if (list.length) post(list.length === 1 ? list[0] : { type: PageLinkType.batch, messages: list });
     }
     function ended(id) {
       inflight.delete(id);
@@ -745,7 +745,7 @@
       const json = jsonStringify(metas);
       if (json === lastSent) return;
       try {
-        post({ type: FrameType.tools, tools: metas });
+        post({ type: PageLinkType.tools, tools: metas });
         lastSent = json;
         awaiting = true;
       } catch {
@@ -758,7 +758,7 @@
       const pjson = jsonStringify(defs);
       if (pjson !== lastProviders) {
         lastProviders = pjson;
-        post({ type: FrameType.providers, providers: defs });
+        post({ type: PageLinkType.providers, providers: defs });
       }
     }
     function taken() {
@@ -773,7 +773,7 @@
       if (!flushes.length || again || preparing || pausing) return;
       const ids = flushes;
       flushes = [];
-      for (let i = 0; i < ids.length; i++) post({ type: FrameType.flushed, id: ids[i] });
+      for (let i = 0; i < ids.length; i++) post({ type: PageLinkType.flushed, id: ids[i] });
     }
     async function handleCall(m, inBatch) {
       const { id, name } = m;
@@ -791,7 +791,7 @@
       beforeLook();
       const entry = tools().get(name);
       if (!entry) {
-        answer({ type: FrameType.error, id, error: { code: Code.notFound, message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
+        answer({ type: PageLinkType.error, id, error: { code: Code.notFound, message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
         return;
       }
       const ctl = new AbortCtl();
@@ -804,7 +804,7 @@
         if (inflight.get(id) !== ctl) return;
         ended(id);
         mark("page.done");
-        answer({ type: FrameType.error, id, error: { code: errorCode(err), message: errorText(err) } });
+        answer({ type: PageLinkType.error, id, error: { code: errorCode(err), message: errorText(err) } });
         return;
       }
       if (inflight.get(id) !== ctl) return;
@@ -814,10 +814,10 @@
       try {
         output = toJSONValue(value);
       } catch (err) {
-        answer({ type: FrameType.error, id, error: { code: Code.toolError, message: `the tool's result is not JSON: ${errorText(err)}` } });
+        answer({ type: PageLinkType.error, id, error: { code: Code.toolError, message: `the tool's result is not JSON: ${errorText(err)}` } });
         return;
       }
-      answer({ type: FrameType.result, id, output });
+      answer({ type: PageLinkType.result, id, output });
     }
     function onPortMessage(e) {
       onRelayMessage(dataOf(e), false);
@@ -825,13 +825,13 @@
     function onRelayMessage(m, inBatch) {
       if (!isObject(m)) return;
       switch (m.type) {
-        case FrameType.batch:
+        case PageLinkType.batch:
           if (!inBatch && isArray(m.messages)) for (let i = 0; i < m.messages.length; i++) onRelayMessage(m.messages[i], true);
           break;
-        case FrameType.call:
+        case PageLinkType.call:
           handleCall(m, inBatch);
           break;
-        case FrameType.cancel: {
+        case PageLinkType.cancel: {
           const ctl = inflight.get(m.id);
           if (ctl) {
             ended(m.id);
@@ -839,17 +839,17 @@
           }
           break;
         }
-        case FrameType.cancelAll: {
+        case PageLinkType.cancelAll: {
           const all = [...inflight.values()];
           inflight.clear();
           batched.clear();
           for (const ctl of all) ctl.abort();
           break;
         }
-        case FrameType.toolsTaken:
+        case PageLinkType.toolsTaken:
           taken();
           break;
-        case FrameType.flush:
+        case PageLinkType.flush:
           if (typeof m.id !== "string") break;
           flushes.push(m.id);
           readyAt = 0;
@@ -860,19 +860,19 @@
           sync();
           flushed();
           break;
-        case FrameType.sync:
+        case PageLinkType.sync:
           lastSent = "";
           lastProviders = NO_PROVIDERS;
           readyAt = 0;
           taken();
           sync();
           break;
-        case FrameType.sample: {
+        case PageLinkType.sample: {
           const id = m.id;
-          sample((list) => post({ type: FrameType.sampled, id, providers: list }));
+          sample((list) => post({ type: PageLinkType.sampled, id, providers: list }));
           break;
         }
-        case FrameType.bridgeAt: {
+        case PageLinkType.bridgeAt: {
           const done = asking.get(m.id);
           if (done) done(m.yes === true);
           break;
@@ -889,7 +889,7 @@
           resolve(yes);
         };
         asking.set(id, done);
-        const m = { type: FrameType.bridgeAt, id, origin: String(origin) };
+        const m = { type: PageLinkType.bridgeAt, id, origin: String(origin) };
         if (port || send) post(m);
         else unsent.push(m);
       });

@@ -43,7 +43,7 @@ export const T = /* @__PURE__ */ Object.freeze({
  * page's world. call, cancel, result, error and chunk are the bridge
  * protocol's messages, carried on.
  */
-export const FrameType = /* @__PURE__ */ Object.freeze({
+export const PageLinkType = /* @__PURE__ */ Object.freeze({
   // page's world -> relay -> worker
   tools: 'tools',
   providers: 'providers',

@@ -5,11 +5,11 @@
 // debugging) travel. Chromium 156 itself is covered by e2e/webmcp2026_test.go.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createBridge } from '../content/frame/bridge.js';
+import { createBridge } from '../content/source/bridge.js';
 import { useNative } from '../content/isolated/browserwebmcp.js';
 import { createWitness } from '../content/isolated/witness.js';
 import { UNKNOWN_FAILURE, resultText, witnessNative } from '../content/main/witness.js';
-import { errorCode } from '../content/frame/toolcopy.js';
+import { errorCode } from '../content/source/toolcopy.js';
 import { drain } from './fakes/clock.js';
 import { Tool, tomorrowModelContext } from './fakes/tomorrow.js';
 

@@ -9,7 +9,7 @@ import { ACTIVE_FORM_ATTR, ACTIVE_SUBMIT_ATTR } from '../content/main/polyfill/f
 import { formSchema } from '../content/main/polyfill/formschema.js';
 import { definePolyfill } from '../content/main/polyfill/polyfill.js';
 import { mapPseudoClasses, mapToolPseudoClasses } from '../content/main/polyfill/pseudo.js';
-import { errorCode } from '../content/frame/toolcopy.js';
+import { errorCode } from '../content/source/toolcopy.js';
 import { drain } from './fakes/clock.js';
 import { el, fakeDocument, form } from './fakes/forms.js';
 

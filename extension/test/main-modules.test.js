@@ -3,13 +3,13 @@
 // bundle they make, generated/main-world.js, is tested whole in main-world*.test.js.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { GAP, TAKEN_TIMEOUT, createBridge } from '../content/frame/bridge.js';
+import { GAP, TAKEN_TIMEOUT, createBridge } from '../content/source/bridge.js';
 import { createChanges } from '../content/main/changes.js';
 import { definePolyfill } from '../content/main/polyfill/polyfill.js';
 import { originOf } from '../content/main/polyfill/sameorigin.js';
 import { createProviders } from '../content/main/providers.js';
 import { PROVIDER_TIMEOUT, sampleProviders } from '../content/main/sample.js';
-import { TOOL_NAME_PATTERN, copyMeta, copySchema } from '../content/frame/toolcopy.js';
+import { TOOL_NAME_PATTERN, copyMeta, copySchema } from '../content/source/toolcopy.js';
 import { TOOL_NAME_PATTERN as LIB_PATTERN } from '../lib/names.js';
 import { FakeClock, drain } from './fakes/clock.js';
 

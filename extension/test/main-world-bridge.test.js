@@ -2,7 +2,7 @@
 // over the port, cancels, and a page's own modelContext.
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
-import { ANSWER_HOLD, TAKEN_TIMEOUT } from '../content/frame/bridge.js';
+import { ANSWER_HOLD, TAKEN_TIMEOUT } from '../content/source/bridge.js';
 import { FakeClock, drain } from './fakes/clock.js';
 import { answer, closePorts, keepOpen, load, makeHandover, next, plain, provider, providersMsg, sampled, tool, toolsMsg } from './fakes/main-world.js';
 import { frameCase, frameProblem } from './golden.js';

@@ -7,7 +7,7 @@
 // for each frame's answer at most SAMPLE_TIMEOUT ms; the tab the person
 // looks at has its tools sampled as context too (contexttools.js).
 
-import { FrameType as F } from '../lib/protocol.js';
+import { PageLinkType as L } from '../lib/protocol.js';
 import { postToFrame } from './frames.js';
 
 // How long a sample request waits for a frame's answer (its providers get
@@ -39,7 +39,7 @@ export class ContextSampler {
     if (on === conn.contextOn && input === !!conn.contextInput) return;
     conn.contextOn = on;
     conn.contextInput = input;
-    postToFrame(conn, input ? { type: F.contextOn, on, input } : { type: F.contextOn, on });
+    postToFrame(conn, input ? { type: L.contextOn, on, input } : { type: L.contextOn, on });
   }
 
   /** updateOn for the frames of a tab, or of every tab when tabId is undefined. */
@@ -73,7 +73,7 @@ export class ContextSampler {
     return new Promise((resolve) => {
       const id = `w${++this.seq}`;
       this.samples.set(id, { conn, resolve, timer: this.clock.setTimeout(() => this.end(id), SAMPLE_TIMEOUT) });
-      if (!postToFrame(conn, { type: F.sample, id })) this.end(id);
+      if (!postToFrame(conn, { type: L.sample, id })) this.end(id);
     });
   }
 

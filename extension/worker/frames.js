@@ -8,7 +8,7 @@
 import { webOrigin } from '../lib/allowlist.js';
 import { ChunkJoiner, MAX_RESULT } from '../lib/chunks.js';
 import { normalizeFrameContext, normalizeProviderDefs } from '../lib/contexts.js';
-import { FrameType as F, PORT_NAME, normalizeTools } from '../lib/protocol.js';
+import { PageLinkType as L, PORT_NAME, normalizeTools } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
 
 // After a cold start, wait this long for the relays to connect again before
@@ -153,10 +153,10 @@ export class Frames {
     if (!m || typeof m !== 'object' || this.get(conn.tabId, conn.frameId) !== conn) return;
     const { registry } = this;
     switch (m.type) {
-      case F.chunk:
+      case L.chunk:
         if (!joined) this.receiveChunk(conn, m);
         break;
-      case F.tools: {
+      case L.tools: {
         const normalized = normalizeTools(m.tools);
         // Bad tools and those past the caps are left out; the registry keeps why, for the panel.
         const problems = registry.setFrame(conn.tabId, conn.frameId, conn.origin, normalized.tools, normalized.problems);
@@ -164,46 +164,46 @@ export class Frames {
         this.on.changed();
         if (this.on.tools) this.on.tools(conn);
         // The frame sends its next tools message once this one is taken in.
-        postToFrame(conn, { type: F.toolsTaken });
+        postToFrame(conn, { type: L.toolsTaken });
         break;
       }
-      case F.providers:
+      case L.providers:
         registry.setFrameProviders(conn.tabId, conn.frameId, normalizeProviderDefs(m.providers));
         this.on.changed();
         break;
-      case F.context:
+      case L.context:
         registry.setFrameContext(conn.tabId, conn.frameId, normalizeFrameContext(m, conn.frameId === 0), this.clock.now());
         if (typeof m.id === 'string') this.on.sampled(conn, m.id);
         else if (this.on.pushed) this.on.pushed(conn);
         this.on.changed();
         break;
-      case F.result:
-      case F.error:
+      case L.result:
+      case L.error:
         this.on.answer(conn, m);
         break;
-      case F.batch:
+      case L.batch:
         // Answers that were ready together in the frame; nothing else comes in one.
         if (joined || !Array.isArray(m.messages)) break;
         for (const a of m.messages) {
-          if (a && (a.type === F.result || a.type === F.error)) this.on.answer(conn, a);
+          if (a && (a.type === L.result || a.type === L.error)) this.on.answer(conn, a);
         }
         break;
-      case F.loaded:
+      case L.loaded:
         if (this.on.loaded) this.on.loaded(conn, m);
         break;
-      case F.dialog:
+      case L.dialog:
         // An alert, confirm or prompt of the frame's is up (or closed): calls
         // to it, and to same-origin frames of its tab, are answered for it.
         conn.dialog = m.open === true ? { kind: String(m.kind), text: String(m.text ?? '') } : null;
         if (!conn.dialog && this.on.dialogClosed) this.on.dialogClosed(conn);
         break;
-      case F.userInput:
+      case L.userInput:
         if (conn.frameId === 0 && this.on.used) this.on.used(conn.tabId);
         break;
-      case F.bridgeAt:
+      case L.bridgeAt:
         // Whether the bridge runs in documents of an origin: its content
         // scripts run on the allowed sites only (worker/sites.js).
-        postToFrame(conn, { type: F.bridgeAt, id: m.id, yes: typeof m.origin === 'string' && registry.allows(webOrigin(m.origin)) });
+        postToFrame(conn, { type: L.bridgeAt, id: m.id, yes: typeof m.origin === 'string' && registry.allows(webOrigin(m.origin)) });
         break;
     }
   }

@@ -8,7 +8,7 @@
 // page); the indicator hides as soon as no call runs.
 
 import { webOrigin } from '../lib/allowlist.js';
-import { FrameType as F } from '../lib/protocol.js';
+import { PageLinkType as L } from '../lib/protocol.js';
 import { postToFrame } from './frames.js';
 
 /** The indicator's text for the calls under way in a tab ("" for none). */
@@ -81,6 +81,6 @@ export class Indicator {
     const text = on ? indicatorText(calls) : '';
     if ((this.shown.get(top) || '') === text) return;
     this.shown.set(top, text);
-    postToFrame(top, { type: F.indicator, text });
+    postToFrame(top, { type: L.indicator, text });
   }
 }

@@ -14,7 +14,7 @@
 // the extension does not run in: the tab's "complete" says so for a top
 // frame, NAV_WAIT for any other), nor a tab that closes.
 
-import { FrameType as F } from '../lib/protocol.js';
+import { PageLinkType as L } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
 import { postToFrame } from './frames.js';
 
@@ -72,7 +72,7 @@ export class NavAnswers {
       this.release(key, entry);
       return;
     }
-    if (!postToFrame(conn, { type: F.whenLoaded, id: entry.out.id, jsonLd: true })) this.release(key, entry);
+    if (!postToFrame(conn, { type: L.whenLoaded, id: entry.out.id, jsonLd: true })) this.release(key, entry);
   }
 
   /** The relay's loaded message: the document that conn holds is parsed. */

@@ -29,7 +29,7 @@
 // answer then carries the URL the agent gave, and no tools.
 
 import { webOrigin } from '../lib/allowlist.js';
-import { Code, FrameType as F } from '../lib/protocol.js';
+import { Code, PageLinkType as L } from '../lib/protocol.js';
 import { postToFrame } from './frames.js';
 
 /**
@@ -320,7 +320,7 @@ export class Opener {
       a.done = done;
       a.ask = (conn) => {
         a.conn = conn;
-        if (!postToFrame(conn, { type: F.whenLoaded, id })) done(false);
+        if (!postToFrame(conn, { type: L.whenLoaded, id })) done(false);
       };
       const timer = this.clock.setTimeout(() => done(false), TOOLS_WAIT);
       this.asking.set(id, a);

@@ -18,7 +18,7 @@
 
 import { webOrigin } from '../lib/allowlist.js';
 import { PendingCalls } from '../lib/calls.js';
-import { Code, FrameType as F, T, errorMessage, mark, resultMessage } from '../lib/protocol.js';
+import { Code, PageLinkType as L, T, errorMessage, mark, resultMessage } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
 import { fingerprint } from '../lib/toolprints.js';
 import { postToFrame } from './frames.js';
@@ -119,7 +119,7 @@ export class CallRouter {
     const all = this.outbox;
     this.outbox = new Map();
     for (const [conn, list] of all) {
-      if (postToFrame(conn, list.length === 1 ? list[0] : { type: F.batch, messages: list })) continue;
+      if (postToFrame(conn, list.length === 1 ? list[0] : { type: L.batch, messages: list })) continue;
       for (const m of list) {
         if (m.type !== T.call || !this.pending.takeFrom(m.id, conn)) continue;
         this.reply(errorMessage(m.id, Code.navigated, `tab ${conn.tabId} frame ${conn.frameId} went away before the call reached it`));

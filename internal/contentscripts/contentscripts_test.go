@@ -30,7 +30,7 @@ func TestGeneratedScriptIsCurrent(t *testing.T) {
 }
 
 // Each script is bundled from the modules of its own folder, the frame's
-// modules that both worlds use (content/frame/: a frame's report of its
+// modules that both worlds use (content/source/: a frame's report of its
 // tools and the calls' answers) and the lib/ modules they import, no others.
 func TestInputs(t *testing.T) {
 	for _, s := range Scripts {
@@ -41,7 +41,7 @@ func TestInputs(t *testing.T) {
 		var lib []string
 		for _, f := range in {
 			switch {
-			case strings.HasPrefix(f, "extension/"+s.Dir), strings.HasPrefix(f, "extension/content/frame/"):
+			case strings.HasPrefix(f, "extension/"+s.Dir), strings.HasPrefix(f, "extension/content/source/"):
 			case strings.HasPrefix(f, "extension/lib/"):
 				lib = append(lib, f)
 			default:

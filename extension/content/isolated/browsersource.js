@@ -1,10 +1,10 @@
 // The isolated world's own source of tools (native mode): where the
 // browser has its own document.modelContext, this world lists its tools and
 // runs the calls (browserwebmcp.js), with the same reporting and answering as the
-// page's world (content/frame/bridge.js), linked to the relay by function
+// page's world (content/source/bridge.js), linked to the relay by function
 // calls (a microtask each way) instead of a MessageChannel.
 
-import { createBridge } from '../frame/bridge.js';
+import { createBridge } from '../source/bridge.js';
 import { isNativeModelContext, useNative } from './browserwebmcp.js';
 import { createWitness } from './witness.js';
 

@@ -16,8 +16,8 @@
 // (the browser's executeTool rejects with a generic UnknownError; CDP's
 // agent gets the page's exception).
 
-import { PromiseCtor, addListener, apply, isObject, queueTask, removeListener, resolved, then } from '../frame/builtins.js';
-import { copyHints, copyMeta, navigatedError, parseResultString } from '../frame/toolcopy.js';
+import { PromiseCtor, addListener, apply, isObject, queueTask, removeListener, resolved, then } from '../source/builtins.js';
+import { copyHints, copyMeta, navigatedError, parseResultString } from '../source/toolcopy.js';
 
 /**
  * @param {object} o

@@ -20,10 +20,10 @@
 // page's tool ran, its result stays here.
 //
 // The messages of both links are in extension/PROTOCOL.md (golden ones in
-// testdata/frames); their types are lib/protocol.js FrameType.
+// testdata/frames); their types are lib/protocol.js PageLinkType.
 
 import { CHUNK_UNITS, MAX_RESULT, MAX_WHOLE, cutMessage } from '../../lib/chunks.js';
-import { Code, DIALOG_EVENT, FrameType as F, HANDOVER, PORT_NAME } from '../../lib/protocol.js';
+import { Code, DIALOG_EVENT, PageLinkType as L, HANDOVER, PORT_NAME } from '../../lib/protocol.js';
 import { utf8Length } from '../../lib/utf8.js';
 import { createNativeSource } from './browsersource.js';
 import { INPUT_DELAY, MAIN_TIMEOUT, SAMPLE_DELAY, contextSampler } from './sampler.js';
@@ -40,10 +40,10 @@ const USE_EVENTS = ['pointerdown', 'keydown'];
 // Whole-list messages: the latest of each is kept and sent again on every
 // new connection to the worker. Those with a field say whether the frame
 // has anything to offer (a non-empty list).
-const LISTS = { [F.tools]: 'tools', [F.providers]: 'providers', [F.context]: null };
+const LISTS = { [L.tools]: 'tools', [L.providers]: 'providers', [L.context]: null };
 // What passes from the page's world to the worker, and back.
-const FROM_PAGE = new Set([F.tools, F.providers, F.result, F.error]);
-const TO_PAGE = new Set([F.call, F.cancel, F.toolsTaken]);
+const FROM_PAGE = new Set([L.tools, L.providers, L.result, L.error]);
+const TO_PAGE = new Set([L.call, L.cancel, L.toolsTaken]);
 
 // The most of a document's application/ld+json text that a loaded message
 // carries (UTF-16 units, all its scripts together); the scripts past it are
@@ -94,12 +94,12 @@ function resultParts(m, chunkId) {
   try {
     out = JSON.stringify(m.output === undefined ? null : m.output) ?? 'null';
   } catch (e) {
-    return { parts: [{ type: F.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } }], small: true };
+    return { parts: [{ type: L.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } }], small: true };
   }
   const bytes = out.length <= MAX_RESULT / 3 ? 0 : utf8Length(out);
   if (bytes > MAX_RESULT) {
     const message = `the result is ${bytes} bytes of JSON, over the bridge's limit of 64 MiB (${MAX_RESULT} bytes): ask the tool for less (a narrower query, one page of results)`;
-    return { parts: [{ type: F.error, id: m.id, error: { code: Code.tooLarge, message } }], small: true };
+    return { parts: [{ type: L.error, id: m.id, error: { code: Code.tooLarge, message } }], small: true };
   }
   if (out.length <= MAX_WHOLE / 3) return { parts: [m], small: out.length <= BATCH_ONE_MAX };
   const text = `{"type":"result","id":${JSON.stringify(m.id)},"output":${out}}`;
@@ -143,7 +143,7 @@ export function start(env) {
   // bridge's: the page-world script reads the handover and these events
   // through the getters of MessageEvent and CustomEvent it took before any
   // page script ran, and builds its events' init objects and messages with
-  // no prototype and no toJSON (content/frame/builtins.js), so no getter a
+  // no prototype and no toJSON (content/source/builtins.js), so no getter a
   // page puts on a prototype sees the name or what the events carry.
   const dialogEvent = `webmcp-dialog-${randomName(env)}`;
   // Only this window's own scripts can post a message whose source is this
@@ -188,8 +188,8 @@ export function start(env) {
     onLost() {
       // Calls under way have nobody to answer to any more: abort them. A
       // tools message under way is taken: the next Port sends the latest.
-      toSources({ type: F.cancelAll });
-      toSources({ type: F.toolsTaken });
+      toSources({ type: L.cancelAll });
+      toSources({ type: L.toolsTaken });
       if (indicator) indicator.show('');
     },
     onDead: () => context.setOn(false),
@@ -231,7 +231,7 @@ export function start(env) {
       return;
     }
     if (d.open !== true) {
-      link.send({ type: F.dialog, open: false });
+      link.send({ type: L.dialog, open: false });
       return;
     }
     if (Array.isArray(d.tools) || native) {
@@ -239,10 +239,10 @@ export function start(env) {
       if (Array.isArray(d.tools)) toolsOf.page = d.tools;
       if (native) setNative(native.current());
       const now = mergedTools();
-      if (JSON.stringify(now) !== before || !latest.get(F.tools)) takeTools({ type: F.tools, tools: now }, null);
+      if (JSON.stringify(now) !== before || !latest.get(L.tools)) takeTools({ type: L.tools, tools: now }, null);
     }
     const kind = ['alert', 'confirm', 'prompt'].includes(d.kind) ? d.kind : 'alert';
-    link.send({ type: F.dialog, open: true, kind, text: String(d.text ?? '').slice(0, MAX_DIALOG_TEXT) });
+    link.send({ type: L.dialog, open: true, kind, text: String(d.text ?? '').slice(0, MAX_DIALOG_TEXT) });
   });
 
   // whenLoaded: once the document is parsed (DOMContentLoaded and its
@@ -262,7 +262,7 @@ export function start(env) {
         over = true;
         flushing.delete(id);
         clock.clearTimeout(guard);
-        const out = { type: F.loaded, id: m.id };
+        const out = { type: L.loaded, id: m.id };
         if (m.jsonLd === true) out.jsonLd = jsonLdOf(document);
         link.send(out);
       };
@@ -272,7 +272,7 @@ export function start(env) {
       flushing.set(id, () => {
         if (--left <= 0) done();
       });
-      toSources({ type: F.flush, id });
+      toSources({ type: L.flush, id });
     };
     if (document.readyState !== 'loading') go();
     else document.addEventListener('DOMContentLoaded', () => clock.setTimeout(go, 0), { once: true });
@@ -287,64 +287,64 @@ export function start(env) {
   function takeTools(m, src) {
     if (src === 'native') setNative(m.tools);
     else if (src === 'page') toolsOf.page = m.tools;
-    const merged = src ? { type: F.tools, tools: mergedTools() } : m;
-    latest.set(F.tools, merged);
+    const merged = src ? { type: L.tools, tools: mergedTools() } : m;
+    latest.set(L.tools, merged);
     if (!link.connected() && hasContent()) link.connect(); // connect() sends the latest lists
     else link.send(merged);
     // The sources wait for the worker to take their tools in; with no
     // worker to take them, they are taken (connect() sends them).
-    if (!link.connected()) toSources({ type: F.toolsTaken });
+    if (!link.connected()) toSources({ type: L.toolsTaken });
   }
 
   function fromSource(m, src) {
     if (!m || typeof m !== 'object') return;
-    if (src === 'native' && (m.type === F.providers || m.type === F.sampled || m.type === F.contextChanged)) return;
-    if (m.type === F.flushed) {
+    if (src === 'native' && (m.type === L.providers || m.type === L.sampled || m.type === L.contextChanged)) return;
+    if (m.type === L.flushed) {
       const done = flushing.get(m.id);
       if (done) done();
       return;
     }
-    if (m.type === F.sampled) {
+    if (m.type === L.sampled) {
       context.onSampled(m);
       return;
     }
-    if (m.type === F.contextChanged) {
+    if (m.type === L.contextChanged) {
       context.schedule(0);
       return;
     }
-    if (m.type === F.bridgeAt) {
+    if (m.type === L.bridgeAt) {
       // The page's world asks whether the bridge runs in an origin (a
       // frame's parent, or a frame that said hello): the worker knows.
       if (src !== 'page' || typeof m.origin !== 'string') return;
       if (!link.connected()) link.connect();
       if (!link.connected()) {
-        page.postMessage({ type: F.bridgeAt, id: m.id, yes: false });
+        page.postMessage({ type: L.bridgeAt, id: m.id, yes: false });
         return;
       }
-      link.send({ type: F.bridgeAt, id: m.id, origin: m.origin });
+      link.send({ type: L.bridgeAt, id: m.id, origin: m.origin });
       return;
     }
-    if (m.type === F.batch) {
+    if (m.type === L.batch) {
       if (Array.isArray(m.messages)) answersFromPage(m.messages);
       return;
     }
     if (!FROM_PAGE.has(m.type)) return;
     mark(m, 'relay.back');
-    if (m.type === F.result) {
+    if (m.type === L.result) {
       const { parts } = resultParts(m, `r${chunkSeq + 1}`);
-      if (parts[0].type === F.chunk) chunkSeq++;
+      if (parts[0].type === L.chunk) chunkSeq++;
       for (const part of parts) link.send(part);
       return;
     }
     const field = LISTS[m.type];
     if (field) {
       if (!Array.isArray(m[field])) return;
-      if (m.type === F.tools) {
+      if (m.type === L.tools) {
         takeTools(m, src);
         return;
       }
       latest.set(m.type, m);
-      if (m.type === F.providers) context.schedule(0);
+      if (m.type === L.providers) context.schedule(0);
       if (!link.connected() && hasContent()) link.connect(); // connect() sends the latest lists
       else link.send(m);
       return;
@@ -357,58 +357,58 @@ export function start(env) {
   function answersFromPage(list) {
     const out = [];
     for (const m of list) {
-      if (!m || typeof m !== 'object' || (m.type !== F.result && m.type !== F.error)) continue;
+      if (!m || typeof m !== 'object' || (m.type !== L.result && m.type !== L.error)) continue;
       mark(m, 'relay.back');
-      if (m.type === F.error) {
+      if (m.type === L.error) {
         out.push(m);
         continue;
       }
       const { parts, small } = resultParts(m, `r${chunkSeq + 1}`);
-      if (parts[0].type === F.chunk) chunkSeq++;
+      if (parts[0].type === L.chunk) chunkSeq++;
       if (small) out.push(parts[0]);
       else for (const part of parts) link.send(part);
     }
-    if (out.length) link.send(out.length === 1 ? out[0] : { type: F.batch, messages: out });
+    if (out.length) link.send(out.length === 1 ? out[0] : { type: L.batch, messages: out });
   }
 
   function fromWorker(m) {
     if (!m || typeof m !== 'object') return;
-    if (m.type === F.batch) {
+    if (m.type === L.batch) {
       // What came from the host together goes to the page together.
       if (!Array.isArray(m.messages)) return;
       const toPage = [];
       const toNative = [];
       for (const one of m.messages) {
-        if (!one || typeof one !== 'object' || one.type === F.batch) continue;
+        if (!one || typeof one !== 'object' || one.type === L.batch) continue;
         if (!TO_PAGE.has(one.type)) {
           fromWorker(one);
           continue;
         }
         mark(one, 'relay.in');
-        if (one.type === F.call) (native && nativeNames.has(one.name) ? toNative : toPage).push(one);
+        if (one.type === L.call) (native && nativeNames.has(one.name) ? toNative : toPage).push(one);
         else {
           toPage.push(one);
           if (native) toNative.push(one);
         }
       }
-      if (toPage.length) page.postMessage(toPage.length === 1 ? toPage[0] : { type: F.batch, messages: toPage });
-      if (toNative.length) native.send(toNative.length === 1 ? toNative[0] : { type: F.batch, messages: toNative });
+      if (toPage.length) page.postMessage(toPage.length === 1 ? toPage[0] : { type: L.batch, messages: toPage });
+      if (toNative.length) native.send(toNative.length === 1 ? toNative[0] : { type: L.batch, messages: toNative });
       return;
     }
     if (TO_PAGE.has(m.type)) {
       mark(m, 'relay.in');
-      if (m.type !== F.call) toSources(m);
+      if (m.type !== L.call) toSources(m);
       else if (native && nativeNames.has(m.name)) native.send(m);
       else page.postMessage(m);
-    } else if (m.type === F.bridgeAt) {
-      page.postMessage({ type: F.bridgeAt, id: m.id, yes: m.yes === true });
-    } else if (m.type === F.contextOn) {
+    } else if (m.type === L.bridgeAt) {
+      page.postMessage({ type: L.bridgeAt, id: m.id, yes: m.yes === true });
+    } else if (m.type === L.contextOn) {
       context.setOn(m.on === true, m.input === true);
-    } else if (m.type === F.sample) {
+    } else if (m.type === L.sample) {
       context.queue(m.id);
-    } else if (m.type === F.whenLoaded) {
+    } else if (m.type === L.whenLoaded) {
       whenLoaded(m);
-    } else if (m.type === F.indicator && indicator) {
+    } else if (m.type === L.indicator && indicator) {
       indicator.show(m.text);
     }
   }
@@ -421,7 +421,7 @@ export function start(env) {
     const onUse = (e) => {
       if (!e.isTrusted) return;
       for (const type of USE_EVENTS) window.removeEventListener(type, onUse, true);
-      link.send({ type: F.userInput });
+      link.send({ type: L.userInput });
     };
     for (const type of USE_EVENTS) window.addEventListener(type, onUse, true);
   }

@@ -11,7 +11,7 @@
 // sampled as context, which the worker calls again after input), always.
 // The worker's {type:"sample", id} is answered at once, always.
 
-import { FrameType as F } from '../../lib/protocol.js';
+import { PageLinkType as L } from '../../lib/protocol.js';
 
 // Samples are at least this far apart: a burst of input (typing) is a
 // sample every SAMPLE_DELAY ms, not one per key.
@@ -83,7 +83,7 @@ export function contextSampler({ window, document, clock, isTop, canSample, late
   // The page's providers, as the page's world sampled them, or null when it
   // did not answer in time.
   function sampleMain() {
-    const providers = latest.get(F.providers);
+    const providers = latest.get(L.providers);
     if (!providers || !providers.providers.length) return Promise.resolve([]);
     const id = ++mainSeq;
     return new Promise((resolve) => {
@@ -95,7 +95,7 @@ export function contextSampler({ window, document, clock, isTop, canSample, late
         clock.clearTimeout(t);
         resolve(list);
       });
-      askPage({ type: F.sample, id });
+      askPage({ type: L.sample, id });
     });
   }
 
@@ -115,7 +115,7 @@ export function contextSampler({ window, document, clock, isTop, canSample, late
     if (raw === null) {
       // main.js did not answer (it does not run in this frame, or the tab's
       // timers are throttled): keep what it said last.
-      const last = latest.get(F.context);
+      const last = latest.get(L.context);
       if (last) providers = last.providers;
     } else {
       for (const r of raw) {
@@ -123,7 +123,7 @@ export function contextSampler({ window, document, clock, isTop, canSample, late
         if (p) providers.push(p);
       }
     }
-    const ctx = { type: F.context, providers };
+    const ctx = { type: L.context, providers };
     if (isTop) {
       let a;
       try {
@@ -137,7 +137,7 @@ export function contextSampler({ window, document, clock, isTop, canSample, late
     const changed = json !== lastContext;
     if (changed) {
       lastContext = json;
-      latest.set(F.context, ctx);
+      latest.set(L.context, ctx);
     }
     if (id !== undefined) send({ ...ctx, id });
     else if (changed || everyInput) send(ctx);

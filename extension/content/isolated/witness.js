@@ -5,7 +5,7 @@
 // under way from here, as soon as it settled, and the direct calls that
 // the page's world runs for this one (runDirect).
 
-import { parseResultString } from '../frame/toolcopy.js';
+import { parseResultString } from '../source/toolcopy.js';
 
 /** The most errors kept per tool, waiting for their calls' rejections. */
 const MAX_ERRORS = 64;

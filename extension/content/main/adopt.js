@@ -14,8 +14,8 @@
 
 import {
   AbortSig, PromiseCtor, addListener, apply, defineProperty, getOwnPropertyDescriptor, isObject, resolved, then,
-} from '../frame/builtins.js';
-import { copyMeta, parseResultString } from '../frame/toolcopy.js';
+} from '../source/builtins.js';
+import { copyMeta, parseResultString } from '../source/toolcopy.js';
 
 function wrapMethod(obj, name, make) {
   let orig;

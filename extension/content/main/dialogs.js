@@ -14,7 +14,7 @@
 // native text for them. The message is converted to a string once, here,
 // as the browser would (a symbol is left for the browser to refuse).
 
-import { apply, defineProperty, getOwnPropertyDescriptor } from '../frame/builtins.js';
+import { apply, defineProperty, getOwnPropertyDescriptor } from '../source/builtins.js';
 
 /** The window's functions that open a dialog that blocks the page. */
 export const DIALOG_KINDS = ['alert', 'confirm', 'prompt'];

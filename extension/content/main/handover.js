@@ -4,7 +4,7 @@
 // the message from the page, and ignores any later one.
 
 import { HANDOVER } from '../../lib/protocol.js';
-import { addListener, apply, hasOwn, isObject, portsOf, removeListener, sourceOf, dataOf, stopImmediate } from '../frame/builtins.js';
+import { addListener, apply, hasOwn, isObject, portsOf, removeListener, sourceOf, dataOf, stopImmediate } from '../source/builtins.js';
 
 /**
  * Calls onPort(port, data) with the port of the first handover that win

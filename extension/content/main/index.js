@@ -33,9 +33,9 @@
 // This file is the install: it takes the page's globals, picks the browser's
 // own modelContext or the polyfill, and wires the units together.
 
-import { addListener, apply, defineProperty, detailOf, dispatch, getOwnPropertyDescriptor, hasOwn, jsonText, microtask, parseBare, timeout } from '../frame/builtins.js';
+import { addListener, apply, defineProperty, detailOf, dispatch, getOwnPropertyDescriptor, hasOwn, jsonText, microtask, parseBare, timeout } from '../source/builtins.js';
 import { createAdopter } from './adopt.js';
-import { createBridge } from '../frame/bridge.js';
+import { createBridge } from '../source/bridge.js';
 import { createChanges } from './changes.js';
 import { watchDialogs } from './dialogs.js';
 import { listenForHandover } from './handover.js';

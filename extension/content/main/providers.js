@@ -11,7 +11,7 @@
 // registered through.
 
 import { MAX_PROVIDERS, PROVIDER_ID_PATTERN } from '../../lib/snapshot.js';
-import { AbortSig, DOMExc, PromiseCtor, addListener, apply, defineProperty, isObject, jsonStringify, resolved } from '../frame/builtins.js';
+import { AbortSig, DOMExc, PromiseCtor, addListener, apply, defineProperty, isObject, jsonStringify, resolved } from '../source/builtins.js';
 import { sampleProviders } from './sample.js';
 
 function providerError(method, message) {

@@ -2,8 +2,8 @@
 // registration order, each time-boxed, none keeping the others from being
 // sampled.
 
-import { apply, clearTimer, isObject, jsonStringify, resolved, then, timeout } from '../frame/builtins.js';
-import { errorText } from '../frame/toolcopy.js';
+import { apply, clearTimer, isObject, jsonStringify, resolved, then, timeout } from '../source/builtins.js';
+import { errorText } from '../source/toolcopy.js';
 
 /** How long (ms) a getContext that returns a promise may take. */
 export const PROVIDER_TIMEOUT = 50;

@@ -26,9 +26,9 @@
 // and behaviour) and gives the browser a tool whose execute reports its
 // failures; nothing else of the page's call changes.
 
-import { AbortCtl, AbortSig, ObjectProto, PromiseCtor, addListener, apply, create, defineProperty, dispatch, getOwnPropertyDescriptor, getPrototypeOf, isObject, jsonParse, jsonStringify, microtask, ownKeys, queueTask, resolved, then } from '../frame/builtins.js';
+import { AbortCtl, AbortSig, ObjectProto, PromiseCtor, addListener, apply, create, defineProperty, dispatch, getOwnPropertyDescriptor, getPrototypeOf, isObject, jsonParse, jsonStringify, microtask, ownKeys, queueTask, resolved, then } from '../source/builtins.js';
 
-import { copyHints, copySchema, copyTitle, errorText } from '../frame/toolcopy.js';
+import { copyHints, copySchema, copyTitle, errorText } from '../source/toolcopy.js';
 
 /** The longest result (JSON text, UTF-16 units) told early; a longer one waits for executeTool. */
 export const MAX_EARLY = 64 << 10;

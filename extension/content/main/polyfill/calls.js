@@ -3,8 +3,8 @@
 // the ModelContext, and at the window for the document's own), the
 // toolchange event queued in a task, and a form tool's call.
 
-import { AbortCtl, Evt, PromiseCtor, addListener, apply, dispatch, removeListener, resolved, then } from '../../frame/builtins.js';
-import { errorCode } from '../../frame/toolcopy.js';
+import { AbortCtl, Evt, PromiseCtor, addListener, apply, dispatch, removeListener, resolved, then } from '../../source/builtins.js';
+import { errorCode } from '../../source/toolcopy.js';
 
 /**
  * @param {object} o

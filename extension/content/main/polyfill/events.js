@@ -1,6 +1,6 @@
 // The polyfill's events: toolactivated and toolcancel carry the tool's name.
 
-import { Evt, isObject } from '../../frame/builtins.js';
+import { Evt, isObject } from '../../source/builtins.js';
 
 // A class named name, extending Event, whose init dictionary has toolName.
 function toolEventClass(name) {

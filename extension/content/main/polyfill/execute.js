@@ -3,7 +3,7 @@
 // through JSON, the tool's answer as its JSON text, and the error a page's
 // failing tool becomes.
 
-import { DOMExc, isArray, isObject, jsonParse, jsonStringify } from '../../frame/builtins.js';
+import { DOMExc, isArray, isObject, jsonParse, jsonStringify } from '../../source/builtins.js';
 import { modelContextError } from './rules.js';
 
 // Reads executeTool's first argument as WebIDL reads a RegisteredTool

@@ -6,7 +6,7 @@
 // submit listener that prevents the event and calls form.submit() submits
 // the form after all).
 
-import { addListener, apply, defineProperty, getOwnPropertyDescriptor } from '../../frame/builtins.js';
+import { addListener, apply, defineProperty, getOwnPropertyDescriptor } from '../../source/builtins.js';
 
 const WATCHED = [
   'toolname', 'tooldescription', 'toolautosubmit', 'toolparamdescription', 'toolparamtitle', 'name', 'type',

@@ -30,8 +30,8 @@
 // page has not answered yet (an UnknownError, without toolcancel, as in
 // Chromium 156); one the page answers (respondWith) ends with that answer.
 
-import { DOMExc, PromiseCtor, jsonStringify, queueTask, resolved, then } from '../../frame/builtins.js';
-import { TOOL_NAME_PATTERN, navigatedError } from '../../frame/toolcopy.js';
+import { DOMExc, PromiseCtor, jsonStringify, queueTask, resolved, then } from '../../source/builtins.js';
+import { TOOL_NAME_PATTERN, navigatedError } from '../../source/toolcopy.js';
 import { fillForm, formSchema, isFillable } from './formschema.js';
 
 /** The attributes that stand in for the draft's pseudo-classes. */

@@ -28,7 +28,7 @@
 // The DOM is reached through dom (see forms.js), so Node's tests hand in
 // plain objects.
 
-import { jsonStringify } from '../../frame/builtins.js';
+import { jsonStringify } from '../../source/builtins.js';
 
 const SKIP_TYPES = new Set(['submit', 'button', 'reset', 'image', 'file', 'hidden']);
 

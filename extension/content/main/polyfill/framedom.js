@@ -4,7 +4,7 @@
 // permissions policy "tools", links.js), and this document's own frame
 // element.
 
-import { URLCtor, apply, getOwnPropertyDescriptor } from '../../frame/builtins.js';
+import { URLCtor, apply, getOwnPropertyDescriptor } from '../../source/builtins.js';
 import { originOf } from './sameorigin.js';
 
 /**

@@ -4,7 +4,7 @@
 // permissions policy; and the calls of other documents that it runs, told
 // when it goes away (its frame removed or navigated), which ends them there.
 
-import { AbortCtl, addListener, apply, jsonParse, then } from '../../frame/builtins.js';
+import { AbortCtl, addListener, apply, jsonParse, then } from '../../source/builtins.js';
 import { publish } from './sameorigin.js';
 
 /**

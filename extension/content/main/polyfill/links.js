@@ -39,7 +39,7 @@
 import {
   Channel, DOMExc, PromiseCtor, URLCtor, addListener, apply, isObject, jsonStringify, parentOriginOf, policyAllows, postTo, removeListener,
   stopImmediate, then,
-} from '../../frame/builtins.js';
+} from '../../source/builtins.js';
 
 /** The key that marks the polyfill's own window messages. */
 export const LINK_MARK = '__webmcpBridgeFrameLink';

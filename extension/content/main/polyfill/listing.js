@@ -4,8 +4,8 @@
 // it (its answer read as the browser reads it); none where the permissions policy "tools" disallows them.
 
 import { schemaForReport } from '../../../lib/schema.js';
-import { then } from '../../frame/builtins.js';
-import { parseResultString } from '../../frame/toolcopy.js';
+import { then } from '../../source/builtins.js';
+import { parseResultString } from '../../source/toolcopy.js';
 
 /**
  * The list() of definePolyfill: name -> {meta, run(input, signal)}.

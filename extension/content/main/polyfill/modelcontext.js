@@ -6,7 +6,7 @@
 // instance. What the methods do with tools, frames and calls they are
 // given (polyfill.js wires them).
 
-import { DOMExc, PromiseCtor, addListener, apply, defineProperty, isAbortSignal, isObject, resolved, then } from '../../frame/builtins.js';
+import { DOMExc, PromiseCtor, addListener, apply, defineProperty, isAbortSignal, isObject, resolved, then } from '../../source/builtins.js';
 import { invocationFailed, readRegisteredTool, resultText } from './execute.js';
 import { goneError } from './links.js';
 import { checkExposedTo, modelContextError, readOrigins, readTool, view } from './rules.js';

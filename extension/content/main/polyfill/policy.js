@@ -5,7 +5,7 @@
 // document first uses WebMCP. Until it is known the ModelContext's methods
 // wait for ready; where it disallows, they reject (modelcontext.js).
 
-import { PromiseCtor, addListener, apply, resolved, then, timeout } from '../../frame/builtins.js';
+import { PromiseCtor, addListener, apply, resolved, then, timeout } from '../../source/builtins.js';
 import { allowsTools } from './links.js';
 import { handleOf, originOf } from './sameorigin.js';
 

@@ -10,7 +10,7 @@
 // reads (listing.js), its declarative tools (forms.js), and its frame tree
 // (framedom.js, policy.js, remote.js, handle.js, links.js, sameorigin.js).
 
-import { defineProperty, queueTask as defaultQueueTask, resolved } from '../../frame/builtins.js';
+import { defineProperty, queueTask as defaultQueueTask, resolved } from '../../source/builtins.js';
 import { callForm, createCalls } from './calls.js';
 import { defineToolEvents } from './events.js';
 import { readToolInput } from './execute.js';

@@ -20,7 +20,7 @@
 // both modes, or the attributes alone), CSS.supports('selector(...)'), and
 // a page that sets the attributes itself makes its elements match.
 
-import { DOMExc, apply, defineProperty, getOwnPropertyDescriptor } from '../../frame/builtins.js';
+import { DOMExc, apply, defineProperty, getOwnPropertyDescriptor } from '../../source/builtins.js';
 
 // The pseudo-classes and their stand-ins. A pseudo-class name is ASCII
 // case-insensitive; one escaped with a backslash or followed by more of a

@@ -4,7 +4,7 @@
 // document's tools changed, running a same-origin frame's tool in its
 // frame, and running a tool of this group for a cross-origin caller.
 
-import { DOMExc, PromiseCtor, addListener, apply, jsonStringify, removeListener, then } from '../../frame/builtins.js';
+import { DOMExc, PromiseCtor, addListener, apply, jsonStringify, removeListener, then } from '../../source/builtins.js';
 import { invocationFailed, resultText } from './execute.js';
 import { createLinks } from './links.js';
 import { handleOf, originOf, sameOriginWindows } from './sameorigin.js';

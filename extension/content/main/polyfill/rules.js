@@ -1,8 +1,8 @@
 // The WebMCP draft's rules for the polyfill: how registerTool reads a tool
 // and its options, and what getTools() lists.
 
-import { DOMExc, URLCtor, isObject, jsonParse, jsonStringify } from '../../frame/builtins.js';
-import { TOOL_NAME_PATTERN, copyHints, copyTitle } from '../../frame/toolcopy.js';
+import { DOMExc, URLCtor, isObject, jsonParse, jsonStringify } from '../../source/builtins.js';
+import { TOOL_NAME_PATTERN, copyHints, copyTitle } from '../../source/toolcopy.js';
 import { originOf } from './sameorigin.js';
 
 export function modelContextError(method, message) {

@@ -7,7 +7,7 @@
 // nothing a same-origin page could not reach through getTools() and
 // executeTool() anyway.
 
-import { defineProperty } from '../../frame/builtins.js';
+import { defineProperty } from '../../source/builtins.js';
 
 const KEY = Symbol.for('webmcp-bridge.polyfill.frame');
 

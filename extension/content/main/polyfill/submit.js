@@ -4,7 +4,7 @@
 // preventDefault() first, so the form does not navigate; a later call's
 // promise replaces an earlier one's, as in Chromium 156).
 
-import { DOMExc, defineProperty, hasOwn } from '../../frame/builtins.js';
+import { DOMExc, defineProperty, hasOwn } from '../../source/builtins.js';
 
 /**
  * Puts agentInvoked and respondWith on proto (SubmitEvent.prototype) unless

@@ -2,7 +2,7 @@
 // and context providers to the relay, and runs the calls and samples that come
 // back. The messages on the port (main <-> relay) are in extension/PROTOCOL.md
 // (golden ones in testdata/frames/channel.json); their types are
-// lib/protocol.js FrameType.
+// lib/protocol.js PageLinkType.
 //
 // Flow control: one tools message at a time. Until the worker has taken the
 // last one in, and for a gap as long as twice the last report took, changes
@@ -10,7 +10,7 @@
 // 2,000 tools one by one thus costs a few dozen reports, not 2,000 reports of
 // up to 2,000 tools each, and reporting stays linear in the tool count.
 
-import { Code, FrameType as F } from '../../lib/protocol.js';
+import { Code, PageLinkType as L } from '../../lib/protocol.js';
 import { AbortCtl, PromiseCtor, clearTimer, dataOf, dateNow, epochMs, isArray, isObject, jsonStringify, postTo, queueTask, setOnMessage, timeout } from './builtins.js';
 import { errorCode, errorText, toJSONValue } from './toolcopy.js';
 
@@ -129,7 +129,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     holdTimer = 0;
     const list = answers;
     answers = [];
-    if (list.length) post(list.length === 1 ? list[0] : { type: F.batch, messages: list });
+    if (list.length) post(list.length === 1 ? list[0] : { type: L.batch, messages: list });
   }
   /** The call is no longer under way here. */
   function ended(id) {
@@ -188,7 +188,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     // A report that cannot be posted (a value the structured clone
     // refuses) is tried again at the next look, never given up.
     try {
-      post({ type: F.tools, tools: metas });
+      post({ type: L.tools, tools: metas });
       lastSent = json;
       awaiting = true;
     } catch {
@@ -203,7 +203,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     const pjson = jsonStringify(defs);
     if (pjson !== lastProviders) {
       lastProviders = pjson;
-      post({ type: F.providers, providers: defs });
+      post({ type: L.providers, providers: defs });
     }
   }
 
@@ -223,7 +223,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     if (!flushes.length || again || preparing || pausing) return;
     const ids = flushes;
     flushes = [];
-    for (let i = 0; i < ids.length; i++) post({ type: F.flushed, id: ids[i] });
+    for (let i = 0; i < ids.length; i++) post({ type: L.flushed, id: ids[i] });
   }
 
   async function handleCall(m, inBatch) {
@@ -244,7 +244,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     beforeLook();
     const entry = tools().get(name);
     if (!entry) {
-      answer({ type: F.error, id, error: { code: Code.notFound, message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
+      answer({ type: L.error, id, error: { code: Code.notFound, message: `this page has no tool ${jsonStringify(String(name))} (any more)` } });
       return;
     }
     const ctl = new AbortCtl();
@@ -257,7 +257,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
       if (inflight.get(id) !== ctl) return; // cancelled: the worker answered already
       ended(id);
       mark('page.done');
-      answer({ type: F.error, id, error: { code: errorCode(err), message: errorText(err) } });
+      answer({ type: L.error, id, error: { code: errorCode(err), message: errorText(err) } });
       return;
     }
     if (inflight.get(id) !== ctl) return;
@@ -267,10 +267,10 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     try {
       output = toJSONValue(value);
     } catch (err) {
-      answer({ type: F.error, id, error: { code: Code.toolError, message: `the tool's result is not JSON: ${errorText(err)}` } });
+      answer({ type: L.error, id, error: { code: Code.toolError, message: `the tool's result is not JSON: ${errorText(err)}` } });
       return;
     }
-    answer({ type: F.result, id, output });
+    answer({ type: L.result, id, output });
   }
 
   function onPortMessage(e) {
@@ -281,14 +281,14 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   function onRelayMessage(m, inBatch) {
     if (!isObject(m)) return;
     switch (m.type) {
-      case F.batch:
+      case L.batch:
         // (An index loop: the page may have replaced the arrays' iterator.)
         if (!inBatch && isArray(m.messages)) for (let i = 0; i < m.messages.length; i++) onRelayMessage(m.messages[i], true);
         break;
-      case F.call:
+      case L.call:
         handleCall(m, inBatch);
         break;
-      case F.cancel: {
+      case L.cancel: {
         const ctl = inflight.get(m.id);
         if (ctl) {
           ended(m.id);
@@ -296,17 +296,17 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
         }
         break;
       }
-      case F.cancelAll: {
+      case L.cancelAll: {
         const all = [...inflight.values()];
         inflight.clear();
         batched.clear();
         for (const ctl of all) ctl.abort();
         break;
       }
-      case F.toolsTaken:
+      case L.toolsTaken:
         taken();
         break;
-      case F.flush:
+      case L.flush:
         // The relay asks for the tools as they are now (the document
         // loaded): no gap before the report, and an answer after it.
         if (typeof m.id !== 'string') break;
@@ -319,19 +319,19 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
         sync();
         flushed();
         break;
-      case F.sync:
+      case L.sync:
         lastSent = '';
         lastProviders = NO_PROVIDERS;
         readyAt = 0; // asked for: no gap
         taken();
         sync();
         break;
-      case F.sample: {
+      case L.sample: {
         const id = m.id;
-        sample((list) => post({ type: F.sampled, id, providers: list }));
+        sample((list) => post({ type: L.sampled, id, providers: list }));
         break;
       }
-      case F.bridgeAt: {
+      case L.bridgeAt: {
         const done = asking.get(m.id);
         if (done) done(m.yes === true);
         break;
@@ -354,7 +354,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
         resolve(yes);
       };
       asking.set(id, done);
-      const m = { type: F.bridgeAt, id, origin: String(origin) };
+      const m = { type: L.bridgeAt, id, origin: String(origin) };
       if (port || send) post(m);
       else unsent.push(m);
     });
