@@ -20,11 +20,21 @@ import (
 // call works; a big result reaches the agent as a file, byte for byte, up to
 // 64 MiB of JSON (protocol.MaxResult), with a small call in flight beside it;
 // one byte more is too_large, the page having run its tool, and the calls
-// beside and after it are fine.
+// beside and after it are fine. In both modes: the polyfill's tools answer
+// through the page's world and the relay's channel to it, the browser's
+// own through the relay's native source.
 func TestSizesThroughTheChain(t *testing.T) {
-	b := start(t, modes[0])
+	forEachMode(t, testSizesThroughTheChain)
+}
+
+func testSizesThroughTheChain(t *testing.T, m mode) {
+	b := start(t, m)
 	tab, _ := b.open(demoURL("localhost", "/?sizes"))
-	eval[any](t, tab, `window.demo.ready`)
+	// The polyfill's path (the page's world, the relay's channel, the
+	// worker) is not the native one's: the page must run on m's WebMCP.
+	if got := eval[string](t, tab, `window.demo.ready.then(() => window.demo.mode)`); got != string(m) {
+		t.Fatalf("the page runs on %q WebMCP, want %q", got, m)
+	}
 	eval[any](t, tab, `(async () => {
 		window.__sizeCalls = 0;
 		await document.modelContext.registerTool({

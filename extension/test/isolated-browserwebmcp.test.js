@@ -10,7 +10,7 @@ import { useNative } from '../content/isolated/browserwebmcp.js';
 import { createWitness } from '../content/isolated/witness.js';
 import { UNKNOWN_FAILURE, resultText, witnessNative } from '../content/main/witness.js';
 import { errorCode } from '../content/source/toolcopy.js';
-import { drain } from './fakes/clock.js';
+import { FakeClock, drain } from './fakes/clock.js';
 import { Tool, tomorrowModelContext } from './fakes/tomorrow.js';
 
 function setup(patch = () => {}, { declared = new Set(), witness = null } = {}) {
@@ -93,7 +93,7 @@ test('native: executeTool resolving to null is the navigated error, not a result
   ch.port1.close();
 });
 
-test('native: a toolchange only says a report is due; the bridge lists the tools once per report (reporting is linear)', async () => {
+test('native: a toolchange only says a report is due; the bridge lists the tools once per report (reporting is linear)', async (t) => {
   let calls = 0;
   const { nativeMC, native, changes } = setup((proto) => {
     const getTools = proto.getTools;
@@ -102,17 +102,27 @@ test('native: a toolchange only says a report is due; the bridge lists the tools
       return getTools.call(this);
     };
   });
-  const bridge = createBridge({ tools: () => native.tools(), beforeLook: () => {}, providerDefs: () => [], sample: () => {}, prepare: native.refresh });
+  // The bridge's timers on a clock that stands still: no report waits
+  // for a gap, so every look is at once.
+  const clock = new FakeClock();
+  const bridge = createBridge({
+    tools: () => native.tools(), beforeLook: () => {}, providerDefs: () => [], sample: () => {}, prepare: native.refresh,
+    timers: { set: (fn, ms) => clock.setTimeout(fn, ms), clear: (id) => clock.clearTimeout(id), now: () => clock.now() },
+  });
   const ch = new MessageChannel();
+  t.after(() => ch.port1.close()); // a failed check too
   const reports = [];
+  const flushed = [];
   let wake = () => {};
   ch.port1.onmessage = (e) => {
     if (e.data.type === 'tools') reports.push(e.data.tools.length);
+    if (e.data.type === 'flushed') flushed.push(e.data.id);
     wake();
   };
-  const reported = async (n) => {
-    while (reports.at(-1) !== n) await new Promise((r) => { wake = r; });
+  const until = async (ok) => {
+    while (!ok()) await new Promise((r) => { wake = r; });
   };
+  const reported = (n) => until(() => reports.at(-1) === n);
   bridge.connect(ch.port2);
   await reported(0);
   assert.equal(calls, 1);
@@ -128,14 +138,16 @@ test('native: a toolchange only says a report is due; the bridge lists the tools
   await reported(2000);
   assert.equal(calls, 2, 'one getTools() for the next report, with all 2,000');
   assert.deepEqual(reports, [0, 2000]);
-  // A look without a toolchange (the bridge's rechecks of page objects)
-  // reuses the list: no getTools() while, say, the document goes away.
+  // A look without a toolchange (the bridge's rechecks of page objects,
+  // the relay's flush) reuses the list: no getTools() while, say, the
+  // document goes away. The flush's answer says that the bridge took the
+  // toolsTaken before it in, and looked.
   ch.port1.postMessage({ type: 'toolsTaken' });
-  await drain();
+  ch.port1.postMessage({ type: 'flush', id: 'f1' });
+  await until(() => flushed.includes('f1'));
   bridge.sync();
-  await drain();
   assert.equal(calls, 2, 'no getTools() without a toolchange');
-  ch.port1.close();
+  assert.deepEqual(reports, [0, 2000], 'nor a report');
 });
 
 test('native: the witness in the page\'s world gives the page\'s own error, hints and outputSchema', async () => {

@@ -158,9 +158,19 @@ function farEnd() {
   const ch = new MessageChannel();
   const got = [];
   let wake = () => {};
+  let sentinels = 0;
+  let arrived = 0;
   ch.port1.onmessage = (e) => {
-    got.push(e.data);
+    if (e.data && typeof e.data.sentinel === 'number') arrived = e.data.sentinel;
+    else got.push(e.data);
     wake();
+  };
+  const until = async (ok) => {
+    while (!ok()) {
+      await new Promise((r) => {
+        wake = r;
+      });
+    }
   };
   return {
     port: ch.port2,
@@ -169,18 +179,25 @@ function farEnd() {
     close: () => ch.port1.close(),
     // The next message that pred accepts, taken out of got.
     async next(pred) {
-      for (;;) {
-        const i = got.findIndex(pred);
-        if (i >= 0) return got.splice(i, 1)[0];
-        await new Promise((r) => {
-          wake = r;
-        });
-      }
+      let i = -1;
+      await until(() => (i = got.findIndex(pred)) >= 0);
+      return got.splice(i, 1)[0];
+    },
+    // Resolves once what the bridge has posted so far is in got: its
+    // promise jobs run first, then a sentinel goes down the bridge's own
+    // end of the port, behind all it posted (a port is first in, first
+    // out). One turn of the event loop is not enough: a port's message
+    // may come a turn later.
+    async posted() {
+      await drain();
+      const n = ++sentinels;
+      ch.port2.postMessage({ sentinel: n });
+      await until(() => arrived === n);
     },
   };
 }
 
-test('bridge: one tools message at a time; what changes meanwhile goes as one message once it is taken, after a gap', async () => {
+test('bridge: one tools message at a time; what changes meanwhile goes as one message once it is taken, after a gap', async (t) => {
   const clock = new FakeClock();
   const tools = new Map([['t0', { meta: { name: 't0', description: '' }, run: async () => 0 }]]);
   let prepared = 0;
@@ -194,6 +211,7 @@ test('bridge: one tools message at a time; what changes meanwhile goes as one me
     timers: { set: (fn, ms) => clock.setTimeout(fn, ms), clear: (id) => clock.clearTimeout(id), now: () => clock.now() },
   });
   const w = farEnd();
+  t.after(w.close); // a failed check too
   bridge.connect(w.port);
   assert.equal((await w.next((m) => m.type === 'tools')).tools.length, 1);
   for (let i = 1; i <= 500; i++) {
@@ -201,7 +219,7 @@ test('bridge: one tools message at a time; what changes meanwhile goes as one me
     bridge.sync();
     if (i % 50 === 0) await drain();
   }
-  await drain();
+  await w.posted();
   assert.equal(w.got.filter((m) => m.type === 'tools').length, 0, 'nothing more until the first is taken in');
   assert.equal(prepared, 1, 'nor is the next report prepared');
   w.post({ type: 'toolsTaken' });
@@ -215,8 +233,7 @@ test('bridge: one tools message at a time; what changes meanwhile goes as one me
   // A message that is never taken in holds nothing up for longer than the guard.
   tools.delete('t0');
   bridge.sync();
-  await drain();
-  await drain();
+  await w.posted();
   assert.equal(w.got.filter((m) => m.type === 'tools').length, 0);
   await clock.advance(TAKEN_TIMEOUT + 10 * GAP);
   assert.equal((await w.next((m) => m.type === 'tools')).tools.length, 500);
@@ -229,10 +246,9 @@ test('bridge: one tools message at a time; what changes meanwhile goes as one me
   tools.delete('t1');
   bridge.sync();
   assert.equal((await w.next((m) => m.type === 'tools')).tools.length, 499);
-  w.close();
 });
 
-test('bridge: looks that find nothing new are paced too (other frames\' toolchanges)', async () => {
+test('bridge: looks that find nothing new are paced too (other frames\' toolchanges)', async (t) => {
   const clock = new FakeClock();
   let prepared = 0;
   const bridge = createBridge({
@@ -245,6 +261,7 @@ test('bridge: looks that find nothing new are paced too (other frames\' toolchan
     timers: { set: (fn, ms) => clock.setTimeout(fn, ms), clear: (id) => clock.clearTimeout(id), now: () => clock.now() },
   });
   const w = farEnd();
+  t.after(w.close); // a failed check too
   bridge.connect(w.port);
   await w.next((m) => m.type === 'tools');
   w.post({ type: 'toolsTaken' });
@@ -257,7 +274,6 @@ test('bridge: looks that find nothing new are paced too (other frames\' toolchan
   assert.equal(prepared, 2, 'one look, then a gap of twice its cost');
   await clock.advance(10 * GAP);
   assert.equal(prepared, 3, 'then one look for all the changes meanwhile');
-  w.close();
 });
 
 test('bridge: reports tools, runs a call, and a cancelled call gets no answer', async () => {

@@ -15,7 +15,7 @@ test('one tools message at a time, on the page\'s own timers: what changes befor
   await next(page, toolsMsg([]));
   await page.mc.registerTool(tool('a'));
   await page.mc.registerTool(tool('b'));
-  await drain();
+  await page.posted();
   assert.equal(page.messages.filter((m) => m.type === 'tools').length, 0, 'the first is not taken in yet');
   // The relay takes every message in; when it does not, the hang guard
   // (a timer of the page's) lets the next one go.
@@ -159,6 +159,7 @@ test('bridge calls: the answers of a batch wait for the others of it (ANSWER_HOL
   const v = await setUp(false);
   v.page.port.postMessage({ type: 'batch', messages: [call('a', 'echo'), call('g', 'gated')] });
   await held(v.clock);
+  await v.page.posted();
   assert.deepEqual(nonTools(v.page), [], 'the echo\'s answer waits for the gated call of its batch');
   v.g().release();
   const both = await next(v.page, (m) => m.type === 'batch');
@@ -404,6 +405,10 @@ test('golden: the page world\'s end of the relay\'s channel', async () => {
   // A call that waits: cancel, cancelAll; toolsTaken and sync are taken in.
   await page.mc.registerTool({ name: 'wait', description: 'waits', execute: () => new Promise(() => {}) });
   for (const name of ['cancel', 'cancelAll', 'toolsTaken', 'sync']) page.port.postMessage(golden(name));
-  await drain();
+  // The page takes the relay's messages in order: once it answered a call
+  // sent after them, it has taken them in; then what they made it post.
+  page.port.postMessage({ ...golden('call'), id: 's1.3', name: 'nope' });
+  await next(page, answer('s1.3'));
+  await page.posted();
   for (const m of page.messages) assert.equal(frameProblem('channel', 'main', plain(m)), '');
 });

@@ -7,9 +7,12 @@
 // (unless ack is false).
 import fs from 'node:fs';
 import vm from 'node:vm';
+import { drain } from './clock.js';
 
 export const CODE = fs.readFileSync(new URL('../../generated/main-world.js', import.meta.url), 'utf8');
 const open = [];
+// The key of the test's own messages on the port (page.posted).
+const SENTINEL = '__testSentinel';
 
 /** Closes the ports of the pages loaded so far: for afterEach. */
 export function closePorts() {
@@ -86,11 +89,29 @@ export function load({ origin = 'http://localhost:8000', handover = true, clock,
     const ch = new MessageChannel();
     open.push(ch.port1);
     page.port = ch.port1;
+    let sentinels = 0;
+    let arrived = 0;
     page.port.onmessage = (e) => {
-      // As the relay and the worker do: each tools message is taken in.
-      if (ack && e.data && e.data.type === 'tools') page.port.postMessage({ type: 'toolsTaken' });
-      page.messages.push(e.data);
+      const m = e.data;
+      if (m && typeof m[SENTINEL] === 'number') {
+        arrived = m[SENTINEL];
+      } else {
+        // As the relay and the worker do: each tools message is taken in.
+        if (ack && m && m.type === 'tools') page.port.postMessage({ type: 'toolsTaken' });
+        page.messages.push(m);
+      }
       for (const w of page.waiters.splice(0)) w();
+    };
+    // Resolves once what the page's world has posted so far is in
+    // page.messages: its promise jobs run first, then a sentinel goes down
+    // the page's own end of the port, behind all it posted (a port is first
+    // in, first out). For "nothing (more) came": one turn of the event loop
+    // is not enough, a port's message may come a turn later.
+    page.posted = async () => {
+      await drain();
+      const n = ++sentinels;
+      ch.port2.postMessage({ [SENTINEL]: n });
+      while (arrived < n) await new Promise((resolve) => page.waiters.push(resolve));
     };
     page.handover = events
       ? new sandbox.MessageEvent('message', { data: { __webmcpBridgeHandover: 1, ...(dialogEvent ? { dialogEvent } : {}) }, source: win, ports: [ch.port2] })
