@@ -186,3 +186,51 @@ func BenchmarkPeekEnvelope(b *testing.B) {
 		}
 	}
 }
+
+func TestPeekFrame(t *testing.T) {
+	frame := []byte(`{"type":"batch","messages":[ {"type":"result","id":"s1.1","output":{"a":[1,"]"]}} ,{"type":"error","id":"s1.2"},{"ID":"x","type":"result"},null,{"type":"batch","messages":[]} ]}`)
+	env, msgs, err := protocol.PeekFrame(frame)
+	if err != nil || env.Type != protocol.TypeBatch {
+		t.Fatalf("PeekFrame = %+v, %v", env, err)
+	}
+	want := []struct{ body, typ, id, err string }{
+		{`{"type":"result","id":"s1.1","output":{"a":[1,"]"]}}`, "result", "s1.1", ""},
+		{`{"type":"error","id":"s1.2"}`, "error", "s1.2", ""},
+		{`{"ID":"x","type":"result"}`, "", "", `malformed message: the key "ID" differs from "id" in case alone`},
+		{`null`, "", "", `malformed message: no "type"`},
+		{`{"type":"batch","messages":[]}`, "batch", "", ""},
+	}
+	if len(msgs) != len(want) {
+		t.Fatalf("%d messages, want %d: %q", len(msgs), len(want), msgs)
+	}
+	for i, w := range want {
+		m := msgs[i]
+		gotErr := ""
+		if m.Err != nil {
+			gotErr = m.Err.Error()
+		}
+		if string(m.Body) != w.body || gotErr != w.err || (w.err == "" && (m.Env.Type != w.typ || m.Env.ID != w.id)) {
+			t.Errorf("message %d: %s %+v %q, want %s %s %s %q", i, m.Body, m.Env, gotErr, w.body, w.typ, w.id, w.err)
+		}
+	}
+	for frame, wantErr := range map[string]string{
+		`{"type":"batch","messages":{}}`:               `malformed batch: "messages" is not a list`,
+		`{"type":"batch","Messages":null}`:             "",
+		`{"type":"batch"}`:                             "",
+		`{"type":"batch","messages":[],"messages":[]}`: `malformed message: the key "messages" is given twice`,
+		`{"type":"batch","messages":[}`:                `malformed message: invalid character '}' looking for beginning of value`,
+	} {
+		_, msgs, err := protocol.PeekFrame([]byte(frame))
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if gotErr != wantErr || len(msgs) != 0 {
+			t.Errorf("protocol.PeekFrame(%s) = %q, %v; want no messages, error %q", frame, msgs, err, wantErr)
+		}
+	}
+	// Not a batch: the envelope alone.
+	if env, msgs, err := protocol.PeekFrame([]byte(`{"type":"result","id":"s1.1","messages":[1]}`)); err != nil || env.ID != "s1.1" || msgs != nil {
+		t.Errorf("a result: %+v %q %v", env, msgs, err)
+	}
+}
