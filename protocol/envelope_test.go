@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -233,4 +234,42 @@ func TestPeekFrame(t *testing.T) {
 	if env, msgs, err := protocol.PeekFrame([]byte(`{"type":"result","id":"s1.1","messages":[1]}`)); err != nil || env.ID != "s1.1" || msgs != nil {
 		t.Errorf("a result: %+v %q %v", env, msgs, err)
 	}
+}
+
+// BenchmarkPeekBatch reads a batch of 16 answers as the host reads one
+// from the browser: with PeekFrame, which checks its JSON once, and as
+// the host did before it (PeekEnvelope, a decoding of the batch, and
+// PeekEnvelope of each message: the text scanned three times).
+func BenchmarkPeekBatch(b *testing.B) {
+	var msgs [][]byte
+	for i := range 16 {
+		msgs = append(msgs, []byte(fmt.Sprintf(`{"type":"result","id":"s3.%d","output":{"content":[{"type":"text","text":"the sum is 42"}],"structuredContent":{"sum":42}}}`, 1700+i)))
+	}
+	frame := protocol.AppendBatch(nil, msgs)
+	b.Run("PeekFrame", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, batch, err := protocol.PeekFrame(frame)
+			if err != nil || len(batch) != 16 || batch[15].Err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ThreeScans", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := protocol.PeekEnvelope(frame); err != nil {
+				b.Fatal(err)
+			}
+			var m protocol.Message
+			if err := json.Unmarshal(frame, &m); err != nil {
+				b.Fatal(err)
+			}
+			for _, one := range m.Messages {
+				if _, err := protocol.PeekEnvelope(one); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 }
