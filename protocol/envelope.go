@@ -50,9 +50,9 @@ func PeekEnvelope(data []byte) (Envelope, error) {
 // (part of the frame's) and its envelope, or why its envelope could not be
 // read (as [PeekEnvelope] says it).
 type Peeked struct {
-	Body []byte
-	Env  Envelope
-	Err  error
+	Body []byte   // the message's JSON text
+	Env  Envelope // its envelope, when Err is nil
+	Err  error    // why its envelope could not be read
 }
 
 // PeekFrame is [PeekEnvelope] for a frame that may be a batch: when the
@@ -75,7 +75,7 @@ func PeekFrame(data []byte) (Envelope, []Peeked, error) {
 	if data[list] != '[' {
 		return e, nil, errors.New(`malformed batch: "messages" is not a list`)
 	}
-	var out []Peeked
+	out := make([]Peeked, 0, 16)
 	for p := skipSpace(data, list+1); data[p] != ']'; {
 		end := valueEnd(data, p)
 		one := Peeked{Body: data[p:end:end]}
@@ -151,7 +151,7 @@ func peekValid(data []byte) (e Envelope, list int, err error) {
 			if data[p] != '"' {
 				return e, list, errors.New(`malformed message: "type" is not a string`)
 			}
-			if e.Type, ok = unquote(data[p:vend]); !ok {
+			if e.Type, ok = unquoteType(data[p:vend]); !ok {
 				return e, list, errors.New(`malformed message: "type" is not valid UTF-16 once unescaped`)
 			}
 			haveType = true
@@ -273,6 +273,36 @@ func unquote(q []byte) (s string, ok bool) {
 		}
 	}
 	return b.String(), true
+}
+
+// unquoteType is unquote for a message's type: a type of this package
+// without escapes is its constant, which costs no allocation.
+func unquoteType(q []byte) (string, bool) {
+	switch string(q[1 : len(q)-1]) {
+	case TypeCall:
+		return TypeCall, true
+	case TypeCancel:
+		return TypeCancel, true
+	case TypeRequest:
+		return TypeRequest, true
+	case TypeResult:
+		return TypeResult, true
+	case TypeError:
+		return TypeError, true
+	case TypeBatch:
+		return TypeBatch, true
+	case TypeChunk:
+		return TypeChunk, true
+	case TypeToolsAdded:
+		return TypeToolsAdded, true
+	case TypeToolsRemoved:
+		return TypeToolsRemoved, true
+	case TypeTabUpdated:
+		return TypeTabUpdated, true
+	case TypeContext:
+		return TypeContext, true
+	}
+	return unquote(q)
 }
 
 // unescaped is the byte that the one-letter escape \\e stands for.
