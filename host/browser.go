@@ -127,7 +127,7 @@ func (h *host) sendHostHello() {
 }
 
 // line makes a browser message one line for the shims: compact JSON and a
-// newline. The message is valid JSON (PeekEnvelope checked it), so a newline
+// newline. The message is valid JSON (the link checked it), so a newline
 // in it can only be white space between tokens, which Compact removes; a
 // message without one is passed on as is.
 func line(body []byte) []byte {
