@@ -44,7 +44,7 @@ func (h *host) sendSessions() {
 	})
 	b, err := json.Marshal(&protocol.Message{Type: protocol.TypeSessions, Sessions: list})
 	if err == nil {
-		err = h.toBrowser(b)
+		err = h.browserLink.Send(b)
 	}
 	if err != nil {
 		h.log.Debugf("telling the browser its shims: %v", err)

@@ -8,18 +8,19 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/webmcp-bridge/bridge/internal/browserlink"
 	"github.com/webmcp-bridge/bridge/internal/version"
 
 	"github.com/webmcp-bridge/bridge/nativemsg"
 	"github.com/webmcp-bridge/bridge/protocol"
 )
 
-// readBrowser reads the browser's frames until stdin ends. It returns nil at
-// a clean end of input, and an error when the stream is broken (a cut or
-// oversized frame) or the browser is refused.
-func (h *host) readBrowser(r *nativemsg.Reader) error {
+// readBrowser handles the browser's messages until stdin ends. It returns
+// nil at a clean end of input, and an error when the stream is broken (a
+// cut or oversized frame) or the browser is refused.
+func (h *host) readBrowser() error {
 	for {
-		body, err := r.Read()
+		m, err := h.browserLink.Receive()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -29,7 +30,7 @@ func (h *host) readBrowser(r *nativemsg.Reader) error {
 			}
 			return fmt.Errorf("reading from the browser: %w", err)
 		}
-		if err := h.fromBrowser(body); err != nil {
+		if err := h.fromBrowser(m); err != nil {
 			return err
 		}
 	}
@@ -37,22 +38,25 @@ func (h *host) readBrowser(r *nativemsg.Reader) error {
 
 // fromBrowser handles one message from the browser. Malformed and unknown
 // messages are logged and skipped; only a protocol the host does not speak
-// is an error.
-func (h *host) fromBrowser(body []byte) error {
-	return h.fromBrowserMsg(body, false)
-}
-
-// fromBrowserMsg is fromBrowser; joined says body was joined from chunks
-// or came in a batch (a chunk or a batch inside it is refused).
-func (h *host) fromBrowserMsg(body []byte, joined bool) error {
-	env, err := protocol.PeekEnvelope(body)
-	if err != nil {
-		h.log.Printf("the browser sent a %v; skipped: %s", err, excerpt(body))
-		return nil
-	}
-	if env.Type != protocol.TypeResult && env.Type != protocol.TypeError {
+// is an error. The answers of one batch go to each shim together, and
+// before whatever other message came after them.
+func (h *host) fromBrowser(m browserlink.Message) error {
+	if m.Env.Type != protocol.TypeResult && m.Env.Type != protocol.TypeError {
 		h.sendGathered() // the answers before it go first
 	}
+	// Gather while more of its batch follow, and the last with the others.
+	h.gathering = m.More || len(h.gathered) > 0
+	err := h.handleBrowser(m.Env, m.Body)
+	if !m.More || err != nil {
+		h.sendGathered()
+		h.gathering = false
+	}
+	return err
+}
+
+// handleBrowser acts on one message from the browser, whose envelope is
+// env.
+func (h *host) handleBrowser(env protocol.Envelope, body []byte) error {
 	switch env.Type {
 	case protocol.TypeResult, protocol.TypeError:
 		if env.ID == "" {
@@ -69,7 +73,7 @@ func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 		if m.Protocol != protocol.ProtocolVersion {
 			return fmt.Errorf("the extension speaks bridge protocol %d, this webmcp-host speaks %d: update whichever is older", m.Protocol, protocol.ProtocolVersion)
 		}
-		h.batchOK.Store(m.Browser != nil && m.Browser.Batch)
+		h.browserLink.SetBatch(m.Browser != nil && m.Browser.Batch)
 		h.setBrowser(m.Browser)
 		h.sendSessions()
 	case protocol.TypeState, protocol.TypeTabUpdated, protocol.TypeTabRemoved,
@@ -84,62 +88,12 @@ func (h *host) fromBrowserMsg(body []byte, joined bool) error {
 			return nil
 		}
 		h.applyChange(&m, line(body))
-	case protocol.TypeBatch:
-		if joined {
-			h.log.Printf("the browser sent a batch inside a chunked message or a batch; skipped")
-			return nil
-		}
-		var m protocol.Message
-		if err := json.Unmarshal(body, &m); err != nil {
-			h.log.Printf("the browser sent a malformed batch (%v); skipped: %s", err, excerpt(body))
-			return nil
-		}
-		h.log.Debugf("a batch of %d messages from the browser", len(m.Messages))
-		// Its answers go to each shim together, and before whatever
-		// other message came after them.
-		h.gathering = true
-		defer func() {
-			h.sendGathered()
-			h.gathering = false
-		}()
-		for _, one := range m.Messages {
-			if err := h.fromBrowserMsg(one, true); err != nil {
-				return err
-			}
-		}
-	case protocol.TypeChunk:
-		if joined {
-			h.log.Printf("the browser sent a chunk inside a chunked message; skipped")
-			return nil
-		}
-		return h.joinChunk(body)
 	case protocol.TypeCall, protocol.TypeRequest, protocol.TypeCancel:
 		h.log.Printf("the browser sent %s message, which only goes from the host to the browser; ignored", withArticle(env.Type))
 	default:
 		h.log.Printf("the browser sent a message of unknown type %q; ignored", env.Type)
 	}
 	return nil
-}
-
-// joinChunk takes one chunk from the browser (a message over
-// protocol.MaxBrowserChunk) and handles the message once its last piece is
-// in. Only the browser's reading goroutine calls it.
-func (h *host) joinChunk(body []byte) error {
-	var m protocol.Message
-	if err := json.Unmarshal(body, &m); err != nil || m.ID == "" {
-		h.log.Printf("the browser sent a malformed chunk (%v); skipped: %s", err, excerpt(body))
-		return nil
-	}
-	msg, done, err := h.joiner.Add(&m)
-	if err != nil {
-		h.log.Printf("the browser's chunked message: %v", err)
-		return nil
-	}
-	if !done {
-		return nil
-	}
-	h.log.Debugf("joined a %d-byte message from the browser's chunks (%s)", len(msg), m.ID)
-	return h.fromBrowserMsg(msg, true)
 }
 
 // missing names the field that a change message needs and lacks.
@@ -157,57 +111,6 @@ func missing(m *protocol.Message) string {
 	return ""
 }
 
-// toBrowser sends one message to the browser: as one frame, or as chunks
-// when it is over protocol.MaxHostFrame. It is safe for concurrent use.
-func (h *host) toBrowser(msg []byte) error {
-	frames := [][]byte{msg}
-	if len(msg) > protocol.MaxHostFrame {
-		id := "c" + strconv.FormatUint(h.chunkSeq.Add(1), 10)
-		var err error
-		if frames, err = protocol.Chunks(id, msg, protocol.MaxHostFrame); err != nil {
-			return fmt.Errorf("cutting a %d-byte message into chunks: %w", len(msg), err)
-		}
-		h.log.Debugf("sending a %d-byte message to the browser as %d chunks (%s)", len(msg), len(frames), id)
-	}
-	h.bmu.Lock()
-	defer h.bmu.Unlock()
-	for _, f := range frames {
-		if err := h.bw.Write(f); err != nil {
-			if !h.bwFailed.Swap(true) {
-				h.log.Printf("writing to the browser: %v", err)
-			}
-			return fmt.Errorf("writing to the browser: %w", err)
-		}
-	}
-	return nil
-}
-
-// toBrowserMany sends msgs to the browser in order: as one batch message
-// when the browser takes batches and they fit in one frame together, else
-// one by one (toBrowser). It returns how many went (all of them, or those
-// before the one that failed) and the error.
-func (h *host) toBrowserMany(msgs [][]byte) (int, error) {
-	if len(msgs) > 1 && h.batchOK.Load() {
-		size := protocol.BatchOverhead + len(msgs) - 1
-		for _, m := range msgs {
-			size += len(m)
-		}
-		if size <= protocol.MaxHostFrame {
-			h.log.Debugf("%d messages → browser in one batch (%d bytes)", len(msgs), size)
-			if err := h.toBrowser(protocol.AppendBatch(make([]byte, 0, size), msgs)); err != nil {
-				return 0, err
-			}
-			return len(msgs), nil
-		}
-	}
-	for i, m := range msgs {
-		if err := h.toBrowser(m); err != nil {
-			return i, err
-		}
-	}
-	return len(msgs), nil
-}
-
 // sendHostHello tells the browser which host it talks to.
 func (h *host) sendHostHello() {
 	b, err := json.Marshal(&protocol.Message{
@@ -216,7 +119,7 @@ func (h *host) sendHostHello() {
 		Host:     &protocol.HostInfo{PID: h.pid, Socket: h.socket, Version: version.Version, Batch: true},
 	})
 	if err == nil {
-		err = h.toBrowser(b)
+		err = h.browserLink.Send(b)
 	}
 	if err != nil {
 		h.log.Printf("sending hello to the browser: %v", err)
@@ -224,7 +127,7 @@ func (h *host) sendHostHello() {
 }
 
 // line makes a browser message one line for the shims: compact JSON and a
-// newline. The message is valid JSON (PeekEnvelope checked it), so a newline
+// newline. The message is valid JSON (the link checked it), so a newline
 // in it can only be white space between tokens, which Compact removes; a
 // message without one is passed on as is.
 func line(body []byte) []byte {

@@ -23,10 +23,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/webmcp-bridge/bridge/endpoint"
+	"github.com/webmcp-bridge/bridge/internal/browserlink"
 	"github.com/webmcp-bridge/bridge/nativemsg"
 	"github.com/webmcp-bridge/bridge/protocol"
 )
@@ -104,20 +104,15 @@ type host struct {
 
 	qlen, qbytes int
 	maxShims     int
-	hold         time.Duration // Options.Hold; 0: calls never wait
 
 	// sessionsMu keeps the lists of shims going to the browser in order.
 	sessionsMu sync.Mutex
 
-	// bmu keeps each message to the browser whole, chunked or not.
-	bmu      sync.Mutex
-	bw       *nativemsg.Writer
-	chunkSeq atomic.Uint64
-	bwFailed atomic.Bool     // a write to the browser failed (logged once)
-	batchOK  atomic.Bool     // the browser's hello said it takes batches
-	joiner   protocol.Joiner // the browser's chunked messages; its reader's own
-	// gathering is set while the browser's reader handles a batch, whose
-	// answers wait in gathered (routeAnswer, sendGathered); its own.
+	// browserLink is the link to the browser: its frames, batches and chunks.
+	browserLink *browserlink.Link
+	// gathering is set while the browser's reader handles a message that
+	// more of its batch follow, whose answers wait in gathered
+	// (routeAnswer, sendGathered); its own.
 	gathering bool
 	gathered  []gathered
 	sessionWG sync.WaitGroup
@@ -149,13 +144,11 @@ func Run(ctx context.Context, opts Options) error {
 	h := &host{
 		log:      newLogger(opts.Stderr, opts.Debug),
 		pid:      os.Getpid(),
-		bw:       nativemsg.NewWriter(opts.Stdout, protocol.MaxHostFrame),
 		qlen:     opts.QueueLen,
 		qbytes:   opts.QueueBytes,
 		maxShims: opts.MaxShims,
 		sessions: map[string]*session{},
 		pending:  map[string]*session{},
-		joiner:   protocol.Joiner{Max: protocol.MaxMessage},
 	}
 	if h.qlen <= 0 {
 		h.qlen = DefaultQueueLen
@@ -166,12 +159,21 @@ func Run(ctx context.Context, opts Options) error {
 	if h.maxShims <= 0 {
 		h.maxShims = DefaultMaxShims
 	}
-	switch {
-	case opts.Hold == 0:
-		h.hold = DefaultHold
-	case opts.Hold > 0:
-		h.hold = opts.Hold
+	hold := opts.Hold // negative: calls never wait
+	if hold == 0 {
+		hold = DefaultHold
 	}
+	h.browserLink = browserlink.New(
+		nativemsg.NewReader(opts.Stdin, protocol.MaxBrowserFrame),
+		nativemsg.NewWriter(opts.Stdout, protocol.MaxHostFrame),
+		browserlink.Options{
+			Logf:      h.log.Printf,
+			Debugf:    h.log.Debugf,
+			MaxJoined: protocol.MaxMessage,
+			Hold:      hold,
+			HoldMax:   HoldMax,
+			UnderLoad: h.underLoad,
+		})
 	dir := opts.RuntimeDir
 	if dir == "" {
 		dir = endpoint.RuntimeDir()
@@ -189,7 +191,7 @@ func Run(ctx context.Context, opts Options) error {
 	}()
 	browserDone := make(chan error, 1)
 	go func() {
-		browserDone <- h.readBrowser(nativemsg.NewReader(opts.Stdin, protocol.MaxBrowserFrame))
+		browserDone <- h.readBrowser()
 	}()
 	h.sendHostHello()
 	h.log.Printf("listening on %s", h.socket)

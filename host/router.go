@@ -45,7 +45,7 @@ func (h *host) forwardCall(s *session, id string, msg []byte) {
 	h.pending[id] = s
 	h.mu.Unlock()
 	h.log.Debugf("call %s → browser (%d bytes)", id, len(msg))
-	s.queueOut(id, traced(msg, "host.call"))
+	s.out.Add(id, traced(msg, "host.call"))
 }
 
 // forwardCancel passes a shim's cancel to the browser if the call is still
@@ -63,7 +63,7 @@ func (h *host) forwardCancel(s *session, id string, msg []byte) {
 		return
 	}
 	h.log.Debugf("cancel %s → browser", id)
-	s.queueOut("", msg)
+	s.out.Add("", msg)
 }
 
 // routeAnswer passes a result or error from the browser to the shim that
@@ -141,7 +141,7 @@ func (h *host) dropSession(s *session, why string) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		b, _ := json.Marshal(&protocol.Message{Type: protocol.TypeCancel, ID: id})
-		h.toBrowser(b)
+		h.browserLink.Send(b)
 	}
 	if len(ids) > 0 {
 		h.log.Printf("shim %s disconnected (%s); cancelled its %d calls under way", s.id, why, len(ids))

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/webmcp-bridge/bridge/internal/browserlink"
 	"github.com/webmcp-bridge/bridge/internal/lines"
 	"github.com/webmcp-bridge/bridge/protocol"
 )
@@ -52,15 +53,9 @@ type session struct {
 
 	// out holds the reader's messages for the browser until it has
 	// handled every line that came in with them, or longer under load
-	// (coalesce.go); outCalls has each one's call id ("" for a cancel).
-	// Under outMu: the reader adds, and the reader or the hold's timer
-	// sends.
-	outMu     sync.Mutex
-	out       [][]byte
-	outCalls  []string
-	outBytes  int
-	holdTimer *time.Timer // ends a hold: sends what is held
-	holding   bool        // out waits for holdTimer
+	// (coalesce.go), each tagged with its call id ("" for a cancel): the
+	// reader adds, and the reader or the hold's timer sends.
+	out *browserlink.Queue
 
 	// saidHello is set by the reader once the shim said hello.
 	saidHello bool
@@ -95,6 +90,7 @@ func (h *host) addSession(c net.Conn, pid int) {
 	}
 	h.nextSession++
 	s := &session{h: h, id: "s" + strconv.Itoa(h.nextSession), conn: c, pid: pid, wake: make(chan struct{}, 1), direct: tryWrite(c)}
+	s.out = h.newOut(s)
 	h.sessions[s.id] = s
 	h.greet(s)
 	h.sessionWG.Add(2)
@@ -226,12 +222,12 @@ func (s *session) readLoop() {
 		}
 		// Lines that came in together go to the browser together: the
 		// messages wait while a whole next line is in the buffer already,
-		// and under load a moment more (sendOrHold).
+		// and under load a moment more (SendOrHold).
 		switch {
-		case !ok || s.outFull():
-			s.flushOut()
+		case !ok || s.out.Full():
+			s.out.Flush()
 		case !lineBuffered(r):
-			s.sendOrHold()
+			s.out.SendOrHold()
 		}
 		if !ok {
 			// Let the writer deliver the refusal, then close.
@@ -241,7 +237,7 @@ func (s *session) readLoop() {
 			return
 		}
 	}
-	s.flushOut()
+	s.out.Flush()
 	s.conn.Close()
 	s.mu.Lock()
 	if s.why != "" {

@@ -39,21 +39,80 @@ type Envelope struct {
 //
 // The keys inside nested values are not looked at: no router reads them.
 func PeekEnvelope(data []byte) (Envelope, error) {
-	var e Envelope
-	if !json.Valid(data) {
-		var v json.RawMessage
-		err := json.Unmarshal(data, &v) // for the reason
-		if err == nil {
-			err = errors.New("invalid JSON")
-		}
-		return e, fmt.Errorf("malformed message: %w", err)
+	if err := valid(data); err != nil {
+		return Envelope{}, err
 	}
+	e, _, err := peekValid(data)
+	return e, err
+}
+
+// Peeked is one message of a batch as [PeekFrame] found it: its JSON text
+// (part of the frame's) and its envelope, or why its envelope could not be
+// read (as [PeekEnvelope] says it).
+type Peeked struct {
+	Body []byte   // the message's JSON text
+	Env  Envelope // its envelope, when Err is nil
+	Err  error    // why its envelope could not be read
+}
+
+// PeekFrame is [PeekEnvelope] for a frame that may be a batch: when the
+// message is a batch, it also peeks each message that the batch carries,
+// in order. It checks the frame's JSON once for the batch and all its
+// messages. A batch whose "messages" is not a list is an error; one
+// without them, or with null, carries none. A message of the batch whose
+// envelope cannot be read has its Err, and the others are peeked still.
+func PeekFrame(data []byte) (Envelope, []Peeked, error) {
+	if err := valid(data); err != nil {
+		return Envelope{}, nil, err
+	}
+	e, list, err := peekValid(data)
+	if err != nil || e.Type != TypeBatch {
+		return e, nil, err
+	}
+	if list < 0 || data[list] == 'n' {
+		return e, nil, nil
+	}
+	if data[list] != '[' {
+		return e, nil, errors.New(`malformed batch: "messages" is not a list`)
+	}
+	out := make([]Peeked, 0, 16)
+	for p := skipSpace(data, list+1); data[p] != ']'; {
+		end := valueEnd(data, p)
+		one := Peeked{Body: data[p:end:end]}
+		one.Env, _, one.Err = peekValid(one.Body)
+		out = append(out, one)
+		p = skipSpace(data, end)
+		if data[p] == ',' {
+			p = skipSpace(data, p+1)
+		}
+	}
+	return e, out, nil
+}
+
+// valid is PeekEnvelope's error for data that is not JSON, or nil.
+func valid(data []byte) error {
+	if json.Valid(data) {
+		return nil
+	}
+	var v json.RawMessage
+	err := json.Unmarshal(data, &v) // for the reason
+	if err == nil {
+		err = errors.New("invalid JSON")
+	}
+	return fmt.Errorf("malformed message: %w", err)
+}
+
+// peekValid is PeekEnvelope for data that json.Valid accepted. list is
+// where the value of the top-level key "messages" starts (matched as
+// encoding/json matches it: in any case, the last one), or -1.
+func peekValid(data []byte) (e Envelope, list int, err error) {
+	list = -1
 	p := skipSpace(data, 0)
 	if strings.HasPrefix(string(data[p:]), "null") {
-		return e, errors.New(`malformed message: no "type"`)
+		return e, list, errors.New(`malformed message: no "type"`)
 	}
 	if data[p] != '{' {
-		return e, errors.New("malformed message: not a JSON object")
+		return e, list, errors.New("malformed message: not a JSON object")
 	}
 	var keys [12][]byte
 	seen := keys[:0] // the top-level keys so far, unescaped: messages have a few
@@ -65,43 +124,46 @@ func PeekEnvelope(data []byte) (Envelope, error) {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			k, ok := unquote(data[p:end])
 			if !ok {
-				return e, fmt.Errorf("malformed message: the key %s is not valid UTF-16 once unescaped", data[p:end])
+				return e, list, fmt.Errorf("malformed message: the key %s is not valid UTF-16 once unescaped", data[p:end])
 			}
 			key = []byte(k)
 		}
 		for _, k := range seen {
 			if string(k) == string(key) {
-				return e, fmt.Errorf("malformed message: the key %q is given twice", key)
+				return e, list, fmt.Errorf("malformed message: the key %q is given twice", key)
 			}
 		}
 		seen = append(seen, key)
 		for _, name := range [...]string{"type", "id"} {
 			if string(key) != name && strings.EqualFold(string(key), name) {
-				return e, fmt.Errorf("malformed message: the key %q differs from %q in case alone", key, name)
+				return e, list, fmt.Errorf("malformed message: the key %q differs from %q in case alone", key, name)
 			}
 		}
 		p = skipSpace(data, end)
 		p = skipSpace(data, p+1) // the colon
 		vend := valueEnd(data, p)
 		ok := true
+		if strings.EqualFold(string(key), "messages") {
+			list = p
+		}
 		switch string(key) {
 		case "type":
 			if data[p] != '"' {
-				return e, errors.New(`malformed message: "type" is not a string`)
+				return e, list, errors.New(`malformed message: "type" is not a string`)
 			}
-			if e.Type, ok = unquote(data[p:vend]); !ok {
-				return e, errors.New(`malformed message: "type" is not valid UTF-16 once unescaped`)
+			if e.Type, ok = unquoteType(data[p:vend]); !ok {
+				return e, list, errors.New(`malformed message: "type" is not valid UTF-16 once unescaped`)
 			}
 			haveType = true
 		case "id":
 			switch data[p] {
 			case '"':
 				if e.ID, ok = unquote(data[p:vend]); !ok {
-					return e, errors.New(`malformed message: "id" is not valid UTF-16 once unescaped`)
+					return e, list, errors.New(`malformed message: "id" is not valid UTF-16 once unescaped`)
 				}
 			case 'n': // null: no id
 			default:
-				return e, errors.New(`malformed message: "id" is not a string`)
+				return e, list, errors.New(`malformed message: "id" is not a string`)
 			}
 		}
 		p = skipSpace(data, vend)
@@ -110,9 +172,9 @@ func PeekEnvelope(data []byte) (Envelope, error) {
 		}
 	}
 	if !haveType || e.Type == "" {
-		return e, errors.New(`malformed message: no "type"`)
+		return e, list, errors.New(`malformed message: no "type"`)
 	}
-	return e, nil
+	return e, list, nil
 }
 
 // The scanning helpers below take JSON that json.Valid accepted, and an
@@ -211,6 +273,36 @@ func unquote(q []byte) (s string, ok bool) {
 		}
 	}
 	return b.String(), true
+}
+
+// unquoteType is unquote for a message's type: a type of this package
+// without escapes is its constant, which costs no allocation.
+func unquoteType(q []byte) (string, bool) {
+	switch string(q[1 : len(q)-1]) {
+	case TypeCall:
+		return TypeCall, true
+	case TypeCancel:
+		return TypeCancel, true
+	case TypeRequest:
+		return TypeRequest, true
+	case TypeResult:
+		return TypeResult, true
+	case TypeError:
+		return TypeError, true
+	case TypeBatch:
+		return TypeBatch, true
+	case TypeChunk:
+		return TypeChunk, true
+	case TypeToolsAdded:
+		return TypeToolsAdded, true
+	case TypeToolsRemoved:
+		return TypeToolsRemoved, true
+	case TypeTabUpdated:
+		return TypeTabUpdated, true
+	case TypeContext:
+		return TypeContext, true
+	}
+	return unquote(q)
 }
 
 // unescaped is the byte that the one-letter escape \\e stands for.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -185,4 +186,90 @@ func BenchmarkPeekEnvelope(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func TestPeekFrame(t *testing.T) {
+	frame := []byte(`{"type":"batch","messages":[ {"type":"result","id":"s1.1","output":{"a":[1,"]"]}} ,{"type":"error","id":"s1.2"},{"ID":"x","type":"result"},null,{"type":"batch","messages":[]} ]}`)
+	env, msgs, err := protocol.PeekFrame(frame)
+	if err != nil || env.Type != protocol.TypeBatch {
+		t.Fatalf("PeekFrame = %+v, %v", env, err)
+	}
+	want := []struct{ body, typ, id, err string }{
+		{`{"type":"result","id":"s1.1","output":{"a":[1,"]"]}}`, "result", "s1.1", ""},
+		{`{"type":"error","id":"s1.2"}`, "error", "s1.2", ""},
+		{`{"ID":"x","type":"result"}`, "", "", `malformed message: the key "ID" differs from "id" in case alone`},
+		{`null`, "", "", `malformed message: no "type"`},
+		{`{"type":"batch","messages":[]}`, "batch", "", ""},
+	}
+	if len(msgs) != len(want) {
+		t.Fatalf("%d messages, want %d: %q", len(msgs), len(want), msgs)
+	}
+	for i, w := range want {
+		m := msgs[i]
+		gotErr := ""
+		if m.Err != nil {
+			gotErr = m.Err.Error()
+		}
+		if string(m.Body) != w.body || gotErr != w.err || (w.err == "" && (m.Env.Type != w.typ || m.Env.ID != w.id)) {
+			t.Errorf("message %d: %s %+v %q, want %s %s %s %q", i, m.Body, m.Env, gotErr, w.body, w.typ, w.id, w.err)
+		}
+	}
+	for frame, wantErr := range map[string]string{
+		`{"type":"batch","messages":{}}`:               `malformed batch: "messages" is not a list`,
+		`{"type":"batch","Messages":null}`:             "",
+		`{"type":"batch"}`:                             "",
+		`{"type":"batch","messages":[],"messages":[]}`: `malformed message: the key "messages" is given twice`,
+		`{"type":"batch","messages":[}`:                `malformed message: invalid character '}' looking for beginning of value`,
+	} {
+		_, msgs, err := protocol.PeekFrame([]byte(frame))
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if gotErr != wantErr || len(msgs) != 0 {
+			t.Errorf("protocol.PeekFrame(%s) = %q, %v; want no messages, error %q", frame, msgs, err, wantErr)
+		}
+	}
+	// Not a batch: the envelope alone.
+	if env, msgs, err := protocol.PeekFrame([]byte(`{"type":"result","id":"s1.1","messages":[1]}`)); err != nil || env.ID != "s1.1" || msgs != nil {
+		t.Errorf("a result: %+v %q %v", env, msgs, err)
+	}
+}
+
+// BenchmarkPeekBatch reads a batch of 16 answers as the host reads one
+// from the browser: with PeekFrame, which checks its JSON once, and as
+// the host did before it (PeekEnvelope, a decoding of the batch, and
+// PeekEnvelope of each message: the text scanned three times).
+func BenchmarkPeekBatch(b *testing.B) {
+	var msgs [][]byte
+	for i := range 16 {
+		msgs = append(msgs, []byte(fmt.Sprintf(`{"type":"result","id":"s3.%d","output":{"content":[{"type":"text","text":"the sum is 42"}],"structuredContent":{"sum":42}}}`, 1700+i)))
+	}
+	frame := protocol.AppendBatch(nil, msgs)
+	b.Run("PeekFrame", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, batch, err := protocol.PeekFrame(frame)
+			if err != nil || len(batch) != 16 || batch[15].Err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ThreeScans", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := protocol.PeekEnvelope(frame); err != nil {
+				b.Fatal(err)
+			}
+			var m protocol.Message
+			if err := json.Unmarshal(frame, &m); err != nil {
+				b.Fatal(err)
+			}
+			for _, one := range m.Messages {
+				if _, err := protocol.PeekEnvelope(one); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 }
