@@ -150,11 +150,11 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	case TypePins:
 		v = pinsWire{m.Type, emptyIfNil(m.Pins)}
 	case TypeCall:
-		v = callWire{m.Type, m.ID, m.TabID, m.FrameID, m.Name, orRaw(m.Arguments, emptyObject), m.Agent, m.Timeout, m.Trace}
+		v = callWire{m.Type, m.ID, m.TabID, m.FrameID, m.Name, ObjectOrEmpty(m.Arguments), m.Agent, m.Timeout, m.Trace}
 	case TypeCancel:
 		v = cancelWire{m.Type, m.ID}
 	case TypeRequest:
-		v = requestWire{m.Type, m.ID, m.Method, orRaw(m.Params, emptyObject), m.Agent}
+		v = requestWire{m.Type, m.ID, m.Method, ObjectOrEmpty(m.Params), m.Agent}
 	case TypeResult:
 		v = resultWire{m.Type, m.ID, orRaw(m.Output, jsonNull), m.Trace}
 	case TypeError:
@@ -195,6 +195,18 @@ func emptyIfNil[T any](s []T) []T {
 }
 
 // orRaw returns raw, or def when raw is empty.
+// ObjectOrEmpty returns raw without the white space around it, or {} when
+// it holds no value (empty, white space, or null): a call's arguments and a
+// request's params as they go on the wire. It is the one place where "no
+// arguments" becomes {}.
+func ObjectOrEmpty(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return emptyObject
+	}
+	return raw
+}
+
 func orRaw(raw, def json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return def

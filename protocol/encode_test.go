@@ -85,3 +85,25 @@ func BenchmarkMarshalCallStruct(b *testing.B) {
 		}
 	}
 }
+
+func TestObjectOrEmpty(t *testing.T) {
+	for in, want := range map[string]string{
+		"":             "{}",
+		"  \n":         "{}",
+		"null":         "{}",
+		" null ":       "{}",
+		`{"a":1}`:      `{"a":1}`,
+		" {\"a\":1}\n": `{"a":1}`,
+		"[]":           "[]", // not an object: the receiver refuses it, with its own words
+		`"nullish"`:    `"nullish"`,
+	} {
+		if got := string(protocol.ObjectOrEmpty(json.RawMessage(in))); got != want {
+			t.Errorf("ObjectOrEmpty(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Without arguments a call still carries {}: the one default, on the wire.
+	b, err := json.Marshal(protocol.Message{Type: protocol.TypeCall, ID: "s1.1", Name: "echo", Arguments: json.RawMessage(" null ")})
+	if err != nil || !strings.Contains(string(b), `"arguments":{}`) {
+		t.Errorf("a call with null arguments encodes as %s (%v), want \"arguments\":{}", b, err)
+	}
+}

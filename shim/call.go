@@ -1,7 +1,6 @@
 package shim
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,10 +38,7 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 		return results.Failure(results.CodeSchemaRefused, results.NotRun, "tool %s cannot be called: the WebMCP bridge refuses its inputSchema: %s. The page must change the schema", name, pt.refused)
 	}
 
-	args = bytes.TrimSpace(args)
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
+	args = protocol.ObjectOrEmpty(args)
 	// Over the limit the host would drop the link (a line too long),
 	// which the agent would take for a lost browser.
 	if len(args) > maxArguments {

@@ -39,7 +39,7 @@ func openPageTool() *BridgeTool {
 				Background bool   `json:"background"`
 				Browser    string `json:"browser"`
 			}
-			if err := json.Unmarshal(objectOrEmpty(args), &p); err != nil || p.URL == "" {
+			if err := json.Unmarshal(protocol.ObjectOrEmpty(args), &p); err != nil || p.URL == "" {
 				return results.Failure(results.CodeInvalidArguments, results.NotRun, "open_page needs {\"url\": \"https://…\"}")
 			}
 			op, err := s.OpenPage(ctx, p.URL, p.Background, p.Browser)
@@ -91,7 +91,7 @@ func closeTabTool() *BridgeTool {
 					TabID int    `json:"tabId"`
 					Key   string `json:"key"`
 				}
-				if err := json.Unmarshal(objectOrEmpty(args), &p); err == nil && p.TabID > 0 && !s.closeKeys.valid(p.Key, p.TabID) {
+				if err := json.Unmarshal(protocol.ObjectOrEmpty(args), &p); err == nil && p.TabID > 0 && !s.closeKeys.valid(p.Key, p.TabID) {
 					return results.Failure(protocol.CodeNotAllowed, results.NotRun,
 						"close_tab: tab %d was not closed: this client makes its requests without a session (MCP 2026-07-28), "+
 							"so the bridge cannot tell it from another client of the same name; pass as key the closeKey that open_page "+
@@ -103,7 +103,7 @@ func closeTabTool() *BridgeTool {
 				var p struct {
 					Key string `json:"key"`
 				}
-				json.Unmarshal(objectOrEmpty(args), &p)
+				json.Unmarshal(protocol.ObjectOrEmpty(args), &p)
 				s.closeKeys.forget(p.Key)
 			}
 			return res
@@ -116,7 +116,7 @@ func tabToolHandler(name string, do func(*Server, context.Context, int) error) f
 		var p struct {
 			TabID int `json:"tabId"`
 		}
-		if err := json.Unmarshal(objectOrEmpty(args), &p); err != nil || p.TabID <= 0 {
+		if err := json.Unmarshal(protocol.ObjectOrEmpty(args), &p); err != nil || p.TabID <= 0 {
 			return results.Failure(results.CodeInvalidArguments, results.NotRun, "%s needs {\"tabId\": N} with a tab id from list_tabs", name)
 		}
 		if err := do(s, ctx, p.TabID); err != nil {
@@ -140,12 +140,4 @@ func jsonResult(v any) *mcp.CallToolResult {
 	res := results.Text(string(b))
 	res.StructuredContent = json.RawMessage(b)
 	return res
-}
-
-// objectOrEmpty returns args, or {} when the agent sent none (absent or null).
-func objectOrEmpty(args json.RawMessage) json.RawMessage {
-	if len(strings.TrimSpace(string(args))) == 0 || string(args) == "null" {
-		return json.RawMessage("{}")
-	}
-	return args
 }

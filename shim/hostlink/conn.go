@@ -216,9 +216,6 @@ func (c *Conn) Close() error {
 // ErrClosed when the connection ended first; or ctx's error when ctx ended
 // first, in which case the call is cancelled in the page.
 func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args json.RawMessage) (json.RawMessage, error) {
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
-	}
 	// timeout tells the extension how long this caller waits (ms), so that
 	// a call still waiting for the user's consent is answered (declined)
 	// before the caller gives up; 0 (no deadline) is left out.
@@ -246,9 +243,6 @@ func (c *Conn) Call(ctx context.Context, tabID, frameID int, name string, args j
 // *protocol.Error, an error wrapping ErrClosed, or ctx's error (the request
 // is then cancelled in the extension).
 func (c *Conn) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if len(params) == 0 {
-		params = json.RawMessage("{}")
-	}
 	agent := agentFrom(ctx)
 	return c.roundTrip(ctx, func(id string) *protocol.Message {
 		return &protocol.Message{Type: protocol.TypeRequest, ID: id, Method: method, Params: params, Agent: agent}
