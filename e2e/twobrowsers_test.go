@@ -51,7 +51,8 @@ func (b *bridge) pageTargets(part string) []string {
 // demo's tools, open in both, get distinct names, and a call to each name
 // runs in its own browser's page (the page's own count of its calls says
 // so); open_page's browser argument opens the tab in the browser it names,
-// and a browser that is not connected is a clear error. One browser's host
+// and a browser that is not connected, or a name both share, is a clear
+// error. One browser's host
 // is killed and comes back: the other browser's tools work meanwhile, and
 // the first's keep their names and land in it again. One browser closes
 // for good: during its grace the other's tools work and its own stay
@@ -185,14 +186,19 @@ func TestTwoBrowsers(t *testing.T) {
 			t.Errorf("list_tabs lists %+v for the tab open_page opened in browser %s (tab %d)", got, nameOf[to.br], op.TabID)
 		}
 	}
-	// A browser that is not connected is an error that names those that
-	// are, and opens nothing.
-	for _, bad := range []string{"Firefox", "1"} {
+	// A browser that is not connected, or a name that both browsers share
+	// (two Chromiums of one version), is an error that names the connected
+	// browsers by their hosts' pids, and opens nothing.
+	for bad, says := range map[string]string{
+		"Firefox":  `no connected browser is "Firefox"`,
+		"1":        `no connected browser is "1"`,
+		"Chromium": `2 connected browsers are "Chromium": name one by its hostPid`,
+	} {
 		res := a.call(ctx, "open_page", map[string]any{"url": demoURL("localhost", "/?nowhere"), "browser": bad})
 		msg := text(res)
-		if !res.IsError || !strings.Contains(msg, fmt.Sprintf("no connected browser is %q", bad)) ||
+		if !res.IsError || !strings.Contains(msg, says) ||
 			!strings.Contains(msg, fmt.Sprintf("hostPid %d", pidA)) || !strings.Contains(msg, fmt.Sprintf("hostPid %d", pidB)) {
-			t.Errorf("open_page in browser %q = %s, want an error that names both connected browsers", bad, msg)
+			t.Errorf("open_page in browser %q = %s, want an error that says %s and names both browsers by hostPid", bad, msg, says)
 		}
 	}
 	if got := append(a.pageTargets("?nowhere"), b.pageTargets("?nowhere")...); len(got) != 0 {

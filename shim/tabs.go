@@ -138,15 +138,24 @@ func (s *Server) pickBrowser(browser string) (*hostlink.Conn, error) {
 	if browser = strings.TrimSpace(browser); browser != "" {
 		pid, _ := strconv.Atoi(browser)
 		var names []string
+		var named []*hostlink.Conn
 		for _, c := range conns {
-			name := ""
-			if b := c.Browser(); b != nil {
-				name = strings.TrimSpace(b.Name + " " + b.Version)
-			}
-			if c.Host().PID == pid || (name != "" && strings.HasPrefix(strings.ToLower(name), strings.ToLower(browser))) {
+			name := browserName(c.Browser())
+			if c.Host().PID == pid {
 				return c, nil
 			}
+			if name != "" && strings.HasPrefix(strings.ToLower(name), strings.ToLower(browser)) {
+				named = append(named, c)
+			}
 			names = append(names, fmt.Sprintf("%s (hostPid %d)", name, c.Host().PID))
+		}
+		switch {
+		case len(named) == 1:
+			return named[0], nil
+		case len(named) > 1:
+			// Two browsers of one name (two profiles, or two copies of one
+			// browser): the agent says which by its host's pid.
+			return nil, fmt.Errorf("%d connected browsers are %q: name one by its hostPid; the browsers are: %s", len(named), browser, strings.Join(names, ", "))
 		}
 		return nil, fmt.Errorf("no connected browser is %q; the browsers are: %s", browser, strings.Join(names, ", "))
 	}

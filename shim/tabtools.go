@@ -21,7 +21,7 @@ func openPageTool() *BridgeTool {
 			Description: "[WebMCP bridge] Opens an http(s) URL in a new tab of the browser the user is using (never an existing tab) " +
 				"and waits for the page's WebMCP tools, which then become your tools. A site the user has allowed opens at once; " +
 				"any other site asks the user first (a declined request is an error: do not retry unless the user says so). " +
-				"browser: a hostPid or browser name from list_tabs, when several browsers are connected. " +
+				"browser: a hostPid or browser name from list_tabs, when several browsers are connected (a name that several share is refused: give the hostPid). " +
 				"Answers with the tab's id, url, title and the names of the tools it brought.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 				`"url":{"type":"string","description":"an http:// or https:// URL"},` +
