@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/webmcp-bridge/bridge/shim"
@@ -52,7 +53,8 @@ func (b *bridge) pageTargets(part string) []string {
 // runs in its own browser's page (the page's own count of its calls says
 // so); open_page's browser argument opens the tab in the browser it names,
 // and a browser that is not connected, or a name both share, is a clear
-// error. One browser's host
+// error; close_tab's closes the tab of the browser it names, and a tab id
+// that both have is refused without it. One browser's host
 // is killed and comes back: the other browser's tools work meanwhile, and
 // the first's keep their names and land in it again. One browser closes
 // for good: during its grace the other's tools work and its own stay
@@ -157,6 +159,7 @@ func TestTwoBrowsers(t *testing.T) {
 
 	// open_page's browser argument: the new tab opens in the browser
 	// named by its host's pid, whichever the user looks at.
+	openedTab, openedTools := map[*bridge]int{}, map[*bridge][]string{}
 	for _, to := range []struct {
 		br    *bridge
 		pid   int
@@ -172,6 +175,7 @@ func TestTwoBrowsers(t *testing.T) {
 			t.Errorf("open_page in browser %s (host %d) = %+v, want that host and the demo's %d tools", nameOf[to.br], to.pid, op, demoTools)
 		}
 		*to.tools = append(*to.tools, op.Tools...)
+		openedTab[to.br], openedTools[to.br] = op.TabID, op.Tools
 		other := a
 		if to.br == a {
 			other = b
@@ -204,8 +208,36 @@ func TestTwoBrowsers(t *testing.T) {
 	if got := append(a.pageTargets("?nowhere"), b.pageTargets("?nowhere")...); len(got) != 0 {
 		t.Errorf("open_page in a browser that is not connected opened %v", got)
 	}
+
+	// close_tab's browser argument: each browser numbers its own tabs
+	// (these two, copies of one prepared profile, even alike), and
+	// close_tab closes the tab of the browser it names. Without it a tab
+	// id that both browsers have is refused.
+	if openedTab[a] == openedTab[b] {
+		res := a.call(ctx, "close_tab", map[string]any{"tabId": openedTab[b]})
+		if msg := text(res); !res.IsError || !strings.Contains(msg, fmt.Sprintf("hostPid %d", pidA)) || !strings.Contains(msg, fmt.Sprintf("hostPid %d", pidB)) {
+			t.Errorf("close_tab of tab %d, which both browsers have, without a browser = %s; want an error that names both", openedTab[b], msg)
+		}
+	}
+	if res := a.call(ctx, "close_tab", map[string]any{"tabId": openedTab[b], "browser": strconv.Itoa(pidB)}); res.IsError {
+		t.Errorf("close_tab of the tab opened in B = %s", text(res))
+	}
+	waitCtx, cancelWait := context.WithTimeout(b.browser, 20*time.Second)
+	if err := awaitTargets(waitCtx, func(infos []*target.Info) bool {
+		return !slices.ContainsFunc(infos, func(in *target.Info) bool { return strings.Contains(in.URL, "?opened=B") })
+	}); err != nil {
+		t.Errorf("close_tab of the tab opened in B: it is still open: %v", err)
+	}
+	cancelWait()
+	if got := a.pageTargets("?opened=A"); len(got) != 1 {
+		t.Errorf("close_tab of the tab opened in B: A's has %v", got)
+	}
+	toolsB = slices.DeleteFunc(toolsB, func(name string) bool { return slices.Contains(openedTools[b], name) })
 	slices.Sort(toolsA)
 	slices.Sort(toolsB)
+	a.waitTools("the closed tab's tools to go", func(m map[string]*mcp.Tool) bool {
+		return len(m) == len(toolsA)+len(toolsB)+len(bridgeTools)
+	})
 	before := listTools()
 	if want := slices.Sorted(slices.Values(slices.Concat(toolsA, toolsB, bridgeTools))); !slices.Equal(sortedKeys(before), want) {
 		t.Fatalf("the agent's tools are %v, want %v", sortedKeys(before), want)
