@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -175,14 +176,15 @@ func startFirefox(t *testing.T, prefs ...string) *firefoxBridge {
 	return &firefoxBridge{bridge: b, bidi: c, context: tree.Contexts[0].Context, profile: profile}
 }
 
-// awaitHostSocket waits until a host's socket is in dir. There is no event
-// to wait for: the shim finds hosts the same way, by looking in the
-// directory now and then (shim/hostlink).
-func awaitHostSocket(ctx context.Context, dir string) error {
+// awaitHostSocket waits until a host's socket is in dir, one whose path
+// is not among except (another browser's host). There is no event to wait
+// for: the shim finds hosts the same way, by looking in the directory now
+// and then (shim/hostlink).
+func awaitHostSocket(ctx context.Context, dir string, except ...string) error {
 	for {
 		if entries, err := os.ReadDir(dir); err == nil {
 			for _, e := range entries {
-				if strings.HasPrefix(e.Name(), "host-") && strings.HasSuffix(e.Name(), ".sock") {
+				if strings.HasPrefix(e.Name(), "host-") && strings.HasSuffix(e.Name(), ".sock") && !slices.Contains(except, filepath.Join(dir, e.Name())) {
 					return nil
 				}
 			}

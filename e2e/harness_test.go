@@ -182,6 +182,14 @@ func approvedBefore(origin string) error {
 	if err != nil || !strings.Contains(scripts, "webmcp-main http://127.0.0.1/*") {
 		return fmt.Errorf("the extension's content scripts in the template profile: %s %v", scripts, err)
 	}
+	// The profile's random instance id (worker.js INSTANCE_KEY), which
+	// tells a shim one profile's hosts from another's, is made at each
+	// copy's first start, as in any profile of the user's: two browsers of
+	// a test (startAnother) are two profiles to their shim.
+	forget := `chrome.storage.local.remove("instance").then(() => chrome.storage.local.get("instance")).then((v) => JSON.stringify(v))`
+	if left, err := chromedp.Run(page, chromedp.Evaluate[string](forget, chromedp.EvalAwaitPromise)); err != nil || left != "{}" {
+		return fmt.Errorf("forget the template profile's instance id: %s %v", left, err)
+	}
 	return nil
 }
 
@@ -272,6 +280,32 @@ func start(t testing.TB, m mode, options ...startOption) *bridge {
 	t.Cleanup(func() { os.RemoveAll(rd) })
 	b.runtimeDir = filepath.Join(rd, "run")
 
+	b.launch("chromium: ", options...)
+	b.client = b.connectShim()
+	return b
+}
+
+// startAnother starts a second browser for b's agent: another Chromium, in
+// mode m with its own copy of the prepared profile, whose extension starts
+// its own webmcp-host in b's runtime directory, as a second browser (or
+// profile) of the user's does. Every shim of b (b.client, connectShim)
+// sees both browsers. The returned bridge drives the new browser (browser,
+// open, userData); it shares b's runtime directory, shim client, change
+// notifications and logs (the new browser's lines prefixed "chromium 2: ").
+func (b *bridge) startAnother(m mode, options ...startOption) *bridge {
+	b.t.Helper()
+	other := *b
+	other.mode, other.views, other.reference, other.shims = m, nil, nil, nil
+	other.launch("chromium 2: ", options...)
+	return &other
+}
+
+// launch starts Chromium in b.mode with a fresh copy of the profile that
+// install.sh prepared, its host's socket in b.runtimeDir, and waits until
+// its extension has started that host.
+func (b *bridge) launch(logPrefix string, options ...startOption) {
+	t := b.t
+	t.Helper()
 	userData := t.TempDir()
 	copyDir(t, profileDir, userData)
 	b.userData = userData
@@ -281,7 +315,7 @@ func start(t testing.TB, m mode, options ...startOption) *bridge {
 		ext = o(t, ext)
 	}
 	features := "NetworkService,NetworkServiceInProcess"
-	if m == native {
+	if b.mode == native {
 		features += ",WebMCP"
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -297,28 +331,28 @@ func start(t testing.TB, m mode, options ...startOption) *bridge {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Env("WEBMCP_RUNTIME_DIR="+b.runtimeDir),
-		chromedp.CombinedOutput(b.logs.prefixed("chromium: ")),
+		chromedp.CombinedOutput(b.logs.prefixed(logPrefix)),
 	)
+	// The hosts already there (another browser's): this browser's is new.
+	before, _ := filepath.Glob(filepath.Join(b.runtimeDir, "host-*"))
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
 	b.browser, _ = chromedp.NewContext(allocCtx)
 	if err := chromedp.Do(b.browser, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("start Chromium: %v", err)
 	}
-	t.Cleanup(func() { chromedp.Cancel(b.browser) })
+	browser := b.browser
+	t.Cleanup(func() { chromedp.Cancel(browser) })
 	b.keepWorkerConsole()
 	// The worker starts its host once it has registered the content
 	// scripts for the allowed sites (worker/sites.js): a page opened
 	// before that gets none. A test whose browser never starts a host
 	// (a broken install) goes on without one after the wait.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	if err := awaitHostSocket(ctx, b.runtimeDir); err != nil {
+	if err := awaitHostSocket(ctx, b.runtimeDir, before...); err != nil {
 		t.Logf("the extension started no host: %v", err)
 	}
 	cancel()
-
-	b.client = b.connectShim()
-	return b
 }
 
 // keepWorkerConsole copies the extension's service worker console (its
@@ -557,8 +591,9 @@ func mustJSON(v any) string {
 // logBuffer collects the logs of the processes of one test, shown when it
 // fails.
 type logBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
+	mu    sync.Mutex
+	buf   strings.Builder
+	wrote chan struct{} // closed at the next write (await)
 }
 
 func (l *logBuffer) String() string {
@@ -576,8 +611,37 @@ func (l *logBuffer) prefixed(prefix string) io.Writer {
 				l.buf.WriteString(prefix + line)
 			}
 		}
+		if l.wrote != nil {
+			close(l.wrote)
+			l.wrote = nil
+		}
 		return len(p), nil
 	})
+}
+
+// await waits until the logs after their first from bytes (a len of
+// String taken before) hold a line that starts with prefix and contains
+// each of parts, waking on each write, and returns that line.
+func (l *logBuffer) await(ctx context.Context, from int, prefix string, parts ...string) (string, error) {
+	for {
+		l.mu.Lock()
+		for line := range strings.Lines(l.buf.String()[from:]) {
+			if strings.HasPrefix(line, prefix) && !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(line, p) }) {
+				l.mu.Unlock()
+				return line, nil
+			}
+		}
+		if l.wrote == nil {
+			l.wrote = make(chan struct{})
+		}
+		wrote := l.wrote
+		l.mu.Unlock()
+		select {
+		case <-wrote:
+		case <-ctx.Done():
+			return "", fmt.Errorf("no log line %q with %q: %w", prefix, parts, ctx.Err())
+		}
+	}
 }
 
 type writerFunc func([]byte) (int, error)

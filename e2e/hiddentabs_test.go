@@ -80,6 +80,8 @@ func TestFramedBySiteNotAllowed(t *testing.T) {
 
 // listedTab is a tab as list_tabs gives it.
 type listedTab struct {
+	Browser string `json:"browser"`
+	HostPID int    `json:"hostPid"`
 	ID      int    `json:"id"`
 	URL     string `json:"url"`
 	Title   string `json:"title"`

@@ -46,7 +46,7 @@ func (s *Server) ContextTools(ctx context.Context) (tabID int, tools []ContextTo
 	if err := json.Unmarshal(out, &r); err != nil {
 		return 0, nil, fmt.Errorf("the browser answered the contextTools request with %.200s (%v)", out, err)
 	}
-	key := browserKey(c)
+	key := s.browserKey(c)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, t := range r.Tools {

@@ -37,12 +37,38 @@ type toolKey struct {
 }
 
 // browserKey names c's browser profile for toolKey: its instance id, or the
-// connection itself while the browser has not said it.
-func browserKey(c *hostlink.Conn) string {
-	if b := c.Browser(); b != nil && b.Instance != "" {
-		return "instance " + b.Instance
+// connection itself while the browser has not said it. A browser that says
+// the instance id of another that is connected now runs a copy of its
+// profile (a user-data-dir copied with the extension's storage, as
+// automation copies a template): its key names its connection too, so
+// that the two browsers' tools stay apart, though their tabs may well have
+// the same ids. (A host that restarts is gone before its next one
+// connects: the next gets the instance's key, and its tools keep their
+// names. The copy's next host gets one of its own, and new names.)
+func (s *Server) browserKey(c *hostlink.Conn) string {
+	b := c.Browser()
+	if b == nil || b.Instance == "" {
+		return "connection " + strconv.FormatUint(c.ID(), 10)
 	}
-	return "connection " + strconv.FormatUint(c.ID(), 10)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if key, ok := s.browserKeys[c]; ok {
+		return key
+	}
+	key := "instance " + b.Instance
+	for other, k := range s.browserKeys {
+		if k == key && other.Err() == nil {
+			s.log.Warn("two connected browsers say they are the same profile: a copy of a profile's folder? Their tools are kept apart, "+
+				"but the copy's get new names when its host restarts", "instance", b.Instance, "host", c.Host().PID, "other host", other.Host().PID)
+			key += ", connection " + strconv.FormatUint(c.ID(), 10)
+			break
+		}
+	}
+	if s.browserKeys == nil {
+		s.browserKeys = map[*hostlink.Conn]string{}
+	}
+	s.browserKeys[c] = key
+	return key
 }
 
 // nameClass is who may hold t's MCP name (see toolnames.Registry): the
@@ -82,7 +108,7 @@ func (s *Server) syncHost(c *hostlink.Conn) {
 				allowed[t.ID] = t
 			}
 		}
-		browser := browserKey(c)
+		browser := s.browserKey(c)
 		for _, t := range snap.Tools { // sorted by tab, frame and name
 			if isDebugging(t) && !s.opts.DebuggingTools {
 				continue
@@ -99,8 +125,11 @@ func (s *Server) syncHost(c *hostlink.Conn) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !alive && s.keepOrphan(c) {
-		return
+	if !alive {
+		delete(s.browserKeys, c) // another browser may say its instance now
+		if s.keepOrphan(c) {
+			return
+		}
 	}
 	var gone []string
 	for key, pt := range s.tools {

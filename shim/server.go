@@ -91,9 +91,12 @@ type Server struct {
 	// (closekeys.go).
 	closeKeys closeKeys
 
-	mu    sync.Mutex // guards names, tools and orphans, and orders changes to mcp's tool set
+	mu    sync.Mutex // guards names, tools, browserKeys and orphans, and orders changes to mcp's tool set
 	names *toolnames.Registry[toolKey]
 	tools map[toolKey]*pageTool
+	// browserKeys are the browser part of the toolKeys of each live
+	// connection whose browser said its instance id (browserKey).
+	browserKeys map[*hostlink.Conn]string
 	// orphans are the ended connections whose tools are still listed,
 	// within their HostGrace, each with the timer that drops them.
 	orphans map[*hostlink.Conn]*time.Timer

@@ -13,6 +13,7 @@ import (
 
 	"github.com/webmcp-bridge/bridge/protocol"
 	"github.com/webmcp-bridge/bridge/shim/hostlink"
+	"github.com/webmcp-bridge/bridge/shim/results"
 	"github.com/webmcp-bridge/bridge/shim/uicontext"
 )
 
@@ -138,17 +139,26 @@ func (s *Server) pickBrowser(browser string) (*hostlink.Conn, error) {
 	if browser = strings.TrimSpace(browser); browser != "" {
 		pid, _ := strconv.Atoi(browser)
 		var names []string
+		var named []*hostlink.Conn
 		for _, c := range conns {
-			name := ""
-			if b := c.Browser(); b != nil {
-				name = strings.TrimSpace(b.Name + " " + b.Version)
-			}
-			if c.Host().PID == pid || (name != "" && strings.HasPrefix(strings.ToLower(name), strings.ToLower(browser))) {
+			name := browserName(c.Browser())
+			if c.Host().PID == pid {
 				return c, nil
+			}
+			if name != "" && strings.HasPrefix(strings.ToLower(name), strings.ToLower(browser)) {
+				named = append(named, c)
 			}
 			names = append(names, fmt.Sprintf("%s (hostPid %d)", name, c.Host().PID))
 		}
-		return nil, fmt.Errorf("no connected browser is %q; the browsers are: %s", browser, strings.Join(names, ", "))
+		switch {
+		case len(named) == 1:
+			return named[0], nil
+		case len(named) > 1:
+			// Two browsers of one name (two profiles, or two copies of one
+			// browser): the agent says which by its host's pid.
+			return nil, &protocol.Error{Code: results.CodeInvalidArguments, Message: fmt.Sprintf("%d connected browsers are %q: name one by its hostPid; the browsers are: %s", len(named), browser, strings.Join(names, ", "))}
+		}
+		return nil, &protocol.Error{Code: results.CodeInvalidArguments, Message: fmt.Sprintf("no connected browser is %q; the browsers are: %s", browser, strings.Join(names, ", "))}
 	}
 	if f, ok := uicontext.FindFocus(views); ok {
 		return conns[f.Host], nil
@@ -156,10 +166,12 @@ func (s *Server) pickBrowser(browser string) (*hostlink.Conn, error) {
 	return conns[0], nil
 }
 
-// tabRequest sends method for tab to the browser that has it, within the
-// call's --timeout; with no browser connected it waits for one first
-// (BrowserWait).
-func (s *Server) tabRequest(ctx context.Context, method string, tab int) error {
+// tabRequest sends method for tab to the browser that has it, or to the
+// one browser names (as open_page's argument does), within the call's
+// --timeout; with no browser connected it waits for one first
+// (BrowserWait). Tab ids are each browser's own: a tab id that several
+// connected browsers have is refused without browser.
+func (s *Server) tabRequest(ctx context.Context, method string, tab int, browser string) error {
 	ctx, cancel := s.callContext(ctx)
 	defer cancel()
 	s.awaitBrowser(ctx)
@@ -167,28 +179,49 @@ func (s *Server) tabRequest(ctx context.Context, method string, tab int) error {
 	if len(conns) == 0 {
 		return ErrNoBrowser
 	}
+	if strings.TrimSpace(browser) != "" {
+		c, err := s.pickBrowser(browser)
+		if err != nil {
+			return err
+		}
+		conns = []*hostlink.Conn{c}
+	}
+	var have []*hostlink.Conn
+	var where []string
 	for _, c := range conns {
 		for _, t := range c.Snapshot().Tabs {
 			if t.ID == tab {
-				params, _ := json.Marshal(map[string]int{"tabId": tab})
-				_, err := c.Request(ctx, method, params)
-				return err
+				have = append(have, c)
+				where = append(where, fmt.Sprintf("%s (hostPid %d)", browserName(c.Browser()), c.Host().PID))
+				break
 			}
 		}
+	}
+	switch {
+	case len(have) == 1:
+		params, _ := json.Marshal(map[string]int{"tabId": tab})
+		_, err := have[0].Request(ctx, method, params)
+		return err
+	case len(have) > 1:
+		return &protocol.Error{Code: results.CodeInvalidArguments, Message: fmt.Sprintf("tab %d is open in %d browsers: %s; say which with browser (its hostPid from list_tabs)", tab, len(have), strings.Join(where, ", "))}
+	case strings.TrimSpace(browser) != "":
+		return &protocol.Error{Code: protocol.CodeNotFound, Message: fmt.Sprintf("no tab %d in the browser of hostPid %d; list_tabs shows the tabs", tab, conns[0].Host().PID)}
 	}
 	return &protocol.Error{Code: protocol.CodeNotFound, Message: fmt.Sprintf("no tab %d in any connected browser; list_tabs shows the tabs", tab)}
 }
 
 // FocusTab brings tab (of a site the user allowed) to the front of its
 // window, and the window to the front: the user sees what the agent is
-// about to do, and click-to-context follows it.
-func (s *Server) FocusTab(ctx context.Context, tab int) error {
-	return s.tabRequest(ctx, protocol.MethodFocusTab, tab)
+// about to do, and click-to-context follows it. browser names the browser
+// of the tab, or is empty (tabRequest).
+func (s *Server) FocusTab(ctx context.Context, tab int, browser string) error {
+	return s.tabRequest(ctx, protocol.MethodFocusTab, tab, browser)
 }
 
 // CloseTab closes tab, which must be one OpenPage opened for this shim.
-func (s *Server) CloseTab(ctx context.Context, tab int) error {
-	return s.tabRequest(ctx, protocol.MethodCloseTab, tab)
+// browser names the browser of the tab, or is empty (tabRequest).
+func (s *Server) CloseTab(ctx context.Context, tab int, browser string) error {
+	return s.tabRequest(ctx, protocol.MethodCloseTab, tab, browser)
 }
 
 // tabError says what a failed tab request means to an agent.

@@ -21,7 +21,7 @@ func openPageTool() *BridgeTool {
 			Description: "[WebMCP bridge] Opens an http(s) URL in a new tab of the browser the user is using (never an existing tab) " +
 				"and waits for the page's WebMCP tools, which then become your tools. A site the user has allowed opens at once; " +
 				"any other site asks the user first (a declined request is an error: do not retry unless the user says so). " +
-				"browser: a hostPid or browser name from list_tabs, when several browsers are connected. " +
+				"browser: a hostPid or browser name from list_tabs, when several browsers are connected (a name that several share is refused: give the hostPid). " +
 				"Answers with the tab's id, url, title and the names of the tools it brought.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 				`"url":{"type":"string","description":"an http:// or https:// URL"},` +
@@ -62,8 +62,9 @@ func focusTabTool() *BridgeTool {
 			Name:  "focus_tab",
 			Title: "Bring a tab to the front",
 			Description: "[WebMCP bridge] Brings a tab of a site the user allowed to the front of its window, so that the user " +
-				"sees what you are about to do there, and get_ui_context describes it. tabId: from list_tabs.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"tabId":{"type":"integer"}},"required":["tabId"]}`),
+				"sees what you are about to do there, and get_ui_context describes it. tabId: from list_tabs. " +
+				"browser: its hostPid from list_tabs, when several browsers are connected (each numbers its tabs).",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"tabId":{"type":"integer"},` + browserArg + `},"required":["tabId"]}`),
 			Annotations: &mcp.ToolAnnotations{Title: "Bring a tab to the front", DestructiveHint: boolPtr(false), IdempotentHint: true, OpenWorldHint: boolPtr(false)},
 		},
 		Handler: tabToolHandler("focus_tab", (*Server).FocusTab),
@@ -77,9 +78,10 @@ func closeTabTool() *BridgeTool {
 			Name:  "close_tab",
 			Title: "Close a tab you opened",
 			Description: "[WebMCP bridge] Closes a tab that open_page opened for you; tabs the user opened are never closed. " +
-				"tabId: from open_page. key: the closeKey open_page answered, when it answered one (a client without a session).",
+				"tabId: from open_page. key: the closeKey open_page answered, when it answered one (a client without a session). " +
+				"browser: the hostPid open_page answered, when several browsers are connected (each numbers its tabs).",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"tabId":{"type":"integer"},` +
-				`"key":{"type":"string","description":"the closeKey open_page answered for the tab, if any"}},"required":["tabId"]}`),
+				`"key":{"type":"string","description":"the closeKey open_page answered for the tab, if any"},` + browserArg + `},"required":["tabId"]}`),
 			Annotations: &mcp.ToolAnnotations{Title: "Close a tab you opened", DestructiveHint: boolPtr(true), OpenWorldHint: boolPtr(false)},
 		},
 		Handler: func(ctx context.Context, s *Server, args json.RawMessage) *mcp.CallToolResult {
@@ -111,15 +113,20 @@ func closeTabTool() *BridgeTool {
 	}
 }
 
-func tabToolHandler(name string, do func(*Server, context.Context, int) error) func(context.Context, *Server, json.RawMessage) *mcp.CallToolResult {
+// browserArg is the browser property of focus_tab's and close_tab's
+// inputSchema.
+const browserArg = `"browser":{"type":"string","description":"hostPid from list_tabs (or open_page) of the tab's browser"}`
+
+func tabToolHandler(name string, do func(*Server, context.Context, int, string) error) func(context.Context, *Server, json.RawMessage) *mcp.CallToolResult {
 	return func(ctx context.Context, s *Server, args json.RawMessage) *mcp.CallToolResult {
 		var p struct {
-			TabID int `json:"tabId"`
+			TabID   int    `json:"tabId"`
+			Browser string `json:"browser"`
 		}
 		if err := json.Unmarshal(protocol.ObjectOrEmpty(args), &p); err != nil || p.TabID <= 0 {
 			return results.Failure(results.CodeInvalidArguments, results.NotRun, "%s needs {\"tabId\": N} with a tab id from list_tabs", name)
 		}
-		if err := do(s, ctx, p.TabID); err != nil {
+		if err := do(s, ctx, p.TabID, p.Browser); err != nil {
 			code, text := tabError(err)
 			ran := results.NotRun
 			if code == protocol.CodeTimeout || code == protocol.CodeInternal {

@@ -130,7 +130,7 @@ func TestCLIWithBrowser(t *testing.T) {
 		t.Fatalf("tools printed %d lines, want 8 (the bridge's five, count, echo, throws):\n%s", len(lines), r.stdout)
 	}
 	// Each tool with its arguments: name, type, * if required.
-	for i, want := range []string{"list_tabs()", "get_ui_context(", "open_page(url*: string, background: boolean, browser: string)", "focus_tab(tabId*: integer)", "close_tab(tabId*: integer, key: string)", "count(n*: integer)", "echo()", "throws()"} {
+	for i, want := range []string{"list_tabs()", "get_ui_context(", "open_page(url*: string, background: boolean, browser: string)", "focus_tab(tabId*: integer, browser: string)", "close_tab(tabId*: integer, key: string, browser: string)", "count(n*: integer)", "echo()", "throws()"} {
 		if !strings.HasPrefix(lines[i], want) {
 			t.Errorf("tools line %d = %q, want it to start with %s", i, lines[i], want)
 		}
