@@ -22,8 +22,12 @@
 // handed on whole. A batch or chunk inside a batch or a chunked message is
 // refused (problem), as is a malformed chunk or batch.
 
-import { CHUNK_UNITS, ChunkJoiner } from './chunks.js';
-import { utf8Length } from './utf8.js';
+import { CHUNK_UNITS, ChunkJoiner, cutMessage } from './chunks.js';
+
+// The types of the two messages a link makes and takes apart (the same on
+// every link: lib/protocol.js T and PageLinkType).
+const BATCH = 'batch';
+const CHUNK = 'chunk';
 
 /** The most of a message's JSON (UTF-16 units) that goes in a batch on the links that limit it. */
 export const BATCH_ONE_MAX = 64 << 10;
@@ -41,12 +45,12 @@ export const BATCH_MAX = 1 << 20;
  * @param {string} [o.chunkPrefix] the ids of chunked messages: prefix, then 1, 2, …
  * @param {number} [o.oneMax] a message whose JSON is longer than this (UTF-16 units) never waits for a batch
  * @param {number} [o.batchMax] the most UTF-16 units of JSON of one batch
+ * @param {(msg: object) => boolean} [o.measure] whether msg's JSON is written to measure it (when the caller gives no text); one that is not goes whole, and counts as nothing in a batch
  * @param {(fn: () => void) => void} [o.later] runs fn at the end of the task turn (send's together)
  * @param {number} [o.joinMax] the most bytes of unfinished chunked messages held (ChunkJoiner maxBytes)
  * @param {(msg: object, e: Error) => void} [o.unsent] msg could not be measured or posted (post threw)
  * @param {(text: string) => void} [o.problem] something that came was refused
  * @param {{hold: () => void, release: () => void}} [o.batchHooks] told when the messages of a batch that came begin and end
- * @param {{batch: string, chunk: string}} [o.types] the types of batch and chunk messages
  */
 export function createLink(post, {
   batches = () => true,
@@ -55,12 +59,12 @@ export function createLink(post, {
   chunkPrefix = 'c',
   oneMax = Infinity,
   batchMax = Infinity,
+  measure = () => true,
   later = (fn) => queueMicrotask(fn),
   joinMax,
   unsent = () => {},
   problem = () => {},
   batchHooks = null,
-  types = { batch: 'batch', chunk: 'chunk' },
 } = {}) {
   const measures = maxWhole !== Infinity || oneMax !== Infinity || batchMax !== Infinity;
   const joiner = new ChunkJoiner(joinMax === undefined ? {} : { maxBytes: joinMax });
@@ -83,25 +87,20 @@ export function createLink(post, {
 
   // Posts msg now: whole, or as chunks when its JSON (text) is over maxWhole bytes.
   function postNow(msg, text) {
-    if (text === undefined || text.length <= maxWhole / 3 || utf8Length(text) <= maxWhole) return postOne(msg, msg);
-    const id = `${chunkPrefix}${++chunkSeq}`;
-    for (let at = 0, seq = 0; at < text.length; seq++) {
-      let end = Math.min(at + units, text.length);
-      const c = text.charCodeAt(end - 1);
-      if (end < text.length && end - 1 > at && c >= 0xd800 && c <= 0xdbff) end--; // keep a surrogate pair whole
-      if (!postOne({ type: types.chunk, id, seq, last: end === text.length, data: text.slice(at, end) }, msg)) return false;
-      at = end;
-    }
+    if (text === undefined) return postOne(msg, msg);
+    const parts = cutMessage(msg, `${chunkPrefix}${chunkSeq + 1}`, { text, maxWhole, units });
+    if (parts[0] !== msg) chunkSeq++;
+    for (const m of parts) if (!postOne(m, msg)) return false;
     return true;
   }
 
   /**
    * Sends msg (text: its JSON, when the caller has it): at once, or, when
-   * together or between hold() and release(), with the others that wait.
-   * False when it could not go (at once only).
+   * together or between hold() and release(), with the others that wait
+   * (now: at once even then). False when it could not go (at once only).
    */
-  function send(msg, { text, together = false } = {}) {
-    if (measures && text === undefined) {
+  function send(msg, { text, together = false, now = false } = {}) {
+    if (measures && text === undefined && measure(msg)) {
       try {
         text = JSON.stringify(msg);
       } catch (e) {
@@ -109,7 +108,7 @@ export function createLink(post, {
         return false;
       }
     }
-    if ((held || together) && batches() && !(text !== undefined && text.length > oneMax)) {
+    if (!now && (held || together) && batches() && !(text !== undefined && text.length > oneMax)) {
       queue.push({ msg, text });
       if (!held && !queued) {
         queued = true;
@@ -138,7 +137,7 @@ export function createLink(post, {
         if (!postNow(batch[0].msg, batch[0].text)) failed.push(batch[0].msg);
       } else if (batch.length > 1) {
         const messages = batch.map((e) => e.msg);
-        if (!postOne({ type: types.batch, messages }, messages[0])) failed.push(...messages);
+        if (!postOne({ type: BATCH, messages }, messages[0])) failed.push(...messages);
       }
       batch = [];
       size = 0;
@@ -166,7 +165,7 @@ export function createLink(post, {
 
   // One message that came; inner: it came in a batch or joined from chunks.
   function take(m, inner, inBatch) {
-    if (m !== null && typeof m === 'object' && m.type === types.batch) {
+    if (m !== null && typeof m === 'object' && m.type === BATCH) {
       if (inner) return problem('ignored a batch inside a batch or a chunked message');
       const list = m.messages;
       if (!Array.isArray(list)) return problem('ignored a batch without a "messages" list');
@@ -178,7 +177,7 @@ export function createLink(post, {
       }
       return;
     }
-    if (m !== null && typeof m === 'object' && m.type === types.chunk) {
+    if (m !== null && typeof m === 'object' && m.type === CHUNK) {
       if (inner) return problem('ignored a chunk inside a chunked message or a batch');
       let text;
       try {

@@ -260,3 +260,18 @@ test('two links end to end: what one sends the other hands on as it was sent', (
   a.release();
   assert.deepEqual(got, [[big, false], [{ type: 'result', id: 'a', output: 1 }, true], [{ type: 'error', id: 'b' }, true]]);
 });
+
+test('now: a message goes at once even between hold and release; measure picks the messages whose JSON is written', () => {
+  const { link, posted } = wire({ maxWhole: 30, oneMax: 20, measure: (m) => m.type === 'result' });
+  link.hold();
+  link.send({ type: 'call', id: 's1' });
+  link.send({ type: 'indicator', text: 'on' }, { now: true });
+  // Not measured: a tools message over every limit goes whole, and waits.
+  link.send({ type: 'tools', tools: ['a very long tool name indeed, longer than the limits'] });
+  assert.deepEqual(posted, [{ type: 'indicator', text: 'on' }]);
+  link.release();
+  assert.deepEqual(posted.slice(1), [{ type: 'batch', messages: [
+    { type: 'call', id: 's1' },
+    { type: 'tools', tools: ['a very long tool name indeed, longer than the limits'] },
+  ] }]);
+});
