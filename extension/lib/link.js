@@ -211,7 +211,6 @@ export function createLink(post, {
     /** Forgets what waits, to go or to be joined (the link was lost). */
     reset() {
       queue = [];
-      held = 0;
       joiner.reset();
     },
     /** How many messages wait (send's together, or a hold). */
