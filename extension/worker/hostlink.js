@@ -20,7 +20,6 @@ import { MAX_WHOLE, inParts } from '../lib/chunks.js';
 import { BATCH_MAX, BATCH_ONE_MAX, createLink } from '../lib/link.js';
 import { HOST_NAME, T, checkHostMessage, helloMessage } from '../lib/protocol.js';
 
-export { BATCH_MAX, BATCH_ONE_MAX };
 
 export const RECONNECT_MIN = 500;
 export const RECONNECT_MAX = 30000;
