@@ -642,6 +642,65 @@
 
   // extension/lib/chunks.js
   var DEFAULT_MAX_BYTES = 64 << 20;
+  var ChunkJoiner = class {
+    /** @param {{maxBytes?: number}} [opts] */
+    constructor(opts = {}) {
+      this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+      this.pending = /* @__PURE__ */ new Map();
+      this.size = 0;
+    }
+    /**
+     * Takes one chunk message. It returns the whole message's JSON text after
+     * the last piece, null before it, and throws an Error (dropping that
+     * message's pieces) when a piece is malformed, out of order, or the
+     * message grows beyond maxBytes.
+     * @returns {string|null}
+     */
+    add(msg) {
+      if (msg === null || typeof msg !== "object") throw new Error("chunk: not an object");
+      const id = msg.id;
+      if (typeof id !== "string" || id === "") throw new Error('chunk: missing "id"');
+      const seq = msg.seq ?? 0;
+      const data = msg.data ?? "";
+      if (typeof data !== "string") {
+        this.drop(id);
+        throw new Error(`chunk ${JSON.stringify(id)}: "data" is not a string; the message is dropped`);
+      }
+      let entry = this.pending.get(id);
+      const want = entry ? entry.next : 0;
+      if (seq !== want) {
+        this.drop(id);
+        throw new Error(`chunk ${JSON.stringify(id)}: got piece ${seq}, want ${want}; the message is dropped`);
+      }
+      if (!entry) {
+        entry = { parts: [], next: 0, size: 0 };
+        this.pending.set(id, entry);
+      }
+      if (this.size + data.length > this.maxBytes) {
+        this.drop(id);
+        throw new Error(`chunk ${JSON.stringify(id)}: more than ${this.maxBytes} bytes pending; the message is dropped`);
+      }
+      entry.parts.push(data);
+      entry.next++;
+      entry.size += data.length;
+      this.size += data.length;
+      if (msg.last !== true) return null;
+      this.drop(id);
+      return entry.parts.join("");
+    }
+    /** Forgets the pieces of one message. */
+    drop(id) {
+      const entry = this.pending.get(id);
+      if (!entry) return;
+      this.size -= entry.size;
+      this.pending.delete(id);
+    }
+    /** Forgets everything (the link to the host was lost). */
+    reset() {
+      this.pending.clear();
+      this.size = 0;
+    }
+  };
   var MAX_RESULT = 64 << 20;
   var MAX_WHOLE = 32 << 20;
   var CHUNK_UNITS = 8 << 20;
@@ -656,6 +715,159 @@
       at = end;
     }
     return out;
+  }
+
+  // extension/lib/link.js
+  var BATCH = "batch";
+  var CHUNK = "chunk";
+  var BATCH_ONE_MAX = 64 << 10;
+  var BATCH_MAX = 1 << 20;
+  function createLink(post, {
+    batches = () => true,
+    maxWhole = Infinity,
+    units = CHUNK_UNITS,
+    chunkPrefix = "c",
+    oneMax = Infinity,
+    batchMax = Infinity,
+    measure = () => true,
+    later = (fn) => queueMicrotask(fn),
+    joinMax,
+    unsent = () => {
+    },
+    problem = () => {
+    },
+    batchHooks = null
+  } = {}) {
+    const measures = maxWhole !== Infinity || oneMax !== Infinity || batchMax !== Infinity;
+    const joiner = new ChunkJoiner(joinMax === void 0 ? {} : { maxBytes: joinMax });
+    let queue = [];
+    let held = 0;
+    let queued = false;
+    let chunkSeq = 0;
+    let handler = () => {
+    };
+    function postOne(m, msg) {
+      try {
+        return post(m) !== false;
+      } catch (e) {
+        unsent(msg, e);
+        return false;
+      }
+    }
+    function postNow(msg, text) {
+      if (text === void 0) return postOne(msg, msg);
+      const parts = cutMessage(msg, `${chunkPrefix}${chunkSeq + 1}`, { text, maxWhole, units });
+      if (parts[0] !== msg) chunkSeq++;
+      for (const m of parts) if (!postOne(m, msg)) return false;
+      return true;
+    }
+    function send(msg, { text, together = false, now = false } = {}) {
+      if (measures && text === void 0 && measure(msg)) {
+        try {
+          text = JSON.stringify(msg);
+        } catch (e) {
+          unsent(msg, e);
+          return false;
+        }
+      }
+      if (!now && (held || together) && batches() && !(text !== void 0 && text.length > oneMax)) {
+        queue.push({ msg, text });
+        if (!held && !queued) {
+          queued = true;
+          later(() => {
+            queued = false;
+            if (!held) flush();
+          });
+        }
+        return true;
+      }
+      return postNow(msg, text);
+    }
+    function flush() {
+      const list = queue;
+      queue = [];
+      const failed = [];
+      let batch = [];
+      let size = 0;
+      const go = () => {
+        if (batch.length === 1) {
+          if (!postNow(batch[0].msg, batch[0].text)) failed.push(batch[0].msg);
+        } else if (batch.length > 1) {
+          const messages = batch.map((e) => e.msg);
+          if (!postOne({ type: BATCH, messages }, messages[0])) failed.push(...messages);
+        }
+        batch = [];
+        size = 0;
+      };
+      for (const e of list) {
+        const n = e.text === void 0 ? 0 : e.text.length;
+        if (batch.length && size + n > batchMax) go();
+        batch.push(e);
+        size += n;
+      }
+      go();
+      return failed;
+    }
+    function hold() {
+      held++;
+    }
+    function release() {
+      if (held > 0) held--;
+      return held ? [] : flush();
+    }
+    function take(m, inner, inBatch) {
+      if (m !== null && typeof m === "object" && m.type === BATCH) {
+        if (inner) return problem("ignored a batch inside a batch or a chunked message");
+        const list = m.messages;
+        if (!Array.isArray(list)) return problem('ignored a batch without a "messages" list');
+        if (batchHooks) batchHooks.hold();
+        try {
+          for (let i = 0; i < list.length; i++) take(list[i], true, true);
+        } finally {
+          if (batchHooks) batchHooks.release();
+        }
+        return;
+      }
+      if (m !== null && typeof m === "object" && m.type === CHUNK) {
+        if (inner) return problem("ignored a chunk inside a chunked message or a batch");
+        let text;
+        try {
+          text = joiner.add(m);
+        } catch (e) {
+          return problem(e.message);
+        }
+        if (text === null) return;
+        let whole;
+        try {
+          whole = JSON.parse(text);
+        } catch (e) {
+          return problem(`chunked message ${m.id} is not JSON: ${e.message}`);
+        }
+        return take(whole, true, false);
+      }
+      handler(m, inBatch);
+    }
+    return {
+      send,
+      flush,
+      hold,
+      release,
+      /** Takes one message that came over the link. */
+      receive: (raw) => take(raw, false, false),
+      /** fn(msg, inBatch) gets each single message that came. */
+      onMessage(fn) {
+        handler = fn;
+      },
+      /** Forgets what waits, to go or to be joined (the link was lost). */
+      reset() {
+        queue = [];
+        joiner.reset();
+      },
+      /** How many messages wait (send's together, or a hold). */
+      get waiting() {
+        return queue.length;
+      }
+    };
   }
 
   // extension/content/source/builtins.js
@@ -1653,20 +1865,26 @@
   // extension/content/isolated/workerlink.js
   var MAX_BACKOFF = 3e4;
   var LIVED = 5e3;
-  function workerLink({ chrome: chrome2, document: document2, clock, hasContent, latest, onMessage, onLost, onDead }) {
+  function workerLink({ chrome: chrome2, document: document2, clock, hasContent, latest, onMessage, batchHooks, onLost, onDead }) {
     let worker = null;
     let connectedAt = 0;
     let backoff = 0;
     let timer = 0;
     let dead = false;
-    function send(m) {
-      if (!worker) return;
+    const link = createLink((m) => {
+      if (!worker) return false;
       try {
         worker.postMessage(m);
+        return true;
       } catch {
         onDisconnect();
+        return false;
       }
-    }
+    }, { maxWhole: MAX_WHOLE, chunkPrefix: "r", oneMax: BATCH_ONE_MAX, batchMax: BATCH_MAX, measure: () => false, batchHooks });
+    link.onMessage(onMessage);
+    const send = (m, opts) => {
+      link.send(m, opts);
+    };
     function connect() {
       if (worker || dead || timer) return;
       if (document2.prerendering) {
@@ -1683,7 +1901,8 @@
       }
       worker = p;
       connectedAt = clock.now();
-      p.onMessage.addListener(onMessage);
+      link.reset();
+      p.onMessage.addListener((m) => link.receive(m));
       p.onDisconnect.addListener(() => {
         if (worker === p) onDisconnect();
       });
@@ -1710,7 +1929,7 @@
         connect();
       }, backoff);
     }
-    return { send, connect, connected: () => worker !== null };
+    return { send, hold: link.hold, release: link.release, connect, connected: () => worker !== null };
   }
 
   // extension/content/isolated/relay.js
@@ -1738,22 +1957,19 @@
   function mark(m, hop) {
     if (Array.isArray(m.trace)) m.trace.push({ hop, at: performance.timeOrigin + performance.now() });
   }
-  var BATCH_ONE_MAX = 64 << 10;
-  function resultParts(m, chunkId) {
+  function resultOut(m) {
     let out;
     try {
       out = JSON.stringify(m.output === void 0 ? null : m.output) ?? "null";
     } catch (e) {
-      return { parts: [{ type: PageLinkType.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } }], small: true };
+      return { msg: { type: PageLinkType.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } } };
     }
     const bytes = out.length <= MAX_RESULT / 3 ? 0 : utf8Length(out);
     if (bytes > MAX_RESULT) {
       const message = `the result is ${bytes} bytes of JSON, over the bridge's limit of 64 MiB (${MAX_RESULT} bytes): ask the tool for less (a narrower query, one page of results)`;
-      return { parts: [{ type: PageLinkType.error, id: m.id, error: { code: Code.tooLarge, message } }], small: true };
+      return { msg: { type: PageLinkType.error, id: m.id, error: { code: Code.tooLarge, message } } };
     }
-    if (out.length <= MAX_WHOLE / 3) return { parts: [m], small: out.length <= BATCH_ONE_MAX };
-    const text = `{"type":"result","id":${JSON.stringify(m.id)},"output":${out}}`;
-    return { parts: cutMessage(m, chunkId, { text }), small: false };
+    return { msg: m, text: `{"type":"result","id":${JSON.stringify(m.id)},"output":${out}}` };
   }
   function randomName(env) {
     const c = env.crypto || globalThis.crypto;
@@ -1778,8 +1994,16 @@
     const latest = /* @__PURE__ */ new Map();
     const toolsOf = { native: [], page: [] };
     let nativeNames = /* @__PURE__ */ new Set();
-    const native = createNativeSource({ window: window2, document: document2, onMessage: (m) => fromSource(m, "native") });
-    if (native) native.tellOn(dialogEvent);
+    const toWorkerTogether = { hold: () => link.hold(), release: () => link.release() };
+    const pageLink = createLink((m) => page.postMessage(m), { batchHooks: toWorkerTogether });
+    pageLink.onMessage((m, inBatch) => fromSource(m, "page", inBatch));
+    let nativeLink = null;
+    const native = createNativeSource({ window: window2, document: document2, onMessage: (m) => nativeLink.receive(m) });
+    if (native) {
+      nativeLink = createLink((m) => native.send(m), { batchHooks: toWorkerTogether });
+      nativeLink.onMessage((m, inBatch) => fromSource(m, "native", inBatch));
+      native.tellOn(dialogEvent);
+    }
     const indicator = isTop && lib.indicator ? lib.indicator.create(document2) : null;
     function hasContent() {
       if (isTop && isWeb && canSample) return true;
@@ -1808,6 +2032,17 @@
       hasContent,
       latest: () => latest.values(),
       onMessage: fromWorker,
+      // What came from the host together goes to the page together.
+      batchHooks: {
+        hold() {
+          pageLink.hold();
+          if (nativeLink) nativeLink.hold();
+        },
+        release() {
+          pageLink.release();
+          if (nativeLink) nativeLink.release();
+        }
+      },
       onLost() {
         toSources({ type: PageLinkType.cancelAll });
         toSources({ type: PageLinkType.toolsTaken });
@@ -1815,8 +2050,7 @@
       },
       onDead: () => context.setOn(false)
     });
-    let chunkSeq = 0;
-    page.onmessage = (e) => fromSource(e.data, "page");
+    page.onmessage = (e) => pageLink.receive(e.data);
     function toSources(m) {
       page.postMessage(m);
       if (native) native.send(m);
@@ -1893,8 +2127,9 @@
       else link.send(merged);
       if (!link.connected()) toSources({ type: PageLinkType.toolsTaken });
     }
-    function fromSource(m, src) {
+    function fromSource(m, src, inBatch = false) {
       if (!m || typeof m !== "object") return;
+      if (inBatch && m.type !== PageLinkType.result && m.type !== PageLinkType.error) return;
       if (src === "native" && (m.type === PageLinkType.providers || m.type === PageLinkType.sampled || m.type === PageLinkType.contextChanged)) return;
       if (m.type === PageLinkType.flushed) {
         const done = flushing.get(m.id);
@@ -1919,16 +2154,11 @@
         link.send({ type: PageLinkType.bridgeAt, id: m.id, origin: m.origin });
         return;
       }
-      if (m.type === PageLinkType.batch) {
-        if (Array.isArray(m.messages)) answersFromPage(m.messages);
-        return;
-      }
       if (!FROM_PAGE.has(m.type)) return;
       mark(m, "relay.back");
       if (m.type === PageLinkType.result) {
-        const { parts } = resultParts(m, `r${chunkSeq + 1}`);
-        if (parts[0].type === PageLinkType.chunk) chunkSeq++;
-        for (const part of parts) link.send(part);
+        const { msg, text } = resultOut(m);
+        link.send(msg, { text });
         return;
       }
       const field = LISTS[m.type];
@@ -1946,50 +2176,15 @@
       }
       link.send(m);
     }
-    function answersFromPage(list) {
-      const out = [];
-      for (const m of list) {
-        if (!m || typeof m !== "object" || m.type !== PageLinkType.result && m.type !== PageLinkType.error) continue;
-        mark(m, "relay.back");
-        if (m.type === PageLinkType.error) {
-          out.push(m);
-          continue;
-        }
-        const { parts, small } = resultParts(m, `r${chunkSeq + 1}`);
-        if (parts[0].type === PageLinkType.chunk) chunkSeq++;
-        if (small) out.push(parts[0]);
-        else for (const part of parts) link.send(part);
-      }
-      if (out.length) link.send(out.length === 1 ? out[0] : { type: PageLinkType.batch, messages: out });
-    }
     function fromWorker(m) {
       if (!m || typeof m !== "object") return;
-      if (m.type === PageLinkType.batch) {
-        if (!Array.isArray(m.messages)) return;
-        const toPage = [];
-        const toNative = [];
-        for (const one of m.messages) {
-          if (!one || typeof one !== "object" || one.type === PageLinkType.batch) continue;
-          if (!TO_PAGE.has(one.type)) {
-            fromWorker(one);
-            continue;
-          }
-          mark(one, "relay.in");
-          if (one.type === PageLinkType.call) (native && nativeNames.has(one.name) ? toNative : toPage).push(one);
-          else {
-            toPage.push(one);
-            if (native) toNative.push(one);
-          }
-        }
-        if (toPage.length) page.postMessage(toPage.length === 1 ? toPage[0] : { type: PageLinkType.batch, messages: toPage });
-        if (toNative.length) native.send(toNative.length === 1 ? toNative[0] : { type: PageLinkType.batch, messages: toNative });
-        return;
-      }
       if (TO_PAGE.has(m.type)) {
         mark(m, "relay.in");
-        if (m.type !== PageLinkType.call) toSources(m);
-        else if (native && nativeNames.has(m.name)) native.send(m);
-        else page.postMessage(m);
+        if (m.type === PageLinkType.call) (native && nativeNames.has(m.name) ? nativeLink : pageLink).send(m);
+        else {
+          pageLink.send(m);
+          if (nativeLink) nativeLink.send(m);
+        }
       } else if (m.type === PageLinkType.bridgeAt) {
         page.postMessage({ type: PageLinkType.bridgeAt, id: m.id, yes: m.yes === true });
       } else if (m.type === PageLinkType.contextOn) {

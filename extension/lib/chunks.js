@@ -119,12 +119,14 @@ export function cutMessage(msg, id, { text = JSON.stringify(msg), maxWhole = MAX
  * itself when its JSON is at most maxWhole bytes; else a state goes as the
  * state without tools, and then (as a toolsAdded does) its tools as
  * toolsAdded messages of at most batch bytes of tools each (one tool is at
- * most 1 MiB), in order. However many big tabs there are, no message is
+ * most 1 MiB), in order (text: msg's JSON, when the caller has it). However many big tabs there are, no message is
  * then too big for the host (protocol.MaxMessage); other messages are [msg].
  */
-export function inParts(msg, { maxWhole = MAX_WHOLE, batch = MAX_WHOLE / 4 } = {}) {
+export function inParts(msg, { text, maxWhole = MAX_WHOLE, batch = MAX_WHOLE / 4 } = {}) {
   const tools = msg.type === 'state' ? msg.state.tools : msg.type === 'toolsAdded' ? msg.tools : null;
-  if (!tools || utf8Length(JSON.stringify(msg)) <= maxWhole) return [msg];
+  if (!tools) return [msg];
+  text ??= JSON.stringify(msg);
+  if (text.length <= maxWhole / 3 || utf8Length(text) <= maxWhole) return [msg];
   const out = msg.type === 'state' ? [{ ...msg, state: { ...msg.state, tools: [] } }] : [];
   let part = [];
   let size = 0;

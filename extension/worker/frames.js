@@ -6,8 +6,9 @@
 // through hooks, about answers to calls, replaced and gone frames.
 
 import { webOrigin } from '../lib/allowlist.js';
-import { ChunkJoiner, MAX_RESULT } from '../lib/chunks.js';
+import { MAX_RESULT } from '../lib/chunks.js';
 import { normalizeFrameContext, normalizeProviderDefs } from '../lib/contexts.js';
+import { createLink } from '../lib/link.js';
 import { PageLinkType as L, PORT_NAME, normalizeTools } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
 
@@ -20,17 +21,32 @@ const SETTLE_POLL = 25;
 
 /**
  * One frame's connection.
- * @typedef {{port: chrome.runtime.Port, tabId: number, frameId: number, origin: string, contextOn: boolean, joiner?: ChunkJoiner, dialog?: {kind: string, text: string} | null}} Conn
+ * @typedef {{port: chrome.runtime.Port, link: ReturnType<typeof createLink>, tabId: number, frameId: number, origin: string, contextOn: boolean, dialog?: {kind: string, text: string} | null}} Conn
  */
 
-/** Posts msg to a frame; false when its Port is gone. */
+/**
+ * Posts msg to a frame at once (even while the router holds the calls of a
+ * host batch for it); false when its Port is gone.
+ */
 export function postToFrame(conn, msg) {
-  try {
-    conn.port.postMessage(msg);
-    return true;
-  } catch {
-    return false;
-  }
+  return conn.link.send(msg, { now: true });
+}
+
+/**
+ * The link over a frame's Port (lib/link.js): the worker's messages go
+ * whole (calls and cancels of one host batch as one batch, between
+ * hold() and release()); a frame's batch of answers is taken apart and its
+ * chunks (a result over 32 MiB of JSON) joined.
+ */
+function frameLink(port, warn) {
+  return createLink((m) => {
+    try {
+      port.postMessage(m);
+      return true;
+    } catch {
+      return false;
+    }
+  }, { joinMax: MAX_RESULT + (1 << 20), problem: warn });
 }
 
 /** Frames holds the connections of the frames, by tab and frame id. */
@@ -129,7 +145,9 @@ export class Frames {
     this.lastConnect = this.clock.now();
     this.on.tabSeen(s.tab);
     /** @type {Conn} */
-    const conn = { port, tabId, frameId, origin: s.origin || webOrigin(s.url) || 'null', contextOn: false };
+    const origin = s.origin || webOrigin(s.url) || 'null';
+    const link = frameLink(port, (why) => this.log.warn(`tab ${tabId} frame ${frameId} (${origin}): ${why}`));
+    const conn = { port, link, tabId, frameId, origin, contextOn: false };
     const old = this.conns.get(key);
     if (old) {
       // The frame's previous document: it navigated away.
@@ -144,18 +162,20 @@ export class Frames {
     // A new document: nothing of the old one's tools, providers or context stays.
     this.registry.removeFrame(tabId, frameId);
     this.registry.setFrame(tabId, frameId, conn.origin, []);
-    port.onMessage.addListener((m) => this.receive(conn, m));
+    link.onMessage((m, inBatch) => this.receive(conn, m, inBatch));
+    port.onMessage.addListener((m) => {
+      if (this.get(tabId, frameId) === conn) link.receive(m);
+    });
     port.onDisconnect.addListener(() => this.disconnected(conn));
     this.on.connected(conn);
   }
 
-  receive(conn, m, joined = false) {
+  /** One message of a frame (inBatch: it came in a batch, where only answers come). */
+  receive(conn, m, inBatch = false) {
     if (!m || typeof m !== 'object' || this.get(conn.tabId, conn.frameId) !== conn) return;
+    if (inBatch && m.type !== L.result && m.type !== L.error) return;
     const { registry } = this;
     switch (m.type) {
-      case L.chunk:
-        if (!joined) this.receiveChunk(conn, m);
-        break;
       case L.tools: {
         const normalized = normalizeTools(m.tools);
         // Bad tools and those past the caps are left out; the registry keeps why, for the panel.
@@ -181,13 +201,6 @@ export class Frames {
       case L.error:
         this.on.answer(conn, m);
         break;
-      case L.batch:
-        // Answers that were ready together in the frame; nothing else comes in one.
-        if (joined || !Array.isArray(m.messages)) break;
-        for (const a of m.messages) {
-          if (a && (a.type === L.result || a.type === L.error)) this.on.answer(conn, a);
-        }
-        break;
       case L.loaded:
         if (this.on.loaded) this.on.loaded(conn, m);
         break;
@@ -205,19 +218,6 @@ export class Frames {
         // scripts run on the allowed sites only (worker/sites.js).
         postToFrame(conn, { type: L.bridgeAt, id: m.id, yes: typeof m.origin === 'string' && registry.allows(webOrigin(m.origin)) });
         break;
-    }
-  }
-
-  // A piece of a big answer (the relay cuts one over 32 MiB of JSON): the
-  // joined message is handled as if it had come whole.
-  receiveChunk(conn, m) {
-    conn.joiner ??= new ChunkJoiner({ maxBytes: MAX_RESULT + (1 << 20) });
-    let text;
-    try {
-      text = conn.joiner.add(m);
-      if (text !== null) this.receive(conn, JSON.parse(text), true);
-    } catch (e) {
-      this.log.warn(`tab ${conn.tabId} frame ${conn.frameId} (${conn.origin}): a chunked message was dropped: ${e.message}`);
     }
   }
 

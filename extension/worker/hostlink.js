@@ -4,11 +4,11 @@
 // link it says hello, waits until the frames have settled, sends the whole
 // state, and from then on the registry's changes; a state or toolsAdded over
 // 32 MiB of JSON goes in parts (lib/chunks.js inParts: the state without
-// tools, then toolsAdded of at most 8 MiB each), any other message over
-// 32 MiB as chunks (cutMessage). From the host it joins
-// chunked messages, unpacks batches, checks what arrives (answering bad
-// calls and requests itself) and hands calls, requests and cancels to
-// onMessage.
+// tools, then toolsAdded of at most 8 MiB each). The Port is a link
+// (lib/link.js): it cuts any other message over 32 MiB into chunks, joins
+// the host's chunked messages and unpacks its batches; this checks each
+// message that arrives (answering bad calls and requests itself) and hands
+// calls, requests and cancels to onMessage.
 //
 // Answers to calls go at once, unless more calls are under way and the
 // host takes batches (its hello says "batch":true): then the answers that
@@ -16,17 +16,15 @@
 // ones; a big one goes alone), so that under load a native message carries
 // several answers; a lone call's answer never waits.
 
-import { ChunkJoiner, cutMessage, inParts } from '../lib/chunks.js';
+import { MAX_WHOLE, inParts } from '../lib/chunks.js';
+import { BATCH_MAX, BATCH_ONE_MAX, createLink } from '../lib/link.js';
 import { HOST_NAME, T, checkHostMessage, helloMessage } from '../lib/protocol.js';
+
 
 export const RECONNECT_MIN = 500;
 export const RECONNECT_MAX = 30000;
 /** A link that lived this long counts as stable: the next one comes at once (after RECONNECT_MIN). */
 export const STABLE_LINK = 10000;
-/** An answer whose JSON is longer than this (in UTF-16 units) goes alone, never in a batch. */
-export const BATCH_ONE_MAX = 64 << 10;
-/** A batch holds at most this much JSON (UTF-16 units, at most 3 bytes each: far under the 32 MiB of a frame). */
-export const BATCH_MAX = 1 << 20;
 
 /** HostLink owns the native Port and what goes over it. */
 export class HostLink {
@@ -52,12 +50,26 @@ export class HostLink {
     this.timer = 0;
     this.lastError = '';
     this.flushQueued = false;
-    this.joiner = new ChunkJoiner();
-    this.chunkSeq = 0; // the last chunked message's number (ids x1, x2, …)
     this.peerBatch = false; // the host's hello said it takes batches
-    /** @type {object[]} answers waiting for the others of their task turn (answer) */
-    this.answers = [];
-    this.answerTimer = 0;
+    // Answers over 64 Ki units of JSON go alone, a batch holds at most 1 Mi
+    // (at most 3 bytes each: far under the 32 MiB of a frame); chunked
+    // messages are x1, x2, ….
+    this.link = createLink((m) => {
+      if (!this.port) return false;
+      this.port.postMessage(m);
+      return true;
+    }, {
+      batches: () => this.peerBatch,
+      maxWhole: MAX_WHOLE,
+      chunkPrefix: 'x',
+      oneMax: BATCH_ONE_MAX,
+      batchMax: BATCH_MAX,
+      later: (fn) => clock.setTimeout(fn, 0),
+      unsent: (msg, e) => log.warn(`cannot send ${msg.type} to the native host: ${e.message}`),
+      problem: (why) => log.warn(why),
+      batchHooks: batches,
+    });
+    this.link.onMessage((m) => this.receive(m));
   }
 
   /**
@@ -67,73 +79,38 @@ export class HostLink {
    * came meanwhile. A lone call's answer goes at once.
    */
   answer(msg, more) {
-    if (!this.port || !this.peerBatch || (!more && !this.answers.length)) {
-      this.send(msg);
-      return;
-    }
-    this.answers.push(msg);
-    if (!more) {
-      this.flushAnswers();
-      return;
-    }
-    if (!this.answerTimer) this.answerTimer = this.clock.setTimeout(() => this.flushAnswers(), 0);
-  }
-
-  /** Sends the answers that wait: one alone, several small ones as one batch. */
-  flushAnswers() {
-    this.clock.clearTimeout(this.answerTimer);
-    this.answerTimer = 0;
-    const list = this.answers;
-    this.answers = [];
-    if (list.length === 1) {
-      this.send(list[0]);
-      return;
-    }
-    let batch = [];
-    let size = 0;
-    // Measured already, and far under the 32 MiB that would need chunks.
-    const flush = () => {
-      if (batch.length === 1) this.send(batch[0], { small: true });
-      else if (batch.length > 1) this.send({ type: T.batch, messages: batch }, { small: true });
-      batch = [];
-      size = 0;
-    };
-    for (const m of list) {
-      let n;
-      try {
-        n = JSON.stringify(m).length;
-      } catch {
-        n = Infinity; // send() says why
-      }
-      if (n > BATCH_ONE_MAX) {
-        flush();
-        this.send(m);
-        continue;
-      }
-      if (size + n > BATCH_MAX) flush();
-      batch.push(m);
-      size += n;
-    }
-    flush();
+    if (!this.port) return;
+    this.link.send(msg, { together: true });
+    if (!more) this.link.flush();
   }
 
   /**
    * Sends one message, as chunks when its JSON is over 32 MiB (a big result
-   * or state); false when there is no link or it failed. small: the caller
-   * knows it is far under that (its JSON is not written to measure it).
+   * or state); false when there is no link or it failed. text: its JSON,
+   * when the caller has it.
    */
-  send(msg, { small = false } = {}) {
+  send(msg, text) {
     if (!this.port) return false;
+    return this.link.send(msg, { text });
+  }
+
+  /**
+   * Sends a state or toolsAdded, in parts when its JSON is over 32 MiB
+   * (inParts); any other message as send does. Its JSON is written once.
+   */
+  sendParts(msg) {
+    if (msg.type !== T.state && msg.type !== T.toolsAdded) return this.send(msg);
+    let text;
     try {
-      for (const m of small ? [msg] : cutMessage(msg, `x${this.chunkSeq + 1}`)) {
-        if (m !== msg && m.seq === 0) this.chunkSeq++;
-        this.port.postMessage(m);
-      }
-      return true;
+      text = JSON.stringify(msg);
     } catch (e) {
       this.log.warn(`cannot send ${msg.type} to the native host: ${e.message}`);
       return false;
     }
+    const parts = inParts(msg, { text });
+    if (parts.length === 1) return this.send(msg, text);
+    for (const part of parts) this.send(part);
+    return true;
   }
 
   /** Sends msg only once the host has the state (else the state carries it). */
@@ -144,7 +121,7 @@ export class HostLink {
   /** Sends the host what changed since it was last told. */
   flush() {
     if (!this.ready) return;
-    for (const m of this.changes()) for (const part of inParts(m)) this.send(part);
+    for (const m of this.changes()) this.sendParts(m);
   }
 
   /** Flushes once the current task's changes are done. */
@@ -173,18 +150,17 @@ export class HostLink {
     this.port = port;
     this.ready = false;
     this.peerBatch = false;
-    this.dropAnswers();
+    this.link.reset();
     this.since = this.clock.now();
-    this.joiner.reset();
     port.onMessage.addListener((m) => {
-      if (this.port === port) this.receive(m, false);
+      if (this.port === port) this.link.receive(m);
     });
     port.onDisconnect.addListener(() => {
       const why = this.chrome.runtime.lastError?.message || 'the host exited';
       if (this.port !== port) return;
       this.port = null;
       this.ready = false;
-      this.dropAnswers(); // the host answered them all (no_browser)
+      this.link.reset(); // the host answered them all (no_browser)
       this.noteError(why);
       this.onLost();
       this.reconnectLater();
@@ -193,16 +169,10 @@ export class HostLink {
     this.settled().then(() => {
       if (this.port !== port) return;
       // A state over 32 MiB goes as the state without tools, then its tools in parts.
-      for (const m of inParts(this.state())) this.send(m);
+      this.sendParts(this.state());
       this.ready = true;
       this.schedule();
     });
-  }
-
-  dropAnswers() {
-    this.clock.clearTimeout(this.answerTimer);
-    this.answerTimer = 0;
-    this.answers = [];
   }
 
   // Said once per distinct reason: a missing host would otherwise log every 30 s.
@@ -223,8 +193,8 @@ export class HostLink {
     this.timer = this.clock.setTimeout(() => this.connect(), this.delay);
   }
 
-  /** One message from the host; inner: it came joined from chunks or in a batch (no chunk or batch may). */
-  receive(raw, inner) {
+  /** One message from the host (its link took batches apart and joined chunks). */
+  receive(raw) {
     const { msg, ignore, reply } = checkHostMessage(raw);
     if (reply) {
       this.send(reply);
@@ -242,45 +212,10 @@ export class HostLink {
         this.log.info('host hello', JSON.stringify(msg.host || {}));
         break;
       case T.chunk:
-        this.receiveChunk(msg, inner);
-        break;
       case T.batch:
-        if (inner) {
-          this.log.warn('ignored a batch inside a batch or a chunked message');
-          break;
-        }
-        if (this.batches) this.batches.hold();
-        try {
-          for (const m of msg.messages) this.receive(m, true);
-        } finally {
-          if (this.batches) this.batches.release();
-        }
-        break;
+        break; // never here: the link takes them
       default:
         this.onMessage(msg);
     }
-  }
-
-  receiveChunk(msg, inner) {
-    if (inner) {
-      this.log.warn('ignored a chunk inside a chunked message or a batch');
-      return;
-    }
-    let text;
-    try {
-      text = this.joiner.add(msg);
-    } catch (e) {
-      this.log.warn(e.message);
-      return;
-    }
-    if (text === null) return;
-    let whole;
-    try {
-      whole = JSON.parse(text);
-    } catch (e) {
-      this.log.warn(`chunked message ${msg.id} is not JSON: ${e.message}`);
-      return;
-    }
-    this.receive(whole, true);
   }
 }

@@ -13,12 +13,13 @@
 // Every call and its answer are reported to the activity log (activity.js).
 //
 // The calls and cancels of one batch from the host go to each frame as one
-// batch message on its Port (hold, release); any other goes at once. A frame may answer with
-// a batch of results and errors (frames.js takes it apart).
+// batch message on its Port (hold, release: the frame's link, lib/link.js,
+// makes the batch); any other goes at once. A frame's batch of results and
+// errors reaches answer() one by one (its link takes it apart).
 
 import { webOrigin } from '../lib/allowlist.js';
 import { PendingCalls } from '../lib/calls.js';
-import { Code, PageLinkType as L, T, errorMessage, mark, resultMessage } from '../lib/protocol.js';
+import { Code, T, errorMessage, mark, resultMessage } from '../lib/protocol.js';
 import { frameKey } from '../lib/registry.js';
 import { fingerprint } from '../lib/toolprints.js';
 import { postToFrame } from './frames.js';
@@ -90,22 +91,22 @@ export class CallRouter {
     this.pending = new PendingCalls();
     /** @type {Map<string, (answer: object) => void>} the user's own calls (runForUser), answered to the panel, never to the host */
     this.own = new Map();
-    /** @type {Map<object, object[]>} messages for each frame's Port, held until release() */
-    this.outbox = new Map();
+    /** @type {Set<object>} the frames (Conn) whose links hold messages until release() */
+    this.held = new Set();
     this.holding = false;
   }
 
   /**
    * Sends msg to conn's frame: at once (false when the frame's Port is
    * gone), or, between hold() and release(), with the others for that
-   * frame.
+   * frame (its link sends them as one batch).
    */
   toFrame(conn, msg) {
-    if (!this.holding) return postToFrame(conn, msg);
-    const list = this.outbox.get(conn);
-    if (list) list.push(msg);
-    else this.outbox.set(conn, [msg]);
-    return true;
+    if (this.holding && !this.held.has(conn)) {
+      this.held.add(conn);
+      conn.link.hold();
+    }
+    return conn.link.send(msg);
   }
 
   /** The messages for the frames wait for release() (a batch from the host is being taken apart). */
@@ -113,14 +114,13 @@ export class CallRouter {
     this.holding = true;
   }
 
-  /** Sends what waits: to each frame one message, or several as one batch. */
+  /** Sends what waits: to each frame one message, or several as one batch; a call that could not go ends `navigated`. */
   release() {
     this.holding = false;
-    const all = this.outbox;
-    this.outbox = new Map();
-    for (const [conn, list] of all) {
-      if (postToFrame(conn, list.length === 1 ? list[0] : { type: L.batch, messages: list })) continue;
-      for (const m of list) {
+    const held = [...this.held];
+    this.held.clear();
+    for (const conn of held) {
+      for (const m of conn.link.release()) {
         if (m.type !== T.call || !this.pending.takeFrom(m.id, conn)) continue;
         this.reply(errorMessage(m.id, Code.navigated, `tab ${conn.tabId} frame ${conn.frameId} went away before the call reached it`));
       }

@@ -13,16 +13,20 @@
 // page says its context changed and when its providers change, and sends a
 // sample when it differs from the last one sent.
 //
-// A result whose message is over MAX_WHOLE bytes of JSON goes to the worker
-// as chunks (lib/chunks.js cutMessage, the bridge's one cutter; the worker
-// joins them with lib/chunks.js ChunkJoiner), and one whose output is over
+// Both links are lib/link.js links: the Port's (workerlink.js), the
+// channel's end, and the native source's. What came in a batch reaches the
+// relay one message at a time, and what the relay passes on from it goes on
+// as one batch (the link's hold and release). A result whose message is
+// over MAX_WHOLE bytes of JSON goes to the worker as chunks (the link cuts
+// it; the worker's link joins them), and one whose output is over
 // MAX_RESULT (protocol.MaxResult) goes as an error "too_large" instead: the
 // page's tool ran, its result stays here.
 //
 // The messages of both links are in extension/PROTOCOL.md (golden ones in
 // testdata/frames); their types are lib/protocol.js PageLinkType.
 
-import { CHUNK_UNITS, MAX_RESULT, MAX_WHOLE, cutMessage } from '../../lib/chunks.js';
+import { CHUNK_UNITS, MAX_RESULT, MAX_WHOLE } from '../../lib/chunks.js';
+import { createLink } from '../../lib/link.js';
 import { Code, DIALOG_EVENT, PageLinkType as L, HANDOVER, PORT_NAME } from '../../lib/protocol.js';
 import { utf8Length } from '../../lib/utf8.js';
 import { createNativeSource } from './browsersource.js';
@@ -77,33 +81,25 @@ function mark(m, hop) {
   if (Array.isArray(m.trace)) m.trace.push({ hop, at: performance.timeOrigin + performance.now() });
 }
 
-/** A result whose output's JSON is at most this long (UTF-16 units) may go in a batch. */
-export const BATCH_ONE_MAX = 64 << 10;
-
 /**
- * The messages that carry a result to the worker: itself, its chunks (of
- * id chunkId), or a too_large error.
+ * What carries a result to the worker: msg, itself with text its JSON (the
+ * link measures it by that, and cuts that into chunks when it is over
+ * MAX_WHOLE bytes), or a too_large error (or one for a result that is not
+ * JSON). The output's JSON is written once, here.
  */
-export function resultMessages(m, chunkId) {
-  return resultParts(m, chunkId).parts;
-}
-
-/** resultMessages, and whether the one message it gives is small enough for a batch. */
-function resultParts(m, chunkId) {
+export function resultOut(m) {
   let out;
   try {
     out = JSON.stringify(m.output === undefined ? null : m.output) ?? 'null';
   } catch (e) {
-    return { parts: [{ type: L.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } }], small: true };
+    return { msg: { type: L.error, id: m.id, error: { code: Code.toolError, message: `the tool's result cannot be sent as JSON: ${e.message}` } } };
   }
   const bytes = out.length <= MAX_RESULT / 3 ? 0 : utf8Length(out);
   if (bytes > MAX_RESULT) {
     const message = `the result is ${bytes} bytes of JSON, over the bridge's limit of 64 MiB (${MAX_RESULT} bytes): ask the tool for less (a narrower query, one page of results)`;
-    return { parts: [{ type: L.error, id: m.id, error: { code: Code.tooLarge, message } }], small: true };
+    return { msg: { type: L.error, id: m.id, error: { code: Code.tooLarge, message } } };
   }
-  if (out.length <= MAX_WHOLE / 3) return { parts: [m], small: out.length <= BATCH_ONE_MAX };
-  const text = `{"type":"result","id":${JSON.stringify(m.id)},"output":${out}}`;
-  return { parts: cutMessage(m, chunkId, { text }), small: false };
+  return { msg: m, text: `{"type":"result","id":${JSON.stringify(m.id)},"output":${out}}` };
 }
 
 /** A random name (env.crypto where there is one). */
@@ -159,8 +155,19 @@ export function start(env) {
   // of other names; a call goes to the source of its tool.
   const toolsOf = { native: [], page: [] };
   let nativeNames = new Set();
-  const native = createNativeSource({ window, document, onMessage: (m) => fromSource(m, 'native') });
-  if (native) native.tellOn(dialogEvent);
+  // The links to the two sources: a batch from the worker goes to each as
+  // one message; a batch of answers from either reaches fromSource one by
+  // one, and goes on to the worker as one (but for big results).
+  const toWorkerTogether = { hold: () => link.hold(), release: () => link.release() };
+  const pageLink = createLink((m) => page.postMessage(m), { batchHooks: toWorkerTogether });
+  pageLink.onMessage((m, inBatch) => fromSource(m, 'page', inBatch));
+  let nativeLink = null;
+  const native = createNativeSource({ window, document, onMessage: (m) => nativeLink.receive(m) });
+  if (native) {
+    nativeLink = createLink((m) => native.send(m), { batchHooks: toWorkerTogether });
+    nativeLink.onMessage((m, inBatch) => fromSource(m, 'native', inBatch));
+    native.tellOn(dialogEvent);
+  }
   const indicator = isTop && lib.indicator ? lib.indicator.create(document) : null;
 
   // Whether this frame has anything to offer; until then it costs the worker nothing.
@@ -185,6 +192,17 @@ export function start(env) {
     chrome, document, clock, hasContent,
     latest: () => latest.values(),
     onMessage: fromWorker,
+    // What came from the host together goes to the page together.
+    batchHooks: {
+      hold() {
+        pageLink.hold();
+        if (nativeLink) nativeLink.hold();
+      },
+      release() {
+        pageLink.release();
+        if (nativeLink) nativeLink.release();
+      },
+    },
     onLost() {
       // Calls under way have nobody to answer to any more: abort them. A
       // tools message under way is taken: the next Port sends the latest.
@@ -195,8 +213,7 @@ export function start(env) {
     onDead: () => context.setOn(false),
   });
 
-  let chunkSeq = 0;
-  page.onmessage = (e) => fromSource(e.data, 'page');
+  page.onmessage = (e) => pageLink.receive(e.data);
 
   // To the page's world, or to the native source too: what concerns every
   // call and report of the frame.
@@ -296,8 +313,10 @@ export function start(env) {
     if (!link.connected()) toSources({ type: L.toolsTaken });
   }
 
-  function fromSource(m, src) {
+  // One message of a source (inBatch: it came in a batch, where only answers come).
+  function fromSource(m, src, inBatch = false) {
     if (!m || typeof m !== 'object') return;
+    if (inBatch && m.type !== L.result && m.type !== L.error) return;
     if (src === 'native' && (m.type === L.providers || m.type === L.sampled || m.type === L.contextChanged)) return;
     if (m.type === L.flushed) {
       const done = flushing.get(m.id);
@@ -324,16 +343,11 @@ export function start(env) {
       link.send({ type: L.bridgeAt, id: m.id, origin: m.origin });
       return;
     }
-    if (m.type === L.batch) {
-      if (Array.isArray(m.messages)) answersFromPage(m.messages);
-      return;
-    }
     if (!FROM_PAGE.has(m.type)) return;
     mark(m, 'relay.back');
     if (m.type === L.result) {
-      const { parts } = resultParts(m, `r${chunkSeq + 1}`);
-      if (parts[0].type === L.chunk) chunkSeq++;
-      for (const part of parts) link.send(part);
+      const { msg, text } = resultOut(m);
+      link.send(msg, { text });
       return;
     }
     const field = LISTS[m.type];
@@ -352,54 +366,15 @@ export function start(env) {
     link.send(m);
   }
 
-  // Answers that ended together in the page: to the worker together, as
-  // one batch, but for big results (each alone, or in chunks).
-  function answersFromPage(list) {
-    const out = [];
-    for (const m of list) {
-      if (!m || typeof m !== 'object' || (m.type !== L.result && m.type !== L.error)) continue;
-      mark(m, 'relay.back');
-      if (m.type === L.error) {
-        out.push(m);
-        continue;
-      }
-      const { parts, small } = resultParts(m, `r${chunkSeq + 1}`);
-      if (parts[0].type === L.chunk) chunkSeq++;
-      if (small) out.push(parts[0]);
-      else for (const part of parts) link.send(part);
-    }
-    if (out.length) link.send(out.length === 1 ? out[0] : { type: L.batch, messages: out });
-  }
-
   function fromWorker(m) {
     if (!m || typeof m !== 'object') return;
-    if (m.type === L.batch) {
-      // What came from the host together goes to the page together.
-      if (!Array.isArray(m.messages)) return;
-      const toPage = [];
-      const toNative = [];
-      for (const one of m.messages) {
-        if (!one || typeof one !== 'object' || one.type === L.batch) continue;
-        if (!TO_PAGE.has(one.type)) {
-          fromWorker(one);
-          continue;
-        }
-        mark(one, 'relay.in');
-        if (one.type === L.call) (native && nativeNames.has(one.name) ? toNative : toPage).push(one);
-        else {
-          toPage.push(one);
-          if (native) toNative.push(one);
-        }
-      }
-      if (toPage.length) page.postMessage(toPage.length === 1 ? toPage[0] : { type: L.batch, messages: toPage });
-      if (toNative.length) native.send(toNative.length === 1 ? toNative[0] : { type: L.batch, messages: toNative });
-      return;
-    }
     if (TO_PAGE.has(m.type)) {
       mark(m, 'relay.in');
-      if (m.type !== L.call) toSources(m);
-      else if (native && nativeNames.has(m.name)) native.send(m);
-      else page.postMessage(m);
+      if (m.type === L.call) (native && nativeNames.has(m.name) ? nativeLink : pageLink).send(m);
+      else {
+        pageLink.send(m);
+        if (nativeLink) nativeLink.send(m);
+      }
     } else if (m.type === L.bridgeAt) {
       page.postMessage({ type: L.bridgeAt, id: m.id, yes: m.yes === true });
     } else if (m.type === L.contextOn) {
