@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,14 +29,16 @@ import (
 	"github.com/webmcp-bridge/bridge/shim"
 )
 
-// TestBrowserNeverComesBack: Chromium closes for real (its extension and
-// host go with it) and does not come back. Within the grace (shim.HostGrace)
-// the agent's tools stay listed, with no tools/list_changed, and a call made
-// meanwhile waits; when the grace ends the call says that the browser went
-// away and did not come back (and that the page did not run it), the page
-// tools leave tools/list, and the agent hears exactly one
-// tools/list_changed for it: a later change that the test makes (another
-// browser's tool) is the next one.
+// TestBrowserNeverComesBack: Chromium closes for real (SIGTERM: its
+// extension and host go with it) and does not come back, under an agent
+// (over the shim's HTTP transport: see httpAgent). Within the grace
+// (shim.HostGrace) the agent's tools stay listed, with no
+// tools/list_changed, and a call made meanwhile waits; when the grace ends
+// the call says that the browser went away and did not come back (and
+// that the page did not run it), no sooner, and the agent hears exactly one
+// tools/list_changed, which announces the list without the browser's
+// tools: the next one it hears is for another browser's tool that the
+// test brings.
 func TestBrowserNeverComesBack(t *testing.T) {
 	forEachMode(t, func(t *testing.T, m mode) {
 		b := start(t, m)
@@ -43,11 +46,12 @@ func TestBrowserNeverComesBack(t *testing.T) {
 		slices.Sort(names)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard only
 		defer cancel()
-		// The agent's shim, verbose: the test waits on what it logs.
-		a := b.connectAgent("--verbose")
-		a.awaitTools(ctx, "the demo's tools", func(m map[string]*mcp.Tool) bool { return slices.Equal(demoTools(m), names) })
-		a.settle(ctx)
-		changes := a.changes()
+		// The agent's shim takes in the browser's tools before the agent
+		// connects: every tools/list_changed the agent hears is news.
+		a := b.httpAgent(ctx, names)
+		if n := a.changes(); n != 0 {
+			t.Fatalf("the agent heard %d tools/list_changed before anything changed", n)
+		}
 
 		mark := a.log.mark()
 		closing := time.Now()
@@ -84,14 +88,17 @@ func TestBrowserNeverComesBack(t *testing.T) {
 			t.Fatalf("echo ended within the grace, before the browser could come back: %q, %v", textOf(o.res), o.err)
 		default:
 		}
-		if n := a.changes(); n != changes {
-			t.Errorf("%d tools/list_changed within the grace", n-changes)
+		if n := a.changes(); n != 0 {
+			t.Errorf("%d tools/list_changed within the grace", n)
 		}
 
-		// The first list_changed after the close is the grace's end: the
-		// page tools are gone from the list it announces.
-		if err := a.awaitChanges(ctx, changes+1); err != nil {
+		// The first list_changed is the grace's end: it announces the list
+		// without the browser's tools, and comes no sooner than the grace.
+		if err := a.awaitChanges(ctx, 1); err != nil {
 			t.Fatalf("no tools/list_changed when the grace ended: %v", err)
+		}
+		if d := a.changedAt(1).Sub(closing); d < shim.HostGrace {
+			t.Errorf("the first tools/list_changed came %s after the browser began to close, within the grace (%s)", d.Round(time.Millisecond), shim.HostGrace)
 		}
 		if got := demoTools(a.list(ctx)); len(got) > 0 {
 			t.Errorf("a tools/list_changed came while the browser's tools were still listed (within the grace): %v", got)
@@ -116,13 +123,16 @@ func TestBrowserNeverComesBack(t *testing.T) {
 		}
 
 		// Exactly one: another browser (a fake extension's host) brings a
-		// tool, and its list_changed is the next one the agent hears.
+		// tool, and the next list_changed the agent hears is the one that
+		// announces it (the notifications come in order).
 		startOtherBrowser(t, b, "marker")
-		a.awaitTools(ctx, "the other browser's tool", func(m map[string]*mcp.Tool) bool { return m["marker"] != nil })
-		if err := a.awaitChanges(ctx, changes+2); err != nil {
+		if err := a.awaitChanges(ctx, 2); err != nil {
 			t.Fatalf("no tools/list_changed for the other browser's tool: %v", err)
 		}
-		if n := a.changes() - changes; n != 2 {
+		if got := a.list(ctx); got["marker"] == nil {
+			t.Errorf("a second tools/list_changed for the browser's going, before the other browser's tool came: the agent lists %v", sortedKeys(got))
+		}
+		if n := a.changes(); n != 2 {
 			t.Errorf("the agent heard %d tools/list_changed for the browser's going and the other browser's tool, want 2 (one each)", n)
 		}
 	})
@@ -276,83 +286,108 @@ func textOf(res *mcp.CallToolResult) string {
 }
 
 // agent is an MCP client of its own webmcp-shim that counts the
-// tools/list_changed notifications it gets and keeps the shim's log.
+// tools/list_changed notifications it gets, notes when each came, and
+// keeps the shim's log.
 type agent struct {
 	t   testing.TB
 	cs  *mcp.ClientSession
 	log *awaitLog
 
 	mu      sync.Mutex
-	n       int           // tools/list_changed so far
+	at      []time.Time   // when each tools/list_changed came
 	changed chan struct{} // closed and replaced at each
 }
 
-// connectAgent starts webmcp-shim with args, as connectShim does, for an
-// agent of the test's own.
-func (b *bridge) connectAgent(args ...string) *agent {
+// httpAgent starts `webmcp-shim --http --verbose` for b's browser, waits
+// until the shim has taken in the tools of the browser's state (names,
+// the page's, all in one change), and then connects an agent's MCP client
+// to it. A shim over stdio has its agent's session from its start, and
+// the MCP SDK tells a session of the changes it makes as it takes in a
+// browser's tools, 10 ms after each (more than one when they are spread
+// out): a count of tools/list_changed could not tell those from later
+// ones. Over HTTP the session begins when the agent connects, and the
+// SDK owes a session nothing from before it began.
+func (b *bridge) httpAgent(ctx context.Context, names []string) *agent {
 	t := b.t
 	t.Helper()
 	a := &agent{t: t, log: &awaitLog{out: b.logs.prefixed("agent's shim: "), grew: make(chan struct{})}, changed: make(chan struct{})}
-	cmd := exec.Command(filepath.Join(installDir, "bin", "webmcp-shim"), args...)
-	cmd.Env = append(os.Environ(), "WEBMCP_RUNTIME_DIR="+b.runtimeDir, "XDG_CACHE_HOME="+filepath.Join(filepath.Dir(b.runtimeDir), "cache"))
+	config := t.TempDir() // the token lives here, not in the user's config
+	env := append(os.Environ(), "WEBMCP_RUNTIME_DIR="+b.runtimeDir, "XDG_CONFIG_HOME="+config, "HOME="+config, "XDG_CACHE_HOME="+filepath.Join(config, "cache"))
+	bin := filepath.Join(installDir, "bin", "webmcp-shim")
+	cmd := exec.Command(bin, "--http", "127.0.0.1:0", "--verbose")
+	cmd.Env = env
 	cmd.Stderr = a.log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	// Its address is on the line that says it serves.
+	serving, err := a.log.line(ctx, 0, "serving MCP")
+	if err != nil {
+		t.Fatalf("webmcp-shim --http: %v", err)
+	}
+	i := strings.Index(serving, "http://127.0.0.1:")
+	if i < 0 {
+		t.Fatalf("webmcp-shim --http serves at no loopback address: %q", serving)
+	}
+	url := strings.Fields(serving[i:])[0]
+	const took = "the agent's tool list changed"
+	if err := a.log.await(ctx, 0, took); err != nil {
+		t.Fatalf("webmcp-shim --http never took in the browser's tools: %v", err)
+	}
+	if log := a.log.String(); strings.Count(log, took) != 1 || !strings.Contains(log, fmt.Sprintf("added=%d ", len(names))) {
+		t.Fatalf("webmcp-shim --http took in the browser's %d tools in more than one change:\n%s", len(names), log)
+	}
+	tok := exec.Command(bin, "token")
+	tok.Env = env
+	out, err := tok.Output()
+	if err != nil {
+		t.Fatalf("webmcp-shim token: %v", err)
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			a.mu.Lock()
 			defer a.mu.Unlock()
-			a.n++
+			a.at = append(a.at, time.Now())
 			close(a.changed)
 			a.changed = make(chan struct{})
 		},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	transport := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{strings.TrimSpace(string(out))}}}
+	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
-		t.Fatalf("connect to webmcp-shim: %v", err)
+		t.Fatalf("connect to webmcp-shim --http: %v", err)
 	}
-	b.shims = append(b.shims, cmd)
 	t.Cleanup(func() { cs.Close() })
 	a.cs = cs
+	if got := demoTools(a.list(ctx)); !slices.Equal(got, names) {
+		t.Fatalf("the agent lists %v of the demo's tools, want %v", got, names)
+	}
 	return a
-}
-
-// settle waits until the agent has had the tools/list_changed that its
-// shim owes it for the tools of the host's first state, so that counting
-// starts from a quiet list. The shim adds them all at once (it logs "the
-// agent's tool list changed"); the MCP SDK tells the session 10 ms later,
-// if the session existed then (the SDK logs "server session connected"
-// once it does). Call it once the agent lists the page's tools, the page
-// settled.
-func (a *agent) settle(ctx context.Context) {
-	a.t.Helper()
-	const changed = "the agent's tool list changed"
-	if err := a.log.await(ctx, 0, changed); err != nil {
-		a.t.Fatal(err)
-	}
-	log := a.log.String()
-	if n := strings.Count(log, changed); n != 1 {
-		a.t.Fatalf("the agent's tool list changed %d times as its shim started; want once, for the settled page's tools", n)
-	}
-	if i := strings.Index(log, "server session connected"); i >= 0 && i < strings.Index(log, changed) {
-		if err := a.awaitChanges(ctx, 1); err != nil {
-			a.t.Fatalf("the tools/list_changed for the agent's first tools: %v", err)
-		}
-	}
 }
 
 // changes is how many tools/list_changed the agent has had.
 func (a *agent) changes() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.n
+	return len(a.at)
+}
+
+// changedAt is when the agent's nth tools/list_changed came (from 1).
+func (a *agent) changedAt(n int) time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.at[n-1]
 }
 
 // awaitChanges waits until the agent has had n tools/list_changed.
 func (a *agent) awaitChanges(ctx context.Context, n int) error {
 	for {
 		a.mu.Lock()
-		got, next := a.n, a.changed
+		got, next := len(a.at), a.changed
 		a.mu.Unlock()
 		if got >= n {
 			return nil
@@ -434,17 +469,26 @@ func (l *awaitLog) mark() int {
 
 // await waits until the log after mark has a line with sub.
 func (l *awaitLog) await(ctx context.Context, mark int, sub string) error {
+	_, err := l.line(ctx, mark, sub)
+	return err
+}
+
+// line waits until the log after mark has a whole line with sub, and
+// returns the first such line.
+func (l *awaitLog) line(ctx context.Context, mark int, sub string) (string, error) {
 	for {
 		l.mu.Lock()
-		found, grew := strings.Contains(l.text.String()[mark:], sub), l.grew
+		text, grew := l.text.String()[mark:], l.grew
 		l.mu.Unlock()
-		if found {
-			return nil
+		for _, line := range strings.SplitAfter(text, "\n") {
+			if strings.HasSuffix(line, "\n") && strings.Contains(line, sub) {
+				return strings.TrimSuffix(line, "\n"), nil
+			}
 		}
 		select {
 		case <-grew:
 		case <-ctx.Done():
-			return fmt.Errorf("no %q in the log: %w", sub, ctx.Err())
+			return "", fmt.Errorf("no %q in the log: %w", sub, ctx.Err())
 		}
 	}
 }
