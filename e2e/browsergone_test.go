@@ -414,26 +414,6 @@ func (a *agent) list(ctx context.Context) map[string]*mcp.Tool {
 	return out
 }
 
-// awaitTools lists the agent's tools until ok accepts them, waking on its
-// tools/list_changed.
-func (a *agent) awaitTools(ctx context.Context, what string, ok func(map[string]*mcp.Tool) bool) map[string]*mcp.Tool {
-	a.t.Helper()
-	for {
-		a.mu.Lock()
-		next := a.changed
-		a.mu.Unlock()
-		tools := a.list(ctx)
-		if ok(tools) {
-			return tools
-		}
-		select {
-		case <-next:
-		case <-ctx.Done():
-			a.t.Fatalf("waiting for %s: %v; the agent lists %v after %d tools/list_changed", what, ctx.Err(), sortedKeys(tools), a.changes())
-		}
-	}
-}
-
 // awaitLog is a process's log that a test can wait on; it copies what it
 // gets to out.
 type awaitLog struct {
