@@ -1,4 +1,4 @@
-// Package webmcp is the bridge protocol: the messages that the browser
+// Package protocol is the bridge protocol: the messages that the browser
 // extension, webmcp-host and webmcp-shim exchange, and the shared types they
 // carry. This comment is the protocol's reference; a new client needs nothing
 // else.
