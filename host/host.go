@@ -3,7 +3,7 @@
 // relays between the extension (Chrome native messaging on its stdin and
 // stdout) and any number of webmcp-shim processes (newline-delimited JSON on
 // a Unix socket in the runtime directory). The bridge protocol is described
-// in package webmcp.
+// in package protocol.
 //
 // The host keeps the browser's latest state so that a new shim gets it at
 // once, forwards each shim's calls and cancels to the browser without

@@ -1,4 +1,4 @@
-// The extension's side of the bridge protocol (Go package webmcp, doc.go is
+// The extension's side of the bridge protocol (Go package protocol, doc.go is
 // the reference): message types, error codes, and the builders and checks
 // for what the extension sends and receives; and the names of the
 // extension's own links, worker <-> relay and relay <-> page's world

@@ -1,5 +1,5 @@
 // Reads the golden protocol messages of testdata/protocol, which the Go
-// tests of package webmcp (golden_test.go) read too, and the golden
+// tests of package protocol (golden_test.go) read too, and the golden
 // messages of the extension's own links, testdata/frames (PROTOCOL.md),
 // which the tests of each link's ends read.
 
