@@ -19,9 +19,12 @@ import (
 // The context command runs before every prompt (as a prompt-submit hook),
 // so its bounds are tight: it waits at most ContextConnectWait for the
 // hosts' states and ContextSample for a fresh sample (--wait sets both),
-// and gives up entirely after contextDeadline (or three times --wait).
+// and gives up entirely after contextDeadline (or three times --wait). A
+// host sends its state within milliseconds, and the wait ends then: its
+// bound matters only on a busy machine (where 50 ms, the bound before,
+// left the prompt without the context it had) or for a hung browser.
 const (
-	ContextConnectWait = 50 * time.Millisecond
+	ContextConnectWait = 300 * time.Millisecond
 	ContextSample      = 40 * time.Millisecond
 	contextDeadline    = time.Second
 )
