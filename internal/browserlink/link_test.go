@@ -406,13 +406,15 @@ func TestQueueHoldsUnderLoad(t *testing.T) {
 func TestQueueHoldEnds(t *testing.T) {
 	var mu sync.Mutex
 	var out bytes.Buffer
-	l := outLink(lockedWriter{&mu, &out}, 1024, browserlink.Options{Hold: 10 * time.Millisecond, HoldMax: 16, UnderLoad: func(int) bool { return true }})
+	wrote := make(chan struct{}, 1) // a write happened (the hold's timer sent)
+	w := notifyWriter{lockedWriter{&mu, &out}, wrote}
+	l := outLink(w, 1024, browserlink.Options{Hold: 10 * time.Millisecond, HoldMax: 16, UnderLoad: func(int) bool { return true }})
 	l.SetBatch(true)
 	q := l.NewQueue(nil)
+	hang := time.After(10 * time.Second)  // a hang guard only
 	for round := 1; round <= 2; round++ { // the timer is used again
 		q.Add("s1.1", []byte(`{"type":"call","id":"s1.1"}`))
 		q.SendOrHold()
-		deadline := time.Now().Add(10 * time.Second)
 		for {
 			mu.Lock()
 			n := len(written(t, &out))
@@ -420,12 +422,28 @@ func TestQueueHoldEnds(t *testing.T) {
 			if n == round {
 				break
 			}
-			if time.Now().After(deadline) {
+			select {
+			case <-wrote:
+			case <-hang:
 				t.Fatalf("round %d: the held call never went", round)
 			}
-			time.Sleep(time.Millisecond)
 		}
 	}
+}
+
+// notifyWriter tells wrote (without blocking) after each write.
+type notifyWriter struct {
+	w     io.Writer
+	wrote chan<- struct{}
+}
+
+func (w notifyWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	select {
+	case w.wrote <- struct{}{}:
+	default:
+	}
+	return n, err
 }
 
 func TestQueueFullAtAFrame(t *testing.T) {
