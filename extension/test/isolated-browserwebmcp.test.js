@@ -107,7 +107,7 @@ test('native: a toolchange only says a report is due; the bridge lists the tools
   const clock = new FakeClock();
   const bridge = createBridge({
     tools: () => native.tools(), beforeLook: () => {}, providerDefs: () => [], sample: () => {}, prepare: native.refresh,
-    timers: { set: (fn, ms) => clock.setTimeout(fn, ms), clear: (id) => clock.clearTimeout(id), now: () => clock.now() },
+    timers: clock.bridgeTimers,
   });
   const ch = new MessageChannel();
   t.after(() => ch.port1.close()); // a failed check too

@@ -208,7 +208,7 @@ test('bridge: one tools message at a time; what changes meanwhile goes as one me
       clock.t += 10; // each report takes 10 ms
       setImmediate(done); // like getTools(): later
     },
-    timers: { set: (fn, ms) => clock.setTimeout(fn, ms), clear: (id) => clock.clearTimeout(id), now: () => clock.now() },
+    timers: clock.bridgeTimers,
   });
   const w = farEnd();
   t.after(w.close); // a failed check too
@@ -258,7 +258,7 @@ test('bridge: looks that find nothing new are paced too (other frames\' toolchan
       clock.t += 10;
       setImmediate(done);
     },
-    timers: { set: (fn, ms) => clock.setTimeout(fn, ms), clear: (id) => clock.clearTimeout(id), now: () => clock.now() },
+    timers: clock.bridgeTimers,
   });
   const w = farEnd();
   t.after(w.close); // a failed check too

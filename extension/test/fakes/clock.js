@@ -50,6 +50,15 @@ export class FakeClock {
     this.t = end;
   }
 
+  /** The clock as content/source/bridge.js takes its timers ({set, clear, now}). */
+  get bridgeTimers() {
+    return {
+      set: (fn, ms) => this.setTimeout(fn, ms),
+      clear: (id) => this.clearTimeout(id),
+      now: () => this.now(),
+    };
+  }
+
   /** The clock as the code under test takes it. */
   get api() {
     return {
