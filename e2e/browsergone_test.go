@@ -8,7 +8,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -53,10 +52,10 @@ func TestBrowserNeverComesBack(t *testing.T) {
 			t.Fatalf("the agent heard %d tools/list_changed before anything changed", n)
 		}
 
-		mark := a.log.mark()
+		mark := a.logs.mark()
 		closing := time.Now()
 		closeBrowser(t, b)
-		if err := a.log.await(ctx, mark, "disconnected from host"); err != nil {
+		if _, err := a.logs.await(ctx, mark, agentLog, "disconnected from host"); err != nil {
 			t.Fatalf("the agent's shim never saw the browser's host go: %v", err)
 		}
 		// The grace runs: the tools stay listed, unchanged.
@@ -74,7 +73,10 @@ func TestBrowserNeverComesBack(t *testing.T) {
 			done <- outcome{res, err, time.Now()}
 		}()
 		waits := make(chan error, 1)
-		go func() { waits <- a.log.await(ctx, mark, "a call waits for its browser to come back") }()
+		go func() {
+			_, err := a.logs.await(ctx, mark, agentLog, "a call waits for its browser to come back")
+			waits <- err
+		}()
 		select {
 		case err := <-waits:
 			if err != nil {
@@ -289,9 +291,9 @@ func textOf(res *mcp.CallToolResult) string {
 // tools/list_changed notifications it gets, notes when each came, and
 // keeps the shim's log.
 type agent struct {
-	t   testing.TB
-	cs  *mcp.ClientSession
-	log *awaitLog
+	t    testing.TB
+	cs   *mcp.ClientSession
+	logs *logBuffer // the bridge's logs, where the agent's shim writes (agentLog)
 
 	mu      sync.Mutex
 	at      []time.Time   // when each tools/list_changed came
@@ -310,13 +312,13 @@ type agent struct {
 func (b *bridge) httpAgent(ctx context.Context, names []string) *agent {
 	t := b.t
 	t.Helper()
-	a := &agent{t: t, log: &awaitLog{out: b.logs.prefixed("agent's shim: "), grew: make(chan struct{})}, changed: make(chan struct{})}
+	a := &agent{t: t, logs: b.logs, changed: make(chan struct{})}
 	config := t.TempDir() // the token lives here, not in the user's config
 	env := append(os.Environ(), "WEBMCP_RUNTIME_DIR="+b.runtimeDir, "XDG_CONFIG_HOME="+config, "HOME="+config, "XDG_CACHE_HOME="+filepath.Join(config, "cache"))
 	bin := filepath.Join(installDir, "bin", "webmcp-shim")
 	cmd := exec.Command(bin, "--http", "127.0.0.1:0", "--verbose")
 	cmd.Env = env
-	cmd.Stderr = a.log
+	cmd.Stderr = b.logs.prefixed(agentLog)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +327,7 @@ func (b *bridge) httpAgent(ctx context.Context, names []string) *agent {
 		cmd.Wait()
 	})
 	// Its address is on the line that says it serves.
-	serving, err := a.log.line(ctx, 0, "serving MCP")
+	serving, err := b.logs.await(ctx, 0, agentLog, "serving MCP")
 	if err != nil {
 		t.Fatalf("webmcp-shim --http: %v", err)
 	}
@@ -335,10 +337,10 @@ func (b *bridge) httpAgent(ctx context.Context, names []string) *agent {
 	}
 	url := strings.Fields(serving[i:])[0]
 	const took = "the agent's tool list changed"
-	if err := a.log.await(ctx, 0, took); err != nil {
+	if _, err := b.logs.await(ctx, 0, agentLog, took); err != nil {
 		t.Fatalf("webmcp-shim --http never took in the browser's tools: %v", err)
 	}
-	if log := a.log.String(); strings.Count(log, took) != 1 || !strings.Contains(log, fmt.Sprintf("added=%d ", len(names))) {
+	if log := a.shimLog(); strings.Count(log, took) != 1 || !strings.Contains(log, fmt.Sprintf("added=%d ", len(names))) {
 		t.Fatalf("webmcp-shim --http took in the browser's %d tools in more than one change:\n%s", len(names), log)
 	}
 	tok := exec.Command(bin, "token")
@@ -414,61 +416,16 @@ func (a *agent) list(ctx context.Context) map[string]*mcp.Tool {
 	return out
 }
 
-// awaitLog is a process's log that a test can wait on; it copies what it
-// gets to out.
-type awaitLog struct {
-	out  io.Writer
-	mu   sync.Mutex
-	text strings.Builder
-	grew chan struct{} // closed and replaced at each write
-}
+// agentLog starts each line of the agent's shim in the bridge's logs.
+const agentLog = "agent's shim: "
 
-func (l *awaitLog) Write(p []byte) (int, error) {
-	l.out.Write(p)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.text.Write(p)
-	close(l.grew)
-	l.grew = make(chan struct{})
-	return len(p), nil
-}
-
-// String is the log so far.
-func (l *awaitLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.text.String()
-}
-
-// mark is where the log is now, for await.
-func (l *awaitLog) mark() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.text.Len()
-}
-
-// await waits until the log after mark has a line with sub.
-func (l *awaitLog) await(ctx context.Context, mark int, sub string) error {
-	_, err := l.line(ctx, mark, sub)
-	return err
-}
-
-// line waits until the log after mark has a whole line with sub, and
-// returns the first such line.
-func (l *awaitLog) line(ctx context.Context, mark int, sub string) (string, error) {
-	for {
-		l.mu.Lock()
-		text, grew := l.text.String()[mark:], l.grew
-		l.mu.Unlock()
-		for _, line := range strings.SplitAfter(text, "\n") {
-			if strings.HasSuffix(line, "\n") && strings.Contains(line, sub) {
-				return strings.TrimSuffix(line, "\n"), nil
-			}
-		}
-		select {
-		case <-grew:
-		case <-ctx.Done():
-			return "", fmt.Errorf("no %q in the log: %w", sub, ctx.Err())
+// shimLog is what the agent's shim logged so far.
+func (a *agent) shimLog() string {
+	var out strings.Builder
+	for line := range strings.Lines(a.logs.String()) {
+		if strings.HasPrefix(line, agentLog) {
+			out.WriteString(line)
 		}
 	}
+	return out.String()
 }

@@ -602,6 +602,13 @@ func (l *logBuffer) String() string {
 	return l.buf.String()
 }
 
+// mark is where the logs are now: a from for await.
+func (l *logBuffer) mark() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Len()
+}
+
 func (l *logBuffer) prefixed(prefix string) io.Writer {
 	return writerFunc(func(p []byte) (int, error) {
 		l.mu.Lock()

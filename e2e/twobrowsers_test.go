@@ -246,7 +246,7 @@ func TestTwoBrowsers(t *testing.T) {
 	// B's host is killed; B's extension starts another. A's tools work
 	// meanwhile, B's stay listed under the same names, and a call to B's
 	// echo goes to B once its new host is there.
-	from := len(a.logs.String())
+	from := a.logs.mark()
 	if err := killPID(pidB); err != nil {
 		t.Fatalf("kill B's host %d: %v", pidB, err)
 	}
@@ -270,7 +270,7 @@ func TestTwoBrowsers(t *testing.T) {
 	// their tools away at once.) A's tools stay listed for its grace, in
 	// which the other browser's work and a call to A's echo waits; then
 	// they go.
-	from = len(a.logs.String())
+	from = a.logs.mark()
 	closed := time.Now()
 	if err := chromedp.FromContext(a.browser).Browser.Process().Kill(); err != nil {
 		t.Fatalf("kill browser A: %v", err)
