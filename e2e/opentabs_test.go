@@ -32,14 +32,7 @@ func TestAllowSiteOpenTabNative(t *testing.T) {
 		}
 		return false
 	}
-	options := b.openUI("ui/options.html")
-	waitPage(t, options, `document.querySelector("#add-site-input") !== null`)
-	typeNamed(t, options, "textbox", "Allow another site", blockedOrigin)
-	if err := chromedp.Do(options, chromedp.KeyEvent("\r")); err != nil {
-		t.Fatalf("press Enter in Allow another site: %v", err)
-	}
-	waitPage(t, options, `document.querySelector("#add-site-msg").textContent.startsWith("Agents may now use")`)
-	if msg := eval[string](t, options, `document.querySelector("#add-site-msg").textContent`); msg != "Agents may now use "+blockedOrigin+". Its open tab has the bridge now." {
+	if _, msg := allowInOptions(t, b, blockedOrigin); msg != "Agents may now use "+blockedOrigin+". Its open tab has the bridge now." {
 		t.Errorf("the field says %q; want that the site is allowed and its open tab has the bridge now", msg)
 	}
 	tools := b.waitTools("the open tab's tools, without a reload", fromBlocked)
@@ -74,14 +67,8 @@ func TestAllowSiteOpenTabPolyfill(t *testing.T) {
 	b := start(t, polyfill)
 	tab := b.openBeside(blockedOrigin + "/")
 	eval[bool](t, tab, `window.demo.ready.then(() => true, () => false)`)
-	options := b.openUI("ui/options.html")
-	waitPage(t, options, `document.querySelector("#add-site-input") !== null`)
-	typeNamed(t, options, "textbox", "Allow another site", blockedOrigin)
-	if err := chromedp.Do(options, chromedp.KeyEvent("\r")); err != nil {
-		t.Fatalf("press Enter in Allow another site: %v", err)
-	}
-	waitPage(t, options, `document.querySelector("#add-site-msg").textContent.startsWith("Agents may now use")`)
-	if msg := eval[string](t, options, `document.querySelector("#add-site-msg").textContent`); msg != "Agents may now use "+blockedOrigin+". Its open tab gets the bridge when it loads again: reload it." {
+	options, msg := allowInOptions(t, b, blockedOrigin)
+	if msg != "Agents may now use "+blockedOrigin+". Its open tab gets the bridge when it loads again: reload it." {
 		t.Errorf("the field says %q; want that the open tab gets the bridge when it loads again", msg)
 	}
 	if eval[bool](t, tab, `"modelContext" in document`) {
@@ -102,4 +89,19 @@ func TestAllowSiteOpenTabPolyfill(t *testing.T) {
 		return false
 	})
 	waitPage(t, options, `document.querySelector("#add-site-msg").textContent === "Reloaded the open tab of `+blockedOrigin+`: it has the bridge now."`)
+}
+
+// allowInOptions allows origin in the options page's "Allow another site"
+// field, as the user does, and returns the options page and what the
+// field then says.
+func allowInOptions(t *testing.T, b *bridge, origin string) (options context.Context, msg string) {
+	t.Helper()
+	options = b.openUI("ui/options.html")
+	waitPage(t, options, `document.querySelector("#add-site-input") !== null`)
+	typeNamed(t, options, "textbox", "Allow another site", origin)
+	if err := chromedp.Do(options, chromedp.KeyEvent("\r")); err != nil {
+		t.Fatalf("press Enter in Allow another site: %v", err)
+	}
+	waitPage(t, options, `document.querySelector("#add-site-msg").textContent.startsWith("Agents may now use")`)
+	return options, eval[string](t, options, `document.querySelector("#add-site-msg").textContent`)
 }
