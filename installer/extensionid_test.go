@@ -32,19 +32,7 @@ func TestInstallExtensionID(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, ".config", "chromium"), 0o700)
 	rt := bridgetest.RuntimeDir(t)
 	profile := filepath.Join(t.TempDir(), "profile")
-	goEnv := func(k string) string {
-		out, err := exec.Command("go", "env", k).Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	env := []string{
-		"HOME=" + home, "PATH=" + toolPath(t), "LANG=C",
-		"GOCACHE=" + goEnv("GOCACHE"), "GOMODCACHE=" + goEnv("GOMODCACHE"), "GOPATH=" + goEnv("GOPATH"),
-		"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off", "CGO_ENABLED=0",
-		"XDG_RUNTIME_DIR=" + rt, endpoint.RuntimeDirEnv + "=" + filepath.Join(rt, "webmcp"),
-	}
+	env := append(offlineEnv(t, home), "XDG_RUNTIME_DIR="+rt, endpoint.RuntimeDirEnv+"="+filepath.Join(rt, "webmcp"))
 	run := func(name string, args ...string) (string, error) {
 		cmd := exec.Command(name, args...)
 		cmd.Env = env

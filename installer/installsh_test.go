@@ -43,6 +43,25 @@ func (r DoctorReport) has(prefix string) bool {
 
 // toolPath is a folder of links to the commands install.sh and go build
 // run, plus a fake `claude`.
+// offlineEnv is the environment of an install.sh run with HOME home: the
+// tools of toolPath only, and Go building from this machine's caches
+// without the network.
+func offlineEnv(t *testing.T, home string) []string {
+	t.Helper()
+	goEnv := func(k string) string {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	return []string{
+		"HOME=" + home, "PATH=" + toolPath(t), "LANG=C",
+		"GOCACHE=" + goEnv("GOCACHE"), "GOMODCACHE=" + goEnv("GOMODCACHE"), "GOPATH=" + goEnv("GOPATH"),
+		"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off", "CGO_ENABLED=0",
+	}
+}
+
 func toolPath(t *testing.T) string {
 	dir := t.TempDir()
 	for _, c := range []string{"bash", "uname", "dirname", "mkdir", "touch", "grep", "rm", "cp", "mv", "mktemp", "cat", "go", "git"} {
@@ -107,19 +126,7 @@ func TestInstallScript(t *testing.T) {
 	// Hosts and shims put their sockets in XDG_RUNTIME_DIR/webmcp.
 	xdgRuntime := bridgetest.RuntimeDir(t)
 	profile := filepath.Join(t.TempDir(), "profile")
-	goEnv := func(k string) string {
-		out, err := exec.Command("go", "env", k).Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	env := []string{
-		"HOME=" + home, "PATH=" + toolPath(t), "LANG=C",
-		"GOCACHE=" + goEnv("GOCACHE"), "GOMODCACHE=" + goEnv("GOMODCACHE"), "GOPATH=" + goEnv("GOPATH"),
-		"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off", "CGO_ENABLED=0",
-		"XDG_RUNTIME_DIR=" + xdgRuntime,
-	}
+	env := append(offlineEnv(t, home), "XDG_RUNTIME_DIR="+xdgRuntime)
 	before := tree(t, home)
 	run := func(args ...string) string {
 		t.Helper()
