@@ -255,8 +255,16 @@ func (e *Ext) Socket() string { return e.socket }
 func (e *Ext) PID() int { return e.cmd.Process.Pid }
 
 // Kill ends the host at once, as a crash does (SIGKILL on Unix,
-// TerminateProcess on Windows): it removes nothing it made.
-func (e *Ext) Kill() error { return e.cmd.Process.Kill() }
+// TerminateProcess on Windows): it removes nothing it made. It returns
+// once the process has exited (Exited is closed), so that what follows,
+// the test's cleanup included, sees a host that is gone.
+func (e *Ext) Kill() error {
+	if err := e.cmd.Process.Kill(); err != nil {
+		return err
+	}
+	<-e.exited
+	return nil
+}
 
 // Send sends m to the host as one frame.
 func (e *Ext) Send(m *protocol.Message) error {
