@@ -1370,12 +1370,58 @@
     };
   }
 
+  // extension/content/isolated/formcalls.js
+  function navigatesHere(form, submitter, attr2) {
+    const target = submitter && typeof submitter === "object" && attr2(submitter, "formtarget") || attr2(form, "target") || "";
+    const method = String(attr2(form, "method") || "").toLowerCase();
+    return method !== "dialog" && (target === "" || target.toLowerCase() === "_self");
+  }
+  var attribute = (el, name) => el && typeof el.getAttribute === "function" ? el.getAttribute(name) : null;
+  function formCalls(window2) {
+    const calls = /* @__PURE__ */ new Map();
+    window2.addEventListener("submit", (e) => {
+      const name = attribute(e.target, "toolname");
+      if (!name) return;
+      for (const c of calls.values()) if (c.name === name && !c.submit) c.submit = e;
+    }, true);
+    return {
+      /** A call went to a source. */
+      started(id, name) {
+        calls.set(id, { name, submit: null });
+      },
+      /** A call's answer came from its source. */
+      ended(id) {
+        calls.delete(id);
+      },
+      /** The calls under way have nobody to answer to any more. */
+      clear() {
+        calls.clear();
+      },
+      /**
+       * The document goes: the navigated answers of the calls under way
+       * whose form submitted here; every call is forgotten.
+       */
+      leaving() {
+        const out = [];
+        for (const [id, c] of calls) {
+          const e = c.submit;
+          if (e && !e.defaultPrevented && navigatesHere(e.target, e.submitter, attribute)) {
+            out.push({ type: PageLinkType.error, id, error: { code: Code.navigated, message: navigatedError(c.name).message } });
+          }
+        }
+        calls.clear();
+        return out;
+      }
+    };
+  }
+
   // extension/content/isolated/browserwebmcp.js
   function useNative({ mc, win, doc, declaredNames, changed, witness = null }) {
     const proto = Object.getPrototypeOf(mc);
     const nGetTools = proto.getTools;
     const nExecute = proto.executeTool;
     const getAttr = typeof win.Element === "function" ? win.Element.prototype.getAttribute : null;
+    const attr2 = (el, name) => apply(getAttr, el, [name]);
     let entries = /* @__PURE__ */ new Map();
     let stale = true;
     function refresh(done) {
@@ -1513,7 +1559,7 @@
           const form = e.target;
           if (done || !isObject(form) || apply(getAttr, form, ["toolname"]) !== name) return;
           queueTask(() => {
-            if (!e.defaultPrevented && navigatesHere(form, e)) finish({ ok: false, error: navigatedError(name) });
+            if (!e.defaultPrevented && navigatesHere(form, e.submitter, attr2)) finish({ ok: false, error: navigatedError(name) });
           });
         };
         const finish = (o) => {
@@ -1543,12 +1589,6 @@
           finish({ ok: true, value });
         }, (error) => finish({ ok: false, error }));
       });
-    }
-    function navigatesHere(form, e) {
-      const submitter = e.submitter;
-      const target = isObject(submitter) && apply(getAttr, submitter, ["formtarget"]) || apply(getAttr, form, ["target"]) || "";
-      const method = String(apply(getAttr, form, ["method"]) || "").toLowerCase();
-      return method !== "dialog" && (target === "" || target.toLowerCase() === "_self");
     }
     const toolsChanged = () => {
       stale = true;
@@ -2044,6 +2084,7 @@
         }
       },
       onLost() {
+        underWay.clear();
         toSources({ type: PageLinkType.cancelAll });
         toSources({ type: PageLinkType.toolsTaken });
         if (indicator) indicator.show("");
@@ -2051,6 +2092,10 @@
       onDead: () => context.setOn(false)
     });
     page.onmessage = (e) => pageLink.receive(e.data);
+    const underWay = formCalls(window2);
+    window2.addEventListener("pagehide", () => {
+      for (const m of underWay.leaving()) link.send(m);
+    }, true);
     function toSources(m) {
       page.postMessage(m);
       if (native) native.send(m);
@@ -2155,6 +2200,7 @@
         return;
       }
       if (!FROM_PAGE.has(m.type)) return;
+      if (m.type === PageLinkType.result || m.type === PageLinkType.error) underWay.ended(m.id);
       mark(m, "relay.back");
       if (m.type === PageLinkType.result) {
         const { msg, text } = resultOut(m);
@@ -2180,8 +2226,10 @@
       if (!m || typeof m !== "object") return;
       if (TO_PAGE.has(m.type)) {
         mark(m, "relay.in");
-        if (m.type === PageLinkType.call) (native && nativeNames.has(m.name) ? nativeLink : pageLink).send(m);
-        else {
+        if (m.type === PageLinkType.call) {
+          underWay.started(m.id, m.name);
+          (native && nativeNames.has(m.name) ? nativeLink : pageLink).send(m);
+        } else {
           pageLink.send(m);
           if (nativeLink) nativeLink.send(m);
         }

@@ -440,3 +440,42 @@ test('a dialog: the worker hears of it at once, with the tools the channel has n
   await drain();
   assert.deepEqual(worker.take(), [{ type: 'tools', tools }]);
 });
+
+// A <form toolname> of the fake page.
+const form = (attrs) => ({ getAttribute: (n) => (n in attrs ? attrs[n] : null) });
+const navigated = (id, name) => ({ type: 'error', id, error: { code: 'navigated', message: `tool "${name}" navigated the page (it submitted a form or followed a link): the new page is its answer` } });
+
+test('a form tool whose submission navigates here is answered "navigated" by the relay as the document goes, when the page\'s own answer has not left yet', async () => {
+  const { mainPort, worker, window } = await withEcho();
+  worker.deliver({ type: 'call', id: 's1', name: 'book', arguments: {} });
+  worker.deliver({ type: 'call', id: 's2', name: 'echo', arguments: {} });
+  await drain();
+  mainPort.take();
+  window.dispatch('submit', { target: form({ toolname: 'book', method: 'post' }), submitter: null, defaultPrevented: false });
+  window.dispatch('pagehide', { persisted: false });
+  assert.deepEqual(worker.take(), [navigated('s1', 'book')], 'the call whose form submitted, and only it');
+  window.dispatch('pagehide', { persisted: false });
+  assert.deepEqual(worker.take(), [], 'once');
+});
+
+test('the relay answers no form call that its page answered, or whose submission does not navigate here', async () => {
+  const { mainPort, worker, window } = await withEcho();
+  const cases = [
+    ['answered', { toolname: 'book' }, null, false],
+    ['prevented', { toolname: 'book' }, null, true],
+    ['to another window', { toolname: 'book', target: '_blank' }, null, false],
+    ['its button to another window', { toolname: 'book' }, form({ formtarget: 'result' }), false],
+    ['a dialog form', { toolname: 'book', method: 'dialog' }, null, false],
+    ['another tool\'s form', { toolname: 'pay' }, null, false],
+  ];
+  for (const [id, attrs, submitter, defaultPrevented] of cases) {
+    worker.deliver({ type: 'call', id, name: 'book', arguments: {} });
+    await drain();
+    window.dispatch('submit', { target: form(attrs), submitter, defaultPrevented });
+  }
+  mainPort.postMessage({ type: 'result', id: 'answered', output: [] });
+  await drain();
+  assert.deepEqual(worker.take(), [{ type: 'result', id: 'answered', output: [] }]);
+  window.dispatch('pagehide', { persisted: false });
+  assert.deepEqual(worker.take(), []);
+});

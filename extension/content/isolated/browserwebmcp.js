@@ -18,6 +18,7 @@
 
 import { PromiseCtor, addListener, apply, isObject, queueTask, removeListener, resolved, then } from '../source/builtins.js';
 import { copyHints, copyMeta, navigatedError, parseResultString } from '../source/toolcopy.js';
+import { navigatesHere } from './formcalls.js';
 
 /**
  * @param {object} o
@@ -37,6 +38,7 @@ export function useNative({ mc, win, doc, declaredNames, changed, witness = null
   // The submit watch of a form tool needs the page's DOM (a test's window
   // may have none).
   const getAttr = typeof win.Element === 'function' ? win.Element.prototype.getAttribute : null;
+  const attr = (el, name) => apply(getAttr, el, [name]);
   /** name -> {meta, tool, nativeHints, declared}: this document's tools as
    * getTools() listed them last; refresh() lists them again, which the
    * bridge does before each report (a toolchange only says that one is
@@ -222,7 +224,7 @@ export function useNative({ mc, win, doc, declaredNames, changed, witness = null
         if (done || !isObject(form) || apply(getAttr, form, ['toolname']) !== name) return;
         // After the page's own submit listeners (a task later).
         queueTask(() => {
-          if (!e.defaultPrevented && navigatesHere(form, e)) finish({ ok: false, error: navigatedError(name) });
+          if (!e.defaultPrevented && navigatesHere(form, e.submitter, attr)) finish({ ok: false, error: navigatedError(name) });
         });
       };
       const finish = (o) => {
@@ -254,14 +256,6 @@ export function useNative({ mc, win, doc, declaredNames, changed, witness = null
     });
   }
 
-  // Whether the submission e of form navigates this document: no target
-  // (or _self) on its submitter or the form, and not a dialog form.
-  function navigatesHere(form, e) {
-    const submitter = e.submitter;
-    const target = (isObject(submitter) && apply(getAttr, submitter, ['formtarget'])) || apply(getAttr, form, ['target']) || '';
-    const method = String(apply(getAttr, form, ['method']) || '').toLowerCase();
-    return method !== 'dialog' && (target === '' || target.toLowerCase() === '_self');
-  }
 
   const toolsChanged = () => {
     stale = true;

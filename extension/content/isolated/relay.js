@@ -30,6 +30,7 @@ import { createLink } from '../../lib/link.js';
 import { Code, DIALOG_EVENT, PageLinkType as L, HANDOVER, PORT_NAME } from '../../lib/protocol.js';
 import { utf8Length } from '../../lib/utf8.js';
 import { createNativeSource } from './browsersource.js';
+import { formCalls } from './formcalls.js';
 import { INPUT_DELAY, MAIN_TIMEOUT, SAMPLE_DELAY, contextSampler } from './sampler.js';
 import { MAX_BACKOFF, workerLink } from './workerlink.js';
 
@@ -206,6 +207,7 @@ export function start(env) {
     onLost() {
       // Calls under way have nobody to answer to any more: abort them. A
       // tools message under way is taken: the next Port sends the latest.
+      underWay.clear();
       toSources({ type: L.cancelAll });
       toSources({ type: L.toolsTaken });
       if (indicator) indicator.show('');
@@ -214,6 +216,13 @@ export function start(env) {
   });
 
   page.onmessage = (e) => pageLink.receive(e.data);
+
+  // The calls under way here: a form tool's answer that the document's
+  // unload beats comes from the relay as it goes (formcalls.js).
+  const underWay = formCalls(window);
+  window.addEventListener('pagehide', () => {
+    for (const m of underWay.leaving()) link.send(m);
+  }, true);
 
   // To the page's world, or to the native source too: what concerns every
   // call and report of the frame.
@@ -344,6 +353,7 @@ export function start(env) {
       return;
     }
     if (!FROM_PAGE.has(m.type)) return;
+    if (m.type === L.result || m.type === L.error) underWay.ended(m.id);
     mark(m, 'relay.back');
     if (m.type === L.result) {
       const { msg, text } = resultOut(m);
@@ -370,7 +380,10 @@ export function start(env) {
     if (!m || typeof m !== 'object') return;
     if (TO_PAGE.has(m.type)) {
       mark(m, 'relay.in');
-      if (m.type === L.call) (native && nativeNames.has(m.name) ? nativeLink : pageLink).send(m);
+      if (m.type === L.call) {
+        underWay.started(m.id, m.name);
+        (native && nativeNames.has(m.name) ? nativeLink : pageLink).send(m);
+      }
       else {
         pageLink.send(m);
         if (nativeLink) nativeLink.send(m);
