@@ -46,17 +46,20 @@ func (s *Server) callPage(ctx context.Context, key toolKey, name string, args js
 			"tool %s: the arguments are %s of JSON (%d bytes), over the bridge's limit of %s (%d bytes). Send less data, e.g. a reference the page can resolve, or split the work into several calls",
 			name, results.Size(len(args)), len(args), results.Size(maxArguments), maxArguments)
 	}
-	// Arguments that are not a JSON object never go: the browser's
-	// executeTool refuses them too (a TypeError).
-	if err := schemas.CheckObject(args); err != nil {
-		return results.Failure(results.CodeInvalidArguments, results.NotRun, "invalid arguments for tool %s: %v. Send the arguments as a JSON object", name, err)
+	// One look at the arguments: the tool's validator, or, for a tool
+	// without one, whether they are a JSON object.
+	check := schemas.CheckObject
+	if pt.validator != nil {
+		check = pt.validator.Validate
 	}
-	if pt.validator == nil {
-		return s.sendCall(ctx, key, name, pt, args)
-	}
-	err := pt.validator.Validate(args)
+	err := check(args)
+	var ve *schemas.ValidationError
 	var lim *schemas.LimitError
 	switch {
+	case errors.As(err, &ve) && ve.NotObject:
+		// Arguments that are not a JSON object never go: the browser's
+		// executeTool refuses them too (a TypeError).
+		return results.Failure(results.CodeInvalidArguments, results.NotRun, "invalid arguments for tool %s: %v. Send the arguments as a JSON object", name, err)
 	case errors.As(err, &lim):
 		return results.Failure(results.CodeTooLarge, results.NotRun, "tool %s: %v. Send smaller or less deeply nested arguments", name, err)
 	case err != nil:

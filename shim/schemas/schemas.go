@@ -79,6 +79,9 @@ type ValidationError struct {
 	Field string
 	// Detail is the validator's message.
 	Detail string
+	// NotObject says that the arguments are not a JSON object at all (or
+	// not JSON): no tool takes them, whatever its schema.
+	NotObject bool
 }
 
 // Error implements the error interface.
@@ -95,10 +98,10 @@ func (e *ValidationError) Error() string {
 func (v *Validator) Validate(args json.RawMessage) error {
 	var inst any
 	if err := json.Unmarshal(args, &inst); err != nil {
-		return &ValidationError{Detail: fmt.Sprintf("arguments are not valid JSON: %v", err)}
+		return &ValidationError{Detail: fmt.Sprintf("arguments are not valid JSON: %v", err), NotObject: true}
 	}
 	if _, ok := inst.(map[string]any); !ok {
-		return &ValidationError{Detail: fmt.Sprintf("arguments must be a JSON object, not %s", kind(inst))}
+		return &ValidationError{Detail: fmt.Sprintf("arguments must be a JSON object, not %s", kind(inst)), NotObject: true}
 	}
 	var b budget
 	if err := b.check(v.graph, sized(inst)); err != nil {
@@ -338,17 +341,18 @@ func kind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// CheckObject reports, as a *ValidationError, whether args is not a JSON
-// object; it is the check for tools whose schema could not be resolved.
+// CheckObject reports, as a *ValidationError with NotObject, whether args
+// is not a JSON object; it is the check for tools without a Validator
+// (Validate makes the same check as it reads the arguments).
 func CheckObject(args json.RawMessage) error {
 	args = bytes.TrimSpace(args)
 	if !json.Valid(args) {
-		return &ValidationError{Detail: "arguments are not valid JSON"}
+		return &ValidationError{Detail: "arguments are not valid JSON", NotObject: true}
 	}
 	if len(args) == 0 || args[0] != '{' {
 		var v any
 		json.Unmarshal(args, &v)
-		return &ValidationError{Detail: fmt.Sprintf("arguments must be a JSON object, not %s", kind(v))}
+		return &ValidationError{Detail: fmt.Sprintf("arguments must be a JSON object, not %s", kind(v)), NotObject: true}
 	}
 	return nil
 }

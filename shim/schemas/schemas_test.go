@@ -64,6 +64,7 @@ func TestValidate(t *testing.T) {
 		detailHas   string
 		detail      string // the whole detail, when set
 		wantSuccess bool
+		notObject   bool // the arguments are no JSON object: refused whatever the schema
 	}{
 		{args: `{"count":3}`, wantSuccess: true},
 		{args: `{"count":3.0,"q":{"n":"x"},"tags":["a"],"ref":7}`, wantSuccess: true},
@@ -85,9 +86,9 @@ func TestValidate(t *testing.T) {
 		{args: `{"count":1,"q":{"n":3}}`, field: "q.n", detail: `got integer, want string`},
 		{args: `{"count":1,"tags":["a",2]}`, field: "tags[]", detail: `got integer, want string`},
 		{args: `{"count":1,"ref":"s"}`, field: "ref", detail: `got string, want integer`},
-		{args: `[1]`, detailHas: "must be a JSON object, not an array"},
-		{args: `"s"`, detailHas: "must be a JSON object, not a string"},
-		{args: `{`, detailHas: "not valid JSON"},
+		{args: `[1]`, detailHas: "must be a JSON object, not an array", notObject: true},
+		{args: `"s"`, detailHas: "must be a JSON object, not a string", notObject: true},
+		{args: `{`, detailHas: "not valid JSON", notObject: true},
 	} {
 		err := v.Validate(json.RawMessage(tc.args))
 		if tc.wantSuccess {
@@ -100,6 +101,9 @@ func TestValidate(t *testing.T) {
 		if !errors.As(err, &ve) {
 			t.Errorf("Validate(%s) = %v, want a *ValidationError", tc.args, err)
 			continue
+		}
+		if ve.NotObject != tc.notObject {
+			t.Errorf("Validate(%s): NotObject %v, want %v", tc.args, ve.NotObject, tc.notObject)
 		}
 		if ve.Field != tc.field || !strings.Contains(ve.Detail, tc.detailHas) {
 			t.Errorf("Validate(%s) = field %q, detail %q; want field %q, detail containing %q", tc.args, ve.Field, ve.Detail, tc.field, tc.detailHas)
