@@ -718,6 +718,10 @@
   }
 
   // extension/lib/link.js
+  var isArray2 = Array.isArray;
+  var stringify2 = JSON.stringify;
+  var parse2 = JSON.parse;
+  var microtask = queueMicrotask;
   var BATCH = "batch";
   var CHUNK = "chunk";
   var BATCH_ONE_MAX = 64 << 10;
@@ -730,7 +734,7 @@
     oneMax = Infinity,
     batchMax = Infinity,
     measure = () => true,
-    later = (fn) => queueMicrotask(fn),
+    later = (fn) => microtask(fn),
     joinMax,
     unsent = () => {
     },
@@ -739,7 +743,7 @@
     batchHooks = null
   } = {}) {
     const measures = maxWhole !== Infinity || oneMax !== Infinity || batchMax !== Infinity;
-    const joiner = new ChunkJoiner(joinMax === void 0 ? {} : { maxBytes: joinMax });
+    let joiner = null;
     let queue = [];
     let held = 0;
     let queued = false;
@@ -758,13 +762,13 @@
       if (text === void 0) return postOne(msg, msg);
       const parts = cutMessage(msg, `${chunkPrefix}${chunkSeq + 1}`, { text, maxWhole, units });
       if (parts[0] !== msg) chunkSeq++;
-      for (const m of parts) if (!postOne(m, msg)) return false;
+      for (let i = 0; i < parts.length; i++) if (!postOne(parts[i], msg)) return false;
       return true;
     }
     function send(msg, { text, together = false, now = false } = {}) {
       if (measures && text === void 0 && measure(msg)) {
         try {
-          text = JSON.stringify(msg);
+          text = stringify2(msg);
         } catch (e) {
           unsent(msg, e);
           return false;
@@ -793,13 +797,15 @@
         if (batch.length === 1) {
           if (!postNow(batch[0].msg, batch[0].text)) failed.push(batch[0].msg);
         } else if (batch.length > 1) {
-          const messages = batch.map((e) => e.msg);
-          if (!postOne({ type: BATCH, messages }, messages[0])) failed.push(...messages);
+          const messages = [];
+          for (let i = 0; i < batch.length; i++) messages.push(batch[i].msg);
+          if (!postOne({ type: BATCH, messages }, messages[0])) for (let i = 0; i < messages.length; i++) failed.push(messages[i]);
         }
         batch = [];
         size = 0;
       };
-      for (const e of list) {
+      for (let i = 0; i < list.length; i++) {
+        const e = list[i];
         const n = e.text === void 0 ? 0 : e.text.length;
         if (batch.length && size + n > batchMax) go();
         batch.push(e);
@@ -819,7 +825,7 @@
       if (m !== null && typeof m === "object" && m.type === BATCH) {
         if (inner) return problem("ignored a batch inside a batch or a chunked message");
         const list = m.messages;
-        if (!Array.isArray(list)) return problem('ignored a batch without a "messages" list');
+        if (!isArray2(list)) return problem('ignored a batch without a "messages" list');
         if (batchHooks) batchHooks.hold();
         try {
           for (let i = 0; i < list.length; i++) take(list[i], true, true);
@@ -832,6 +838,7 @@
         if (inner) return problem("ignored a chunk inside a chunked message or a batch");
         let text;
         try {
+          if (!joiner) joiner = new ChunkJoiner(joinMax === void 0 ? {} : { maxBytes: joinMax });
           text = joiner.add(m);
         } catch (e) {
           return problem(e.message);
@@ -839,7 +846,7 @@
         if (text === null) return;
         let whole;
         try {
-          whole = JSON.parse(text);
+          whole = parse2(text);
         } catch (e) {
           return problem(`chunked message ${m.id} is not JSON: ${e.message}`);
         }
@@ -861,7 +868,7 @@
       /** Forgets what waits, to go or to be joined (the link was lost). */
       reset() {
         queue = [];
-        joiner.reset();
+        if (joiner) joiner.reset();
       },
       /** How many messages wait (send's together, or a hold). */
       get waiting() {
@@ -876,7 +883,7 @@
   var { apply, ownKeys } = Reflect;
   var jsonStringify = JSON.stringify;
   var jsonParse = JSON.parse;
-  var { isArray: isArray2 } = Array;
+  var { isArray: isArray3 } = Array;
   var ET = EventTarget.prototype;
   var addListener = ET.addEventListener;
   var removeListener = ET.removeEventListener;
@@ -1086,42 +1093,38 @@
     let askSeq = 0;
     let unsent = [];
     let send = null;
+    const link = createLink((m) => {
+      if (send) send(m);
+      else if (port) postTo(port, m);
+      else return false;
+    }, { later: queueTask });
+    link.onMessage(onRelayMessage);
     function post(msg) {
-      if (send) send(msg);
-      else if (port) postTo(port, msg);
+      return link.send(msg, { now: true });
     }
-    let answers = [];
-    let answerTask = false;
     let holdTimer = 0;
     const batched = /* @__PURE__ */ new Set();
     function postAnswer(msg) {
-      if (!inflight.size && !answers.length) {
-        post(msg);
+      if (!inflight.size && !link.waiting) {
+        link.send(msg);
         return;
       }
-      answers.push(msg);
+      link.send(msg, { together: true });
       if (!inflight.size) {
-        flushAnswers();
+        endHold();
+        link.flush();
         return;
       }
-      if (!answerTask) {
-        answerTask = true;
-        queueTask(() => {
-          answerTask = false;
-          if (batched.size && visible()) {
-            if (!holdTimer) holdTimer = timers.set(flushAnswers, ANSWER_HOLD);
-            return;
-          }
-          flushAnswers();
-        });
+      if (batched.size && visible() && !holdTimer) {
+        link.hold();
+        holdTimer = timers.set(endHold, ANSWER_HOLD);
       }
     }
-    function flushAnswers() {
-      if (holdTimer) timers.clear(holdTimer);
+    function endHold() {
+      if (!holdTimer) return;
+      timers.clear(holdTimer);
       holdTimer = 0;
-      const list = answers;
-      answers = [];
-      if (list.length) post(list.length === 1 ? list[0] : { type: PageLinkType.batch, messages: list });
+      link.release();
     }
     function ended(id) {
       inflight.delete(id);
@@ -1171,11 +1174,10 @@
       for (const e of tools().values()) metas.push(e.meta);
       const json = jsonStringify(metas);
       if (json === lastSent) return;
-      try {
-        post({ type: PageLinkType.tools, tools: metas });
+      if (post({ type: PageLinkType.tools, tools: metas })) {
         lastSent = json;
         awaiting = true;
-      } catch {
+      } else {
         lastSent = "";
       }
     }
@@ -1205,7 +1207,7 @@
     async function handleCall(m, inBatch) {
       const { id, name } = m;
       if (typeof id !== "string") return;
-      const trace = Array.isArray(m.trace) ? m.trace : null;
+      const trace = isArray3(m.trace) ? m.trace : null;
       const mark2 = (hop) => {
         if (trace) trace.push({ hop, at: epochMs() });
       };
@@ -1247,14 +1249,11 @@
       answer({ type: PageLinkType.result, id, output });
     }
     function onPortMessage(e) {
-      onRelayMessage(dataOf(e), false);
+      link.receive(dataOf(e));
     }
     function onRelayMessage(m, inBatch) {
       if (!isObject(m)) return;
       switch (m.type) {
-        case PageLinkType.batch:
-          if (!inBatch && isArray2(m.messages)) for (let i = 0; i < m.messages.length; i++) onRelayMessage(m.messages[i], true);
-          break;
         case PageLinkType.call:
           handleCall(m, inBatch);
           break;
@@ -1343,13 +1342,13 @@
        * the same link as connect, without a MessagePort between.
        */
       attach(fn) {
-        if (port || send) return (m) => onRelayMessage(m, false);
+        if (port || send) return link.receive;
         send = fn;
         lastSent = "";
         lastProviders = NO_PROVIDERS;
         sync();
         sendUnsent();
-        return (m) => onRelayMessage(m, false);
+        return link.receive;
       },
       sync,
       /**

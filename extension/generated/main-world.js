@@ -630,6 +630,243 @@
     };
   }
 
+  // extension/lib/chunks.js
+  var DEFAULT_MAX_BYTES = 64 << 20;
+  var ChunkJoiner = class {
+    /** @param {{maxBytes?: number}} [opts] */
+    constructor(opts = {}) {
+      this.maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+      this.pending = /* @__PURE__ */ new Map();
+      this.size = 0;
+    }
+    /**
+     * Takes one chunk message. It returns the whole message's JSON text after
+     * the last piece, null before it, and throws an Error (dropping that
+     * message's pieces) when a piece is malformed, out of order, or the
+     * message grows beyond maxBytes.
+     * @returns {string|null}
+     */
+    add(msg) {
+      if (msg === null || typeof msg !== "object") throw new Error("chunk: not an object");
+      const id = msg.id;
+      if (typeof id !== "string" || id === "") throw new Error('chunk: missing "id"');
+      const seq = msg.seq ?? 0;
+      const data = msg.data ?? "";
+      if (typeof data !== "string") {
+        this.drop(id);
+        throw new Error(`chunk ${JSON.stringify(id)}: "data" is not a string; the message is dropped`);
+      }
+      let entry = this.pending.get(id);
+      const want = entry ? entry.next : 0;
+      if (seq !== want) {
+        this.drop(id);
+        throw new Error(`chunk ${JSON.stringify(id)}: got piece ${seq}, want ${want}; the message is dropped`);
+      }
+      if (!entry) {
+        entry = { parts: [], next: 0, size: 0 };
+        this.pending.set(id, entry);
+      }
+      if (this.size + data.length > this.maxBytes) {
+        this.drop(id);
+        throw new Error(`chunk ${JSON.stringify(id)}: more than ${this.maxBytes} bytes pending; the message is dropped`);
+      }
+      entry.parts.push(data);
+      entry.next++;
+      entry.size += data.length;
+      this.size += data.length;
+      if (msg.last !== true) return null;
+      this.drop(id);
+      return entry.parts.join("");
+    }
+    /** Forgets the pieces of one message. */
+    drop(id) {
+      const entry = this.pending.get(id);
+      if (!entry) return;
+      this.size -= entry.size;
+      this.pending.delete(id);
+    }
+    /** Forgets everything (the link to the host was lost). */
+    reset() {
+      this.pending.clear();
+      this.size = 0;
+    }
+  };
+  var MAX_RESULT = 64 << 20;
+  var MAX_WHOLE = 32 << 20;
+  var CHUNK_UNITS = 8 << 20;
+  function cutMessage(msg, id, { text = JSON.stringify(msg), maxWhole = MAX_WHOLE, units = CHUNK_UNITS } = {}) {
+    if (text.length <= maxWhole / 3 || utf8Length(text) <= maxWhole) return [msg];
+    const out = [];
+    for (let at = 0, seq = 0; at < text.length; seq++) {
+      let end = Math.min(at + units, text.length);
+      const c = text.charCodeAt(end - 1);
+      if (end < text.length && end - 1 > at && c >= 55296 && c <= 56319) end--;
+      out.push({ type: "chunk", id, seq, last: end === text.length, data: text.slice(at, end) });
+      at = end;
+    }
+    return out;
+  }
+
+  // extension/lib/link.js
+  var isArray3 = Array.isArray;
+  var stringify2 = JSON.stringify;
+  var parse2 = JSON.parse;
+  var microtask2 = queueMicrotask;
+  var BATCH = "batch";
+  var CHUNK = "chunk";
+  var BATCH_ONE_MAX = 64 << 10;
+  var BATCH_MAX = 1 << 20;
+  function createLink(post, {
+    batches = () => true,
+    maxWhole = Infinity,
+    units = CHUNK_UNITS,
+    chunkPrefix = "c",
+    oneMax = Infinity,
+    batchMax = Infinity,
+    measure = () => true,
+    later = (fn) => microtask2(fn),
+    joinMax,
+    unsent = () => {
+    },
+    problem = () => {
+    },
+    batchHooks = null
+  } = {}) {
+    const measures = maxWhole !== Infinity || oneMax !== Infinity || batchMax !== Infinity;
+    let joiner = null;
+    let queue = [];
+    let held = 0;
+    let queued = false;
+    let chunkSeq = 0;
+    let handler = () => {
+    };
+    function postOne(m, msg) {
+      try {
+        return post(m) !== false;
+      } catch (e) {
+        unsent(msg, e);
+        return false;
+      }
+    }
+    function postNow(msg, text) {
+      if (text === void 0) return postOne(msg, msg);
+      const parts = cutMessage(msg, `${chunkPrefix}${chunkSeq + 1}`, { text, maxWhole, units });
+      if (parts[0] !== msg) chunkSeq++;
+      for (let i = 0; i < parts.length; i++) if (!postOne(parts[i], msg)) return false;
+      return true;
+    }
+    function send(msg, { text, together = false, now = false } = {}) {
+      if (measures && text === void 0 && measure(msg)) {
+        try {
+          text = stringify2(msg);
+        } catch (e) {
+          unsent(msg, e);
+          return false;
+        }
+      }
+      if (!now && (held || together) && batches() && !(text !== void 0 && text.length > oneMax)) {
+        queue.push({ msg, text });
+        if (!held && !queued) {
+          queued = true;
+          later(() => {
+            queued = false;
+            if (!held) flush();
+          });
+        }
+        return true;
+      }
+      return postNow(msg, text);
+    }
+    function flush() {
+      const list = queue;
+      queue = [];
+      const failed = [];
+      let batch = [];
+      let size = 0;
+      const go = () => {
+        if (batch.length === 1) {
+          if (!postNow(batch[0].msg, batch[0].text)) failed.push(batch[0].msg);
+        } else if (batch.length > 1) {
+          const messages = [];
+          for (let i = 0; i < batch.length; i++) messages.push(batch[i].msg);
+          if (!postOne({ type: BATCH, messages }, messages[0])) for (let i = 0; i < messages.length; i++) failed.push(messages[i]);
+        }
+        batch = [];
+        size = 0;
+      };
+      for (let i = 0; i < list.length; i++) {
+        const e = list[i];
+        const n = e.text === void 0 ? 0 : e.text.length;
+        if (batch.length && size + n > batchMax) go();
+        batch.push(e);
+        size += n;
+      }
+      go();
+      return failed;
+    }
+    function hold() {
+      held++;
+    }
+    function release() {
+      if (held > 0) held--;
+      return held ? [] : flush();
+    }
+    function take(m, inner, inBatch) {
+      if (m !== null && typeof m === "object" && m.type === BATCH) {
+        if (inner) return problem("ignored a batch inside a batch or a chunked message");
+        const list = m.messages;
+        if (!isArray3(list)) return problem('ignored a batch without a "messages" list');
+        if (batchHooks) batchHooks.hold();
+        try {
+          for (let i = 0; i < list.length; i++) take(list[i], true, true);
+        } finally {
+          if (batchHooks) batchHooks.release();
+        }
+        return;
+      }
+      if (m !== null && typeof m === "object" && m.type === CHUNK) {
+        if (inner) return problem("ignored a chunk inside a chunked message or a batch");
+        let text;
+        try {
+          if (!joiner) joiner = new ChunkJoiner(joinMax === void 0 ? {} : { maxBytes: joinMax });
+          text = joiner.add(m);
+        } catch (e) {
+          return problem(e.message);
+        }
+        if (text === null) return;
+        let whole;
+        try {
+          whole = parse2(text);
+        } catch (e) {
+          return problem(`chunked message ${m.id} is not JSON: ${e.message}`);
+        }
+        return take(whole, true, false);
+      }
+      handler(m, inBatch);
+    }
+    return {
+      send,
+      flush,
+      hold,
+      release,
+      /** Takes one message that came over the link. */
+      receive: (raw) => take(raw, false, false),
+      /** fn(msg, inBatch) gets each single message that came. */
+      onMessage(fn) {
+        handler = fn;
+      },
+      /** Forgets what waits, to go or to be joined (the link was lost). */
+      reset() {
+        queue = [];
+        if (joiner) joiner.reset();
+      },
+      /** How many messages wait (send's together, or a hold). */
+      get waiting() {
+        return queue.length;
+      }
+    };
+  }
+
   // extension/content/source/bridge.js
   var VIA_EXECUTE_TOOL = /* @__PURE__ */ Object.freeze({ via: "executeTool" });
   var NO_PROVIDERS = "[]";
@@ -659,42 +896,38 @@
     let askSeq = 0;
     let unsent = [];
     let send = null;
+    const link = createLink((m) => {
+      if (send) send(m);
+      else if (port) postTo(port, m);
+      else return false;
+    }, { later: queueTask });
+    link.onMessage(onRelayMessage);
     function post(msg) {
-      if (send) send(msg);
-      else if (port) postTo(port, msg);
+      return link.send(msg, { now: true });
     }
-    let answers = [];
-    let answerTask = false;
     let holdTimer = 0;
     const batched = /* @__PURE__ */ new Set();
     function postAnswer(msg) {
-      if (!inflight.size && !answers.length) {
-        post(msg);
+      if (!inflight.size && !link.waiting) {
+        link.send(msg);
         return;
       }
-      answers.push(msg);
+      link.send(msg, { together: true });
       if (!inflight.size) {
-        flushAnswers();
+        endHold();
+        link.flush();
         return;
       }
-      if (!answerTask) {
-        answerTask = true;
-        queueTask(() => {
-          answerTask = false;
-          if (batched.size && visible()) {
-            if (!holdTimer) holdTimer = timers.set(flushAnswers, ANSWER_HOLD);
-            return;
-          }
-          flushAnswers();
-        });
+      if (batched.size && visible() && !holdTimer) {
+        link.hold();
+        holdTimer = timers.set(endHold, ANSWER_HOLD);
       }
     }
-    function flushAnswers() {
-      if (holdTimer) timers.clear(holdTimer);
+    function endHold() {
+      if (!holdTimer) return;
+      timers.clear(holdTimer);
       holdTimer = 0;
-      const list = answers;
-      answers = [];
-      if (list.length) post(list.length === 1 ? list[0] : { type: PageLinkType.batch, messages: list });
+      link.release();
     }
     function ended(id) {
       inflight.delete(id);
@@ -744,11 +977,10 @@
       for (const e of tools().values()) metas.push(e.meta);
       const json = jsonStringify(metas);
       if (json === lastSent) return;
-      try {
-        post({ type: PageLinkType.tools, tools: metas });
+      if (post({ type: PageLinkType.tools, tools: metas })) {
         lastSent = json;
         awaiting = true;
-      } catch {
+      } else {
         lastSent = "";
       }
     }
@@ -778,7 +1010,7 @@
     async function handleCall(m, inBatch) {
       const { id, name } = m;
       if (typeof id !== "string") return;
-      const trace = Array.isArray(m.trace) ? m.trace : null;
+      const trace = isArray(m.trace) ? m.trace : null;
       const mark = (hop) => {
         if (trace) trace.push({ hop, at: epochMs() });
       };
@@ -820,14 +1052,11 @@
       answer({ type: PageLinkType.result, id, output });
     }
     function onPortMessage(e) {
-      onRelayMessage(dataOf(e), false);
+      link.receive(dataOf(e));
     }
     function onRelayMessage(m, inBatch) {
       if (!isObject(m)) return;
       switch (m.type) {
-        case PageLinkType.batch:
-          if (!inBatch && isArray(m.messages)) for (let i = 0; i < m.messages.length; i++) onRelayMessage(m.messages[i], true);
-          break;
         case PageLinkType.call:
           handleCall(m, inBatch);
           break;
@@ -916,13 +1145,13 @@
        * the same link as connect, without a MessagePort between.
        */
       attach(fn) {
-        if (port || send) return (m) => onRelayMessage(m, false);
+        if (port || send) return link.receive;
         send = fn;
         lastSent = "";
         lastProviders = NO_PROVIDERS;
         sync();
         sendUnsent();
-        return (m) => onRelayMessage(m, false);
+        return link.receive;
       },
       sync,
       /**

@@ -1,7 +1,7 @@
 // One link between two parts of the bridge (the native Port to the host, a
-// frame's Port between relay and worker, the relay's end of the channel to
-// the page's world): what batches, chunks and measures messages, so that the
-// code on either end sees one message at a time.
+// frame's Port between relay and worker, both ends of the channel between
+// the relay and the page's world): what batches, chunks and measures
+// messages, so that the code on either end sees one message at a time.
 //
 // Sending: send(msg) posts msg at once, as chunk messages
 // {type:"chunk", id, seq, last, data} when its JSON is over maxWhole bytes
@@ -23,6 +23,16 @@
 // refused (problem), as is a malformed chunk or batch.
 
 import { CHUNK_UNITS, ChunkJoiner, cutMessage } from './chunks.js';
+
+// The built-ins a link uses, taken as the module loads: the page's world
+// (content/source/bridge.js) loads it before any page script runs, and a
+// page may later replace JSON.stringify or queueMicrotask. For the same
+// reason arrays are walked with index loops (a page may replace their
+// iterator and map).
+const isArray = Array.isArray;
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+const microtask = queueMicrotask;
 
 // The types of the two messages a link makes and takes apart (the same on
 // every link: lib/protocol.js T and PageLinkType).
@@ -60,14 +70,15 @@ export function createLink(post, {
   oneMax = Infinity,
   batchMax = Infinity,
   measure = () => true,
-  later = (fn) => queueMicrotask(fn),
+  later = (fn) => microtask(fn),
   joinMax,
   unsent = () => {},
   problem = () => {},
   batchHooks = null,
 } = {}) {
   const measures = maxWhole !== Infinity || oneMax !== Infinity || batchMax !== Infinity;
-  const joiner = new ChunkJoiner(joinMax === undefined ? {} : { maxBytes: joinMax });
+  // Made when the first chunk comes (most links never get one).
+  let joiner = null;
   /** @type {{msg: object, text: string|undefined}[]} what waits for the end of the turn or release() */
   let queue = [];
   let held = 0;
@@ -90,7 +101,7 @@ export function createLink(post, {
     if (text === undefined) return postOne(msg, msg);
     const parts = cutMessage(msg, `${chunkPrefix}${chunkSeq + 1}`, { text, maxWhole, units });
     if (parts[0] !== msg) chunkSeq++;
-    for (const m of parts) if (!postOne(m, msg)) return false;
+    for (let i = 0; i < parts.length; i++) if (!postOne(parts[i], msg)) return false;
     return true;
   }
 
@@ -102,7 +113,7 @@ export function createLink(post, {
   function send(msg, { text, together = false, now = false } = {}) {
     if (measures && text === undefined && measure(msg)) {
       try {
-        text = JSON.stringify(msg);
+        text = stringify(msg);
       } catch (e) {
         unsent(msg, e);
         return false;
@@ -136,13 +147,15 @@ export function createLink(post, {
       if (batch.length === 1) {
         if (!postNow(batch[0].msg, batch[0].text)) failed.push(batch[0].msg);
       } else if (batch.length > 1) {
-        const messages = batch.map((e) => e.msg);
-        if (!postOne({ type: BATCH, messages }, messages[0])) failed.push(...messages);
+        const messages = [];
+        for (let i = 0; i < batch.length; i++) messages.push(batch[i].msg);
+        if (!postOne({ type: BATCH, messages }, messages[0])) for (let i = 0; i < messages.length; i++) failed.push(messages[i]);
       }
       batch = [];
       size = 0;
     };
-    for (const e of list) {
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i];
       const n = e.text === undefined ? 0 : e.text.length;
       if (batch.length && size + n > batchMax) go();
       batch.push(e);
@@ -168,7 +181,7 @@ export function createLink(post, {
     if (m !== null && typeof m === 'object' && m.type === BATCH) {
       if (inner) return problem('ignored a batch inside a batch or a chunked message');
       const list = m.messages;
-      if (!Array.isArray(list)) return problem('ignored a batch without a "messages" list');
+      if (!isArray(list)) return problem('ignored a batch without a "messages" list');
       if (batchHooks) batchHooks.hold();
       try {
         for (let i = 0; i < list.length; i++) take(list[i], true, true);
@@ -181,6 +194,7 @@ export function createLink(post, {
       if (inner) return problem('ignored a chunk inside a chunked message or a batch');
       let text;
       try {
+        if (!joiner) joiner = new ChunkJoiner(joinMax === undefined ? {} : { maxBytes: joinMax });
         text = joiner.add(m);
       } catch (e) {
         return problem(e.message);
@@ -188,7 +202,7 @@ export function createLink(post, {
       if (text === null) return;
       let whole;
       try {
-        whole = JSON.parse(text);
+        whole = parse(text);
       } catch (e) {
         return problem(`chunked message ${m.id} is not JSON: ${e.message}`);
       }
@@ -211,7 +225,7 @@ export function createLink(post, {
     /** Forgets what waits, to go or to be joined (the link was lost). */
     reset() {
       queue = [];
-      joiner.reset();
+      if (joiner) joiner.reset();
     },
     /** How many messages wait (send's together, or a hold). */
     get waiting() {

@@ -2,6 +2,7 @@
 // over the port, cancels, and a page's own modelContext.
 import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
+import vm from 'node:vm';
 import { ANSWER_HOLD, TAKEN_TIMEOUT } from '../content/source/bridge.js';
 import { FakeClock, drain } from './fakes/clock.js';
 import { answer, closePorts, keepOpen, load, makeHandover, next, plain, provider, providersMsg, sampled, tool, toolsMsg } from './fakes/main-world.js';
@@ -127,6 +128,29 @@ test('bridge calls: a batch from the relay runs each call; answers that end toge
   release();
   assert.deepEqual(plain(await next(page, answer('g'))), { type: 'result', id: 'g', output: 'late' });
   assert.deepEqual(page.messages.filter((m) => m.type !== 'tools'), [], 'a batch inside a batch is not run');
+});
+
+test('bridge calls: batches go both ways when the page replaced the arrays\' map, JSON.stringify and queueMicrotask', async () => {
+  const page = load();
+  let release;
+  const gate = new Promise((r) => {
+    release = r;
+  });
+  await page.mc.registerTool(tool('echo', { execute: (input) => input.text }));
+  await page.mc.registerTool(tool('gated', { execute: async () => { await gate; return 'late'; } }));
+  await next(page, toolsMsg(['echo', 'gated']));
+  // The page's script, later.
+  vm.runInContext(`
+    Array.prototype.map = function () { throw new Error('the page\\'s map'); };
+    JSON.stringify = () => { throw new Error('the page\\'s stringify'); };
+    globalThis.queueMicrotask = () => { throw new Error('the page\\'s queueMicrotask'); };
+  `, page.global);
+  const call = (id, name) => ({ type: 'call', id, name, arguments: { text: id } });
+  page.port.postMessage({ type: 'batch', messages: [call('a', 'echo'), call('b', 'echo'), call('g', 'gated')] });
+  const batch = await next(page, (m) => m.type === 'batch');
+  assert.deepEqual(plain(batch.messages), [{ type: 'result', id: 'a', output: 'a' }, { type: 'result', id: 'b', output: 'b' }]);
+  release();
+  assert.deepEqual(plain(await next(page, answer('g'))), { type: 'result', id: 'g', output: 'late' });
 });
 
 test('bridge calls: the answers of a batch wait for the others of it (ANSWER_HOLD ms at most); in a hidden document they do not wait', async () => {

@@ -10,6 +10,7 @@
 // 2,000 tools one by one thus costs a few dozen reports, not 2,000 reports of
 // up to 2,000 tools each, and reporting stays linear in the tool count.
 
+import { createLink } from '../../lib/link.js';
 import { Code, PageLinkType as L } from '../../lib/protocol.js';
 import { AbortCtl, PromiseCtor, clearTimer, dataOf, dateNow, epochMs, isArray, isObject, jsonStringify, postTo, queueTask, setOnMessage, timeout } from './builtins.js';
 import { errorCode, errorText, toJSONValue } from './toolcopy.js';
@@ -82,11 +83,19 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   let unsent = [];
 
   // Where messages to the relay go: a MessagePort (the page's world), or
-  // a function (the isolated world's own native source, content/isolated/browserwebmcp.js).
+  // a function (the isolated world's own native source, content/isolated/browserwebmcp.js),
+  // through a link (lib/link.js) that gathers answers into batches and
+  // hands on the relay's batches one message at a time.
   let send = null;
+  const link = createLink((m) => {
+    if (send) send(m);
+    else if (port) postTo(port, m);
+    else return false;
+  }, { later: queueTask });
+  link.onMessage(onRelayMessage);
+  // What is not an answer goes at once, even while answers are held.
   function post(msg) {
-    if (send) send(msg);
-    else if (port) postTo(port, msg);
+    return link.send(msg, { now: true });
   }
 
   // A call's answer goes at once when no other call runs here; else it
@@ -94,42 +103,34 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
   // not throttle) and goes with the answers that came meanwhile, as one
   // batch: under load, one message carries several answers. Calls that came
   // in one batch go back in one: while others of it still run, the answers
-  // wait for them, ANSWER_HOLD ms at most, in a visible document only (the
-  // browser's executeTool answers each call in a task of its own, and a
-  // hidden tab's timers are late).
-  let answers = [];
-  let answerTask = false;
+  // wait for them (the link's hold), ANSWER_HOLD ms at most, in a visible
+  // document only (the browser's executeTool answers each call in a task
+  // of its own, and a hidden tab's timers are late).
   let holdTimer = 0;
   /** The calls under way that came in a batch (their ids). */
   const batched = new Set();
   function postAnswer(msg) {
-    if (!inflight.size && !answers.length) {
-      post(msg);
+    if (!inflight.size && !link.waiting) {
+      link.send(msg);
       return;
     }
-    answers.push(msg);
+    link.send(msg, { together: true });
     if (!inflight.size) {
-      flushAnswers();
+      endHold();
+      link.flush();
       return;
     }
-    if (!answerTask) {
-      answerTask = true;
-      queueTask(() => {
-        answerTask = false;
-        if (batched.size && visible()) {
-          if (!holdTimer) holdTimer = timers.set(flushAnswers, ANSWER_HOLD);
-          return;
-        }
-        flushAnswers();
-      });
+    if (batched.size && visible() && !holdTimer) {
+      link.hold();
+      holdTimer = timers.set(endHold, ANSWER_HOLD);
     }
   }
-  function flushAnswers() {
-    if (holdTimer) timers.clear(holdTimer);
+  // The answers held for a batch's other calls go.
+  function endHold() {
+    if (!holdTimer) return;
+    timers.clear(holdTimer);
     holdTimer = 0;
-    const list = answers;
-    answers = [];
-    if (list.length) post(list.length === 1 ? list[0] : { type: L.batch, messages: list });
+    link.release();
   }
   /** The call is no longer under way here. */
   function ended(id) {
@@ -187,11 +188,10 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     if (json === lastSent) return;
     // A report that cannot be posted (a value the structured clone
     // refuses) is tried again at the next look, never given up.
-    try {
-      post({ type: L.tools, tools: metas });
+    if (post({ type: L.tools, tools: metas })) {
       lastSent = json;
       awaiting = true;
-    } catch {
+    } else {
       lastSent = '';
     }
   }
@@ -231,7 +231,7 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
     if (typeof id !== 'string') return;
     // A traced call: timing marks (protocol.Mark) when it arrives, when the
     // tool has answered, and as the answer leaves.
-    const trace = Array.isArray(m.trace) ? m.trace : null;
+    const trace = isArray(m.trace) ? m.trace : null;
     const mark = (hop) => {
       if (trace) trace.push({ hop, at: epochMs() });
     };
@@ -275,16 +275,13 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
 
   function onPortMessage(e) {
     // Through the getter taken at start: a page's MessageEvent.prototype.data would see every message.
-    onRelayMessage(dataOf(e), false);
+    link.receive(dataOf(e));
   }
 
+  // One message of the relay (inBatch: it came in a batch).
   function onRelayMessage(m, inBatch) {
     if (!isObject(m)) return;
     switch (m.type) {
-      case L.batch:
-        // (An index loop: the page may have replaced the arrays' iterator.)
-        if (!inBatch && isArray(m.messages)) for (let i = 0; i < m.messages.length; i++) onRelayMessage(m.messages[i], true);
-        break;
       case L.call:
         handleCall(m, inBatch);
         break;
@@ -383,13 +380,13 @@ export function createBridge({ tools, beforeLook, providerDefs, sample, prepare,
      * the same link as connect, without a MessagePort between.
      */
     attach(fn) {
-      if (port || send) return (m) => onRelayMessage(m, false);
+      if (port || send) return link.receive;
       send = fn;
       lastSent = '';
       lastProviders = NO_PROVIDERS;
       sync();
       sendUnsent();
-      return (m) => onRelayMessage(m, false);
+      return link.receive;
     },
     sync,
     /**
