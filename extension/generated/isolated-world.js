@@ -1422,7 +1422,7 @@
     const getAttr = typeof win.Element === "function" ? win.Element.prototype.getAttribute : null;
     const attr2 = (el, name) => apply(getAttr, el, [name]);
     let entries = /* @__PURE__ */ new Map();
-    let stale = true;
+    let stale = doc.readyState !== "loading";
     function refresh(done) {
       if (!stale) {
         done();

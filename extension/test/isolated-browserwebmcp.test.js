@@ -365,3 +365,44 @@ test('native: a browser with a ModelContextClient interface gets no direct calls
   assert.equal(witness.canRun('who'), false);
   assert.deepEqual(await native.tools().get('who').run({}, new AbortController().signal), { ok: true });
 });
+
+test('native: a document still loading (document_start) is reported without a getTools(); its first toolchange brings one', async (t) => {
+  let calls = 0;
+  const win = {};
+  const ModelContext = tomorrowModelContext(win);
+  const getTools = ModelContext.prototype.getTools;
+  ModelContext.prototype.getTools = function () {
+    calls++;
+    return getTools.call(this);
+  };
+  const nativeMC = new ModelContext();
+  const doc = new EventTarget();
+  doc.readyState = 'loading';
+  let bridge = null;
+  const native = useNative({ mc: nativeMC, win, doc, declaredNames: () => new Set(), witness: null, changed: () => bridge && bridge.sync() });
+  const clock = new FakeClock();
+  bridge = createBridge({
+    tools: () => native.tools(), beforeLook: () => {}, providerDefs: () => [], sample: () => {}, prepare: native.refresh,
+    timers: clock.bridgeTimers,
+  });
+  const ch = new MessageChannel();
+  t.after(() => ch.port1.close());
+  const reports = [];
+  let wake = () => {};
+  ch.port1.onmessage = (e) => {
+    if (e.data.type === 'tools') reports.push(e.data.tools.map((x) => x.name));
+    wake();
+  };
+  const until = async (ok) => {
+    while (!ok()) await new Promise((r) => { wake = r; });
+  };
+  bridge.connect(ch.port2);
+  await until(() => reports.length === 1);
+  assert.deepEqual(reports, [[]]);
+  assert.equal(calls, 0, 'no getTools() as the document starts');
+  ch.port1.postMessage({ type: 'toolsTaken' });
+  await nativeMC.registerTool({ name: 'pay', description: 'd', execute: () => 1 });
+  await until(() => reports.length === 2);
+  assert.deepEqual(reports, [[], ['pay']]);
+  assert.equal(calls, 1);
+});

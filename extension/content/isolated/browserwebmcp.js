@@ -48,8 +48,12 @@ export function useNative({ mc, win, doc, declaredNames, changed, witness = null
   // Whether the browser's list may have changed since the last look: only
   // a toolchange (or the document's parsing ending, for its forms) makes
   // it so. A getTools() while the document goes away can bring down
-  // Chromium 156's browser process: no look without a reason.
-  let stale = true;
+  // Chromium 156's browser process: no look without a reason. A document
+  // still loading when this starts (document_start: no page script has
+  // run, no form is parsed) has no tools yet, and its first report needs
+  // no look, which would come as the navigation commits; a relay started
+  // late, in a document already there, looks at once.
+  let stale = doc.readyState !== 'loading';
 
   // Lists this document's tools again if they may have changed, then
   // calls done.
