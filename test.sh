@@ -11,7 +11,8 @@ go vet ./...
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 node --test extension/test/
 # Chromium 156's browser process now and then dies of a failed CHECK
-# (SIGILL) while a test navigates a page with WebMCP tools: the e2e tests
+# (SIGILL) while a test in native mode navigates a page with WebMCP tools
+# (a getTools() under way as a document navigates: docs/limits.md): the e2e tests
 # that failed only so run once more, in new browsers, and fail if they
 # fail again (internal/crashrerun reads the output and says which). Any
 # other failure fails at once, as the first run reported it.

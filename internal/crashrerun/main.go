@@ -7,10 +7,11 @@
 // say that the browser process died of a crash signal.
 //
 // Chromium 156's browser process now and then dies of a failed CHECK
-// ("browser process exited: signal: illegal instruction") while a test
-// navigates a page with WebMCP tools: a fault of the browser, which
-// nothing the bridge sends can cause or mend. ./test.sh runs such tests
-// once more, and fails if they fail again.
+// ("browser process exited: signal: illegal instruction") while a test in
+// native mode navigates a page with WebMCP tools: a getTools() under way
+// as a document navigates brings it down (docs/limits.md,
+// BenchmarkNavCrash). ./test.sh runs such tests once more, and fails if
+// they fail again.
 //
 //	go test ./... 2>&1 | tee log; go run ./internal/crashrerun <log
 package main
