@@ -76,18 +76,23 @@ func mcpStyle(output json.RawMessage) (*mcp.CallToolResult, bool) {
 	if len(content) == 0 || content[0] != '[' {
 		return nil, false
 	}
-	// Let the SDK decode the content items: it knows every content type.
-	var parsed mcp.CallToolResult
-	wire, err := json.Marshal(struct {
-		Content json.RawMessage `json:"content"`
-	}{content})
-	if err != nil {
-		return nil, false
+	res := &mcp.CallToolResult{}
+	if items, ok := textItems(content); ok {
+		res.Content = items
+	} else {
+		// Let the SDK decode the content items: it knows every content type.
+		var parsed mcp.CallToolResult
+		wire, err := json.Marshal(struct {
+			Content json.RawMessage `json:"content"`
+		}{content})
+		if err != nil {
+			return nil, false
+		}
+		if err := json.Unmarshal(wire, &parsed); err != nil {
+			return nil, false
+		}
+		res.Content = parsed.Content
 	}
-	if err := json.Unmarshal(wire, &parsed); err != nil {
-		return nil, false
-	}
-	res := &mcp.CallToolResult{Content: parsed.Content}
 	if res.Content == nil {
 		res.Content = []mcp.Content{}
 	}
@@ -101,6 +106,31 @@ func mcpStyle(output json.RawMessage) (*mcp.CallToolResult, bool) {
 		}
 	}
 	return res, true
+}
+
+// textItems returns content, a JSON array, as the SDK decodes it when
+// every item is plain text (a "type" of "text" and a "text", without
+// annotations or _meta), the common case, without the SDK's decoder (which
+// costs the shim more per call than the rest of turning an output into a
+// result); false for anything else.
+func textItems(content json.RawMessage) ([]mcp.Content, bool) {
+	var items []struct {
+		Type        string          `json:"type"`
+		Text        *string         `json:"text"`
+		Annotations json.RawMessage `json:"annotations"`
+		Meta        json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(content, &items) != nil {
+		return nil, false
+	}
+	out := make([]mcp.Content, len(items))
+	for i, it := range items {
+		if it.Type != "text" || it.Text == nil || it.Annotations != nil || it.Meta != nil {
+			return nil, false
+		}
+		out[i] = &mcp.TextContent{Text: *it.Text}
+	}
+	return out, true
 }
 
 // Text is a successful result with one text content.

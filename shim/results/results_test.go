@@ -67,6 +67,12 @@ func TestFromOutput(t *testing.T) {
 			"structuredContent": map[string]any{"a": float64(1)},
 		}},
 		{"mcp empty content", `{"content":[]}`, map[string]any{"content": []any{}}},
+		{"mcp text with annotations and _meta", `{"content":[{"type":"text","text":"hi","annotations":{"priority":0.5},"_meta":{"k":"v"}}]}`, map[string]any{
+			"content": []any{map[string]any{"type": "text", "text": "hi", "annotations": map[string]any{"priority": 0.5}, "_meta": map[string]any{"k": "v"}}},
+		}},
+		{"mcp text and image", `{"content":[{"type":"text","text":"see"},{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}]}`, map[string]any{
+			"content": []any{text("see"), map[string]any{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}},
+		}},
 		{"content not an array", `{"content":"plain"}`, map[string]any{
 			"content":           []any{text(`{"content":"plain"}`)},
 			"structuredContent": map[string]any{"content": "plain"},
@@ -230,5 +236,14 @@ func TestFromErrorNavigatedRan(t *testing.T) {
 	}
 	if res.Meta[MetaPageRan] != string(Ran) {
 		t.Errorf("_meta %v, want pageRan yes", res.Meta)
+	}
+}
+
+// BenchmarkFromOutput turns a typical MCP-style text output (the demo's
+// sum_numbers) into a result.
+func BenchmarkFromOutput(b *testing.B) {
+	out := json.RawMessage(`{"content":[{"type":"text","text":"42"}]}`)
+	for b.Loop() {
+		FromOutput(out)
 	}
 }
