@@ -76,23 +76,13 @@ func mcpStyle(output json.RawMessage) (*mcp.CallToolResult, bool) {
 	if len(content) == 0 || content[0] != '[' {
 		return nil, false
 	}
-	res := &mcp.CallToolResult{}
-	if items, ok := textItems(content); ok {
-		res.Content = items
-	} else {
-		// Let the SDK decode the content items: it knows every content type.
-		var parsed mcp.CallToolResult
-		wire, err := json.Marshal(struct {
-			Content json.RawMessage `json:"content"`
-		}{content})
-		if err != nil {
+	items, ok := textItems(content)
+	if !ok {
+		if items, ok = sdkItems(content); !ok {
 			return nil, false
 		}
-		if err := json.Unmarshal(wire, &parsed); err != nil {
-			return nil, false
-		}
-		res.Content = parsed.Content
 	}
+	res := &mcp.CallToolResult{Content: items}
 	if res.Content == nil {
 		res.Content = []mcp.Content{}
 	}
@@ -108,27 +98,41 @@ func mcpStyle(output json.RawMessage) (*mcp.CallToolResult, bool) {
 	return res, true
 }
 
-// textItems returns content, a JSON array, as the SDK decodes it when
-// every item is plain text (a "type" of "text" and a "text", without
-// annotations or _meta), the common case, without the SDK's decoder (which
-// costs the shim more per call than the rest of turning an output into a
-// result); false for anything else.
-func textItems(content json.RawMessage) ([]mcp.Content, bool) {
-	var items []struct {
-		Type        string          `json:"type"`
-		Text        *string         `json:"text"`
-		Annotations json.RawMessage `json:"annotations"`
-		Meta        json.RawMessage `json:"_meta"`
+// sdkItems decodes content, a JSON array of content items, as the SDK
+// does: it knows every content type.
+func sdkItems(content json.RawMessage) ([]mcp.Content, bool) {
+	var parsed mcp.CallToolResult
+	wire, err := json.Marshal(struct {
+		Content json.RawMessage `json:"content"`
+	}{content})
+	if err != nil {
+		return nil, false
 	}
+	if err := json.Unmarshal(wire, &parsed); err != nil {
+		return nil, false
+	}
+	return parsed.Content, true
+}
+
+// textItems is sdkItems for the common case, content whose every item is
+// plain text (exactly the keys "type", which is "text", and "text", both
+// strings), without the SDK's decoder, which cost the shim more per call
+// than the rest of turning an output into a result; false for anything
+// else, which sdkItems decodes.
+func textItems(content json.RawMessage) ([]mcp.Content, bool) {
+	var items []map[string]json.RawMessage
 	if json.Unmarshal(content, &items) != nil {
 		return nil, false
 	}
 	out := make([]mcp.Content, len(items))
 	for i, it := range items {
-		if it.Type != "text" || it.Text == nil || it.Annotations != nil || it.Meta != nil {
+		var typ, text string
+		// Keys as the SDK's decoder matches them: exactly (encoding/json's
+		// struct fields would match "Text" too).
+		if len(it) != 2 || json.Unmarshal(it["type"], &typ) != nil || typ != "text" || it["text"] == nil || json.Unmarshal(it["text"], &text) != nil {
 			return nil, false
 		}
-		out[i] = &mcp.TextContent{Text: *it.Text}
+		out[i] = &mcp.TextContent{Text: text}
 	}
 	return out, true
 }

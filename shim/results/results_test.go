@@ -247,3 +247,44 @@ func BenchmarkFromOutput(b *testing.B) {
 		FromOutput(out)
 	}
 }
+
+// textItems, the shortcut, decodes what it takes as the SDK does, and
+// leaves the rest to the SDK.
+func TestTextItemsAsTheSDK(t *testing.T) {
+	for _, tc := range []struct {
+		content string
+		takes   bool
+	}{
+		{`[]`, true},
+		{`[{"type":"text","text":"hi"},{"text":"a\n\"b\"é","type":"text"}]`, true},
+		{`[{"type":"text","text":null}]`, true},
+		{`[{"type":"text","text":"hi","text":"again"}]`, true},
+		{`[{"type":"text","Text":"hi"}]`, false},
+		{`[{"Type":"text","text":"hi"}]`, false},
+		{`[{"type":"text"}]`, false},
+		{`[{"type":"text","text":"hi","annotations":{"priority":1}}]`, false},
+		{`[{"type":"text","text":"hi","_meta":{}}]`, false},
+		{`[{"type":"text","text":7}]`, false},
+		{`[{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}]`, false},
+		{`[{"type":"text","text":"hi"},{"type":"hologram"}]`, false},
+	} {
+		got, ok := textItems(json.RawMessage(tc.content))
+		if ok != tc.takes {
+			t.Errorf("textItems(%s) takes it: %v, want %v", tc.content, ok, tc.takes)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		want, sdkOK := sdkItems(json.RawMessage(tc.content))
+		if !sdkOK {
+			t.Errorf("textItems(%s) took what the SDK refuses", tc.content)
+			continue
+		}
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) {
+			t.Errorf("textItems(%s) = %s, the SDK %s", tc.content, g, w)
+		}
+	}
+}
